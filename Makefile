@@ -1,0 +1,148 @@
+# Lazaret - one non-recursive Makefile. Sources are found by directory, so a new
+# module is a new file; see README "Building".
+#   make            build every program into build/
+#   make test       build, then run every unit and integration test (tests/run)
+#   make check      unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make run        set up the host and start the workbench on a real sandbox
+#   make bench      benchmark scripts (figures, never assertions)
+#   make fuzz       libFuzzer harnesses
+#   V=1             show the commands
+VERSION   := 0.1.0
+CC        ?= cc
+BUILD     ?= build
+PKGS      := yaml-0.1 libuv sqlite3 libsodium openssl vterm ncursesw panelw formw menuw
+WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+             -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
+             -Wwrite-strings -Wundef -Wswitch-enum -Wno-missing-field-initializers
+OPT       ?= -O2 -g -D_FORTIFY_SOURCE=2
+CFLAGS_ALL = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) $(OPT) \
+             -fstack-protector-strong -fPIE -MMD -MP \
+             -Ibackend/common -Ibackend -Ivterm -Iwidgets -Iapp \
+             $(shell pkg-config --cflags $(PKGS)) $(CFLAGS) $(SANFLAGS)
+LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lutil -lpthread $(LDLIBS)
+LDFLAGS_ALL = -pie $(SANFLAGS) $(LDFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+COMMON_SRC  := $(wildcard backend/common/*.c)
+BACKEND_SRC := $(wildcard backend/*.c)
+TERM_SRC    := $(filter-out vterm/term-draw.c,$(wildcard vterm/*.c))
+DRAW_SRC    := $(wildcard vterm/term-draw.c) $(wildcard widgets/*.c)
+APP_MAINS   := app/lazaret.c app/workbench.c
+APP_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/*.c))
+UNIT_SRC    := $(wildcard tests/unit/test-*.c)
+UNIT_HELP   := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBCOMMON  := $(BUILD)/libcommon.a
+LIBBACKEND := $(BUILD)/libbackend.a
+LIBTERM    := $(BUILD)/libterm.a
+LIBDRAW    := $(BUILD)/libdraw.a
+LIBAPP     := $(BUILD)/libapp.a
+LIBS_ORDER := $(LIBAPP) $(LIBDRAW) $(LIBBACKEND) $(LIBTERM) $(LIBCOMMON)
+
+PROGS := $(BUILD)/lazaret
+ifneq ($(wildcard app/workbench.c),)
+PROGS += $(BUILD)/lazaret-workbench
+endif
+ifneq ($(wildcard escalate/*.c),)
+PROGS += $(BUILD)/lazaret-escalate
+endif
+ifneq ($(wildcard sidecar/*.c),)
+PROGS += $(BUILD)/lazaret-sidecar
+endif
+ifneq ($(wildcard tests/probe/*.c),)
+PROGS += $(BUILD)/lazaret-probe
+endif
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all test check unit run bench fuzz clean cppcheck clang-tidy
+all: $(PROGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+define mklib
+$(1): $(call obj,$(2))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  AR      $$@")
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(eval $(call mklib,$(LIBCOMMON),$(COMMON_SRC)))
+$(eval $(call mklib,$(LIBBACKEND),$(BACKEND_SRC)))
+$(eval $(call mklib,$(LIBTERM),$(TERM_SRC)))
+$(eval $(call mklib,$(LIBDRAW),$(DRAW_SRC)))
+$(eval $(call mklib,$(LIBAPP),$(APP_SRC)))
+
+LINK = $(CC) $(LDFLAGS_ALL) -o $@ $^ -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
+
+$(BUILD)/lazaret: $(call obj,app/lazaret.c) $(LIBS_ORDER)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/lazaret.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
+
+$(BUILD)/lazaret-workbench: $(call obj,app/workbench.c) $(LIBS_ORDER)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/workbench.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
+
+# Static programs: plain libc (+ what each needs), no sanitizers, no NSS.
+STATIC_CFLAGS = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) -O2 -g -Ibackend/common
+ESC_SRC := $(wildcard escalate/*.c)
+$(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  STATIC  $@")
+	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(ESC_SRC) $(ESC_COMMON) $(ESC_LIBS)
+SIDE_SRC := $(wildcard sidecar/*.c)
+$(BUILD)/lazaret-sidecar: $(SIDE_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  STATIC  $@")
+	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(SIDE_SRC) $(SIDE_LIBS)
+PROBE_SRC := $(wildcard tests/probe/*.c)
+$(BUILD)/lazaret-probe: $(PROBE_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  STATIC  $@")
+	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC)
+
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL) $(shell pkg-config --libs cmocka) $(UNIT_LDFLAGS_$*)
+
+unit: $(PROGS) $(UNIT_BINS)
+
+test: unit
+	tests/run
+
+# Unit tests under ASan+UBSan, leak detection on, in a build tree of their own.
+check:
+	$(MAKE) BUILD=build/san OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    LAZARET_BUILD=build/san tests/run --unit
+
+run: all
+	scripts/run-main
+
+bench: all
+	bench/run
+
+fuzz:
+	scripts/build-fuzz
+
+cppcheck:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	    -Ibackend/common -Ibackend $(COMMON_SRC) $(BACKEND_SRC) app
+
+clang-tidy:
+	clang-tidy $(COMMON_SRC) $(BACKEND_SRC) -- $(CFLAGS_ALL)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,104 @@
+/* config.h - Lazaret's YAML configuration (spec 3.x, DESIGN "Config").
+ *
+ * Two steps. cfg_load*() parses and validates everything that does not depend
+ * on a workspace: types, unknown keys, profile names, CIDRs, token syntax,
+ * banned auto-approve entries. cfg_profile_resolve() then expands tilde and
+ * the five tokens for one (profile, workspace) pair, rejects `..` and
+ * canonicalizes host paths. Neither creates anything on disk.
+ * Every error reads "FILE:LINE: KEY: what is wrong".
+ */
+#ifndef LZ_CONFIG_H
+#define LZ_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "err.h"
+
+#define CFG_EMBEDDED_NAME "<embedded default>"
+
+struct cfg_volume {
+	char *host;		/* as written (tokens unexpanded) */
+	char *container;
+	char *mode;		/* "", "z", "ro", "ro,z", ... */
+	int line;
+};
+
+struct cfg_env {
+	char *name;
+	char *value;		/* as written; "env:VAR" pulls VAR from the host */
+	int line;
+};
+
+struct cfg_profile {
+	char *name;		/* ^[a-z0-9_-]{2,32}$ */
+	char *image;
+	char **persistent_dirs;	/* absolute container paths */
+	size_t n_persistent_dirs;
+	char **allow_egress;	/* validated CIDRs, normalised text */
+	size_t n_allow_egress;
+	struct cfg_env *env;
+	size_t n_env;
+	struct cfg_volume *volumes;
+	size_t n_volumes;
+	int line;
+};
+
+struct cfg {
+	char *file;		/* path it was read from, or CFG_EMBEDDED_NAME */
+	char *data_root;	/* tilde-expanded, absolute (may not exist yet) */
+	char **allow_egress;	/* global CIDR whitelist */
+	size_t n_allow_egress;
+	bool esc_enabled;
+	char *esc_socket_dir;	/* tilde-expanded, absolute */
+	char **esc_auto_approve;	/* command strings as written */
+	size_t n_esc_auto_approve;
+	struct cfg_profile *profiles;
+	size_t n_profiles;
+	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */
+};
+
+/* A profile resolved for one workspace: every path expanded and checked. */
+struct cfg_resolved {
+	const struct cfg_profile *profile;	/* borrowed from the cfg */
+	char *profile_dir;	/* <data_root>/<profile> */
+	char *domain_hash;	/* 12 hex chars */
+	char *domain_dir;	/* <data_root>/domains/<H> */
+	char *workspace_dir;	/* canonical */
+	char **env;		/* "KEY=VALUE", host values pulled in */
+	size_t n_env;
+	struct cfg_volume *volumes;	/* host canonicalized, container expanded */
+	size_t n_volumes;
+	char **allow_egress;	/* global + profile, de-duplicated */
+	size_t n_allow_egress;
+};
+
+/* The embedded default configuration (one working profile "default"). */
+extern const char cfg_default_yaml[];
+
+/* Load FILE; with path NULL, $XDG_CONFIG_HOME/lazaret/config.yaml
+ * (~/.config/...) when it exists, else the embedded default. */
+int cfg_load(const char *path, struct cfg **out, lz_err_t *err);
+/* Parse a buffer; name is used in error messages. */
+int cfg_load_buf(const char *name, const char *buf, size_t len,
+    struct cfg **out, lz_err_t *err);
+void cfg_free(struct cfg *);
+
+/* Profile by name; NULL name picks "default", or the only profile there is. */
+const struct cfg_profile *cfg_profile_find(const struct cfg *, const char *name,
+    lz_err_t *err);
+
+/* Resolve profile for a canonical workspace and its domain hash. */
+int cfg_profile_resolve(const struct cfg *, const struct cfg_profile *,
+    const char *workspace_canon, const char *domain_hash,
+    struct cfg_resolved **out, lz_err_t *err);
+void cfg_resolved_free(struct cfg_resolved *);
+
+/* Print the config (resolved when r != NULL) as YAML. */
+void cfg_print(FILE *, const struct cfg *, const struct cfg_resolved *r);
+
+/* ^[a-z0-9_-]{2,32}$ */
+bool cfg_profile_name_valid(const char *name);
+
+#endif

@@ -1,0 +1,80 @@
+/* driver.h - the container driver interface (DESIGN "Scale beyond one machine").
+ *
+ * The coordinator talks to the container engine only through struct drv_ops,
+ * so that another driver (Kubernetes: Pods with runtimeClassName gvisor) can
+ * sit beside the Podman one (podman.c). Every call is synchronous and is made
+ * from the coordinator's start-up/teardown path or from a uv work thread.
+ */
+#ifndef LZ_DRIVER_H
+#define LZ_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+enum drv_mount_type {
+	DRV_MOUNT_BIND,		/* src on the host -> dst in the container */
+	DRV_MOUNT_TMPFS,	/* empty memory-backed dir at dst (src unused) */
+};
+
+struct drv_mount {
+	enum drv_mount_type type;
+	char *src;		/* canonical host path (bind only) */
+	char *dst;		/* absolute path in the container */
+	bool ro;
+	char *opts;		/* extra options ("z", "size=1m,mode=0700"), or NULL */
+};
+
+struct drv_spec {
+	char *name;		/* container name: lazaret-<profile>-<H> */
+	char *image;
+	char *network;		/* "none" or "container:lazaret-net-<H>" */
+	char *workdir;		/* usually /workspace */
+	char **env;		/* "KEY=VALUE", n_env of them */
+	size_t n_env;
+	struct drv_mount *mounts;
+	size_t n_mounts;
+	char **runtime_flags;	/* extra runsc flags ("host-uds=open") */
+	size_t n_runtime_flags;
+	char **labels;		/* "key=value" */
+	size_t n_labels;
+};
+
+enum drv_state {
+	DRV_STATE_ABSENT,	/* no such container */
+	DRV_STATE_RUNNING,
+	DRV_STATE_STOPPED,	/* exists, not running */
+};
+
+struct drv_exec {
+	const char *name;	/* container */
+	char **argv;		/* command in the container; NULL = the image's shell */
+	char **env;		/* "KEY=VALUE" added to the exec only */
+	size_t n_env;
+	const char *workdir;
+	bool tty;		/* allocate a terminal (podman exec -t) */
+};
+
+struct drv_ops {
+	const char *name;
+	/* Create and start the container detached, with a long-running init. */
+	int (*create)(const struct drv_spec *, lz_err_t *);
+	/* Argv (NULL-terminated, caller frees with lz_strv_free) that runs an
+	 * exec when spawned; the caller owns the process and its PTY. */
+	int (*exec_argv)(const struct drv_exec *, char ***argv, lz_err_t *);
+	/* Stop and remove; absent is not an error. */
+	int (*remove)(const char *name, lz_err_t *);
+	int (*inspect)(const char *name, enum drv_state *, lz_err_t *);
+	/* Does the image exist locally? */
+	int (*image_exists)(const char *image, bool *exists, lz_err_t *);
+};
+
+/* The Podman driver (podman.c). */
+extern const struct drv_ops podman_ops;
+
+void drv_spec_free(struct drv_spec *);
+void drv_mount_clear(struct drv_mount *);
+
+#endif

@@ -1,0 +1,205 @@
+/* proc.c - run a program to completion on a private libuv loop.
+ *
+ * Theory of operation: a fresh uv_loop_t per call keeps the caller's loop
+ * untouched (the coordinator calls this from work threads and from start-up).
+ * stdout/stderr arrive on pipes into growable buffers; stdin is fed from a
+ * buffer and closed. The loop runs until the exit callback and both pipes
+ * have hit EOF.
+ */
+#include <string.h>
+#include <uv.h>
+
+#include "proc.h"
+#include "xmalloc.h"
+
+#define PROC_OUT_MAX (64u << 20)	/* cap on captured output per stream */
+
+struct proc_buf {
+	uv_pipe_t pipe;
+	char *data;
+	size_t len;
+	int open;
+};
+
+struct proc_ctx {
+	struct proc_buf out, err;
+	uv_pipe_t in;
+	uv_write_t wr;
+	int64_t status;
+	int signal;
+	int exited;
+};
+
+static void
+proc_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	(void)h;
+	buf->base = xmalloc(hint);
+	buf->len = hint;
+}
+
+static void
+proc_close_cb(uv_handle_t *h)
+{
+	(void)h;
+}
+
+static void
+proc_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct proc_buf *b = (struct proc_buf *)s;
+
+	if (n > 0 && b->len + (size_t)n <= PROC_OUT_MAX) {
+		b->data = xrealloc(b->data, b->len + (size_t)n + 1);
+		memcpy(b->data + b->len, buf->base, (size_t)n);
+		b->len += (size_t)n;
+		b->data[b->len] = '\0';
+	}
+	free(buf->base);
+	if (n < 0 && b->open) {
+		b->open = 0;
+		uv_close((uv_handle_t *)s, proc_close_cb);
+	}
+}
+
+static void
+proc_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct proc_ctx *c = p->data;
+
+	c->status = status;
+	c->signal = sig;
+	c->exited = 1;
+	uv_close((uv_handle_t *)p, proc_close_cb);
+}
+
+static void
+proc_write_cb(uv_write_t *w, int status)
+{
+	(void)status;
+	uv_close((uv_handle_t *)w->handle, proc_close_cb);
+}
+
+int
+proc_run(char *const argv[], char *const env[], const char *input, int flags,
+    struct proc_result *res, lz_err_t *err)
+{
+	uv_loop_t loop;
+	uv_process_t proc;
+	uv_process_options_t o;
+	uv_stdio_container_t io[3];
+	struct proc_ctx c;
+	int r, ret = -1;
+
+	memset(res, 0, sizeof *res);
+	memset(&c, 0, sizeof c);
+	memset(&o, 0, sizeof o);
+	if ((r = uv_loop_init(&loop)) != 0)
+		return lz_err_set(err, -r, "cannot start %s: %s", argv[0], uv_strerror(r));
+	uv_pipe_init(&loop, &c.in, 0);
+	uv_pipe_init(&loop, &c.out.pipe, 0);
+	uv_pipe_init(&loop, &c.err.pipe, 0);
+	io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+	io[0].data.stream = (uv_stream_t *)&c.in;
+	if (flags & PROC_INHERIT_STDOUT) {
+		io[1].flags = UV_INHERIT_FD;
+		io[1].data.fd = 1;
+	} else {
+		io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		io[1].data.stream = (uv_stream_t *)&c.out.pipe;
+	}
+	if (flags & PROC_INHERIT_STDERR) {
+		io[2].flags = UV_INHERIT_FD;
+		io[2].data.fd = 2;
+	} else {
+		io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		io[2].data.stream = (uv_stream_t *)&c.err.pipe;
+	}
+	o.file = argv[0];
+	o.args = (char **)argv;
+	o.env = (char **)env;
+	o.stdio = io;
+	o.stdio_count = 3;
+	o.exit_cb = proc_exit_cb;
+	proc.data = &c;
+	if ((r = uv_spawn(&loop, &proc, &o)) != 0) {
+		lz_err_set(err, -r, "cannot run %s: %s", argv[0], uv_strerror(r));
+		uv_close((uv_handle_t *)&proc, proc_close_cb);
+		uv_close((uv_handle_t *)&c.in, proc_close_cb);
+		uv_close((uv_handle_t *)&c.out.pipe, proc_close_cb);
+		uv_close((uv_handle_t *)&c.err.pipe, proc_close_cb);
+		goto out;
+	}
+	if (!(flags & PROC_INHERIT_STDOUT)) {
+		c.out.open = 1;
+		uv_read_start((uv_stream_t *)&c.out.pipe, proc_alloc_cb, proc_read_cb);
+	} else
+		uv_close((uv_handle_t *)&c.out.pipe, proc_close_cb);
+	if (!(flags & PROC_INHERIT_STDERR)) {
+		c.err.open = 1;
+		uv_read_start((uv_stream_t *)&c.err.pipe, proc_alloc_cb, proc_read_cb);
+	} else
+		uv_close((uv_handle_t *)&c.err.pipe, proc_close_cb);
+	if (input != NULL && *input != '\0') {
+		uv_buf_t b = uv_buf_init((char *)input, (unsigned)strlen(input));
+
+		if (uv_write(&c.wr, (uv_stream_t *)&c.in, &b, 1, proc_write_cb) != 0)
+			uv_close((uv_handle_t *)&c.in, proc_close_cb);
+	} else
+		uv_close((uv_handle_t *)&c.in, proc_close_cb);
+	ret = 0;
+out:
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_loop_close(&loop);
+	if (ret == 0) {
+		res->status = c.signal != 0 ? 128 + c.signal : (int)c.status;
+		res->out = c.out.data != NULL ? c.out.data : xstrdup("");
+		res->out_len = c.out.len;
+		res->errout = c.err.data != NULL ? c.err.data : xstrdup("");
+		res->err_len = c.err.len;
+	} else {
+		free(c.out.data);
+		free(c.err.data);
+	}
+	return ret;
+}
+
+void
+proc_result_clear(struct proc_result *res)
+{
+	free(res->out);
+	free(res->errout);
+	memset(res, 0, sizeof *res);
+}
+
+static void
+proc_chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+int
+proc_run_ok(char *const argv[], char **out, lz_err_t *err)
+{
+	struct proc_result res;
+
+	if (proc_run(argv, NULL, NULL, 0, &res, err) < 0)
+		return -1;
+	if (res.status != 0) {
+		proc_chomp(res.errout);
+		lz_err_set(err, LZ_EINVAL, "%s %s failed (exit %d)%s%s", argv[0],
+		    argv[1] != NULL ? argv[1] : "", res.status,
+		    *res.errout != '\0' ? ": " : "", res.errout);
+		proc_result_clear(&res);
+		return -1;
+	}
+	if (out != NULL) {
+		proc_chomp(res.out);
+		*out = lz_steal_ptr(&res.out);
+	}
+	proc_result_clear(&res);
+	return 0;
+}

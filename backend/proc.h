@@ -1,0 +1,37 @@
+/* proc.h - run a host program to completion and capture what it prints.
+ *
+ * Argv only, never a shell (uv_spawn on a private loop), no stray fds in the
+ * child. Used for podman, git and tar; the one place that waits on a child
+ * synchronously.
+ */
+#ifndef LZ_PROC_H
+#define LZ_PROC_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+struct proc_result {
+	int   status;	/* exit status, or 128+signal */
+	char *out;	/* stdout, NUL-terminated, owned */
+	size_t out_len;
+	char *errout;	/* stderr, NUL-terminated, owned */
+	size_t err_len;
+};
+
+/* Flags for proc_run. */
+#define PROC_INHERIT_STDERR 0x1	/* child's stderr goes to ours (progress) */
+#define PROC_INHERIT_STDOUT 0x2	/* child's stdout goes to ours */
+
+/* Run argv[0] (searched in PATH) with argv; env NULL = inherit ours; input
+ * (may be NULL) is written to its stdin. Returns 0 when the child ran (check
+ * res->status), -1 when it could not be started. Free res with proc_result_clear. */
+int proc_run(char *const argv[], char *const env[], const char *input,
+    int flags, struct proc_result *res, lz_err_t *err);
+void proc_result_clear(struct proc_result *);
+
+/* proc_run, and an error naming argv[0] and its stderr when the exit status is
+ * not 0. On success *out (if not NULL) takes stdout with trailing newlines cut. */
+int proc_run_ok(char *const argv[], char **out, lz_err_t *err);
+
+#endif

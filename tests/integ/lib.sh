@@ -1,0 +1,94 @@
+# tests/integ/lib.sh - shared harness for integration tests (sourced, bash).
+#
+# Integration tests run the real stack (podman + runsc, git, tmux) as a
+# non-root user. Run as root (CI), they use the user that scripts/setup-host
+# creates (LAZARET_TEST_USER, default "lazaret") and a copy of the build in a
+# directory that user can read; run as a normal user, they run as you.
+# A test that cannot run here exits 77 (skip); LAZARET_MUST_WORK=1 makes
+# tests/run count that as a failure.
+set -eu
+
+LZ_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LZ_BUILD=${LAZARET_BUILD:-build}
+case $LZ_BUILD in /*) ;; *) LZ_BUILD=$LZ_SRC/$LZ_BUILD ;; esac
+TO=${LZ_TIMEOUT:-120}		# per external command
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+if [ "$(id -u)" -eq 0 ]; then
+	LZ_USER=${LAZARET_TEST_USER:-lazaret}
+	id -u "$LZ_USER" >/dev/null 2>&1 || skip "test user '$LZ_USER' missing: run scripts/setup-host"
+else
+	LZ_USER=$(id -un)
+fi
+LZ_UID=$(id -u "$LZ_USER")
+LZ_HOME=$(getent passwd "$LZ_USER" | cut -d: -f6)
+LZ_RUNDIR=/run/user/$LZ_UID
+[ -d "$LZ_RUNDIR" ] || LZ_RUNDIR=${XDG_RUNTIME_DIR:-/tmp/lazaret-run-$LZ_UID}
+
+# A private directory per test, owned by the user; binaries copied into it.
+T=$(mktemp -d /var/tmp/lz-integ.XXXXXX)
+chmod 0755 "$T"
+mkdir -p "$T/bin" "$T/home/config" "$T/home/data"
+for b in "$LZ_BUILD"/lazaret "$LZ_BUILD"/lazaret-*; do
+	[ -f "$b" ] && [ -x "$b" ] && cp "$b" "$T/bin/"
+done
+[ -x "$T/bin/lazaret" ] || fail "no $LZ_BUILD/lazaret: run make first"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T"
+
+LZ_CLEANUPS=()
+lz_on_exit() { LZ_CLEANUPS+=("$1"); }
+lz_cleanup() {
+	local i rc=$?
+	for ((i = ${#LZ_CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${LZ_CLEANUPS[$i]}" >/dev/null 2>&1 || true; done
+	rm -rf "$T" 2>/dev/null || true
+	return $rc
+}
+trap lz_cleanup EXIT
+
+# Run a command as the test user with a clean environment; extra VAR=VALUE
+# pairs may be passed through LZ_ENV (array).
+LZ_ENV=()
+as_user() {
+	local envv=(HOME="$LZ_HOME" USER="$LZ_USER" LOGNAME="$LZ_USER" LC_ALL=C.UTF-8
+		PATH="$T/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+		XDG_RUNTIME_DIR="$LZ_RUNDIR" XDG_CONFIG_HOME="$T/home/config"
+		XDG_DATA_HOME="$T/home/data" TERM="${TERM:-xterm-256color}" "${LZ_ENV[@]}")
+	if [ "$(id -u)" -eq 0 ]; then
+		(cd "$T" && timeout -k 5 "$TO" runuser -u "$LZ_USER" -- env -i "${envv[@]}" "$@")
+	else
+		(cd "$T" && timeout -k 5 "$TO" env -i "${envv[@]}" "$@")
+	fi
+}
+lz() { as_user lazaret "$@"; }
+
+# Wait until a command succeeds, up to SECONDS (no bare sleeps in tests).
+wait_for() { # seconds cmd...
+	local deadline=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+# Assertions a reader can follow in the log.
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [$1]"; note "ok: ${3:-equal}"; }
+assert_contains() { case $1 in *"$2"*) note "ok: ${3:-contains $2}" ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
+assert_not_contains() { case $1 in *"$2"*) fail "${3:-unexpected text}: [$2] in [$1]" ;; *) note "ok: ${3:-lacks $2}" ;; esac; }
+
+# The stack must be there; CI (LAZARET_MUST_WORK=1) turns this skip into a failure.
+need_stack() {
+	command -v podman >/dev/null || skip "podman not installed: run scripts/setup-host"
+	command -v runsc >/dev/null || skip "runsc not installed: run scripts/setup-host"
+	as_user podman info >/dev/null 2>&1 || skip "rootless podman does not work for $LZ_USER: run scripts/setup-host"
+}
+
+# A git repo owned by the user with one commit, at $T/$1.
+make_repo() {
+	local r=$T/$1
+	as_user sh -c "git init -q -b main '$r' && cd '$r' && git config user.email t@example.invalid &&
+		git config user.name test && echo hello > README && git add README && git commit -qm init"
+	echo "$r"
+}
