@@ -61,7 +61,7 @@ PROGS += $(BUILD)/lazaret-probe
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test check unit run bench fuzz clean cppcheck clang-tidy
+.PHONY: all setup test check unit run bench fuzz clean cppcheck clang-tidy
 all: $(PROGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -116,7 +116,17 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORD
 
 unit: $(PROGS) $(UNIT_BINS)
 
-test: unit
+# Host preparation first (build packages, rootless podman + runsc, the test
+# user), so a fresh machine can build; idempotent. LAZARET_SKIP_SETUP=1 skips.
+# Sandbox tests build the default image on first use.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+setup:
+ifneq ($(LAZARET_SKIP_SETUP),1)
+	$(SUDO) scripts/setup-host
+endif
+
+test: setup
+	$(MAKE) unit
 	tests/run
 
 # Unit tests under ASan+UBSan, leak detection on, in a build tree of their own.

@@ -1,0 +1,79 @@
+/* cli.c - helpers shared by the lazaret subcommands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "xmalloc.h"
+
+int
+cli_load_config(struct cfg **out, lz_err_t *err)
+{
+	const char *path = getenv(CLI_CONFIG_ENV);
+	size_t i;
+
+	if (path != NULL && *path == '\0')
+		path = NULL;
+	if (cfg_load(path, out, err) < 0)
+		return -1;
+	for (i = 0; (*out)->warnings != NULL && (*out)->warnings[i] != NULL; i++)
+		fprintf(stderr, "lazaret: warning: %s\n", (*out)->warnings[i]);
+	return 0;
+}
+
+int
+cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
+    struct anchor **a, struct cfg_resolved **r, lz_err_t *err)
+{
+	const struct cfg_profile *p;
+
+	*a = NULL;
+	if (r != NULL)
+		*r = NULL;
+	if ((p = cfg_profile_find(cfg, profile, err)) == NULL)
+		return -1;
+	if (anchor_new(p->name, workspace != NULL ? workspace : ".", cfg->data_root,
+	    cfg->esc_socket_dir, a, err) < 0)
+		return -1;
+	if (r != NULL && cfg_profile_resolve(cfg, p, (*a)->workspace, (*a)->hash, r, err) < 0) {
+		anchor_free(*a);
+		*a = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "lazaret %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: %s\nSee 'lazaret %s --help'.\n", usage, cmd);
+	return 129;
+}
+
+int
+cli_refuse_root(lz_err_t *err)
+{
+	if (geteuid() == 0)
+		return lz_err_set(err, EPERM, "refusing to run as root: Lazaret is "
+		    "rootless by design; run it as your normal user (prepare the host "
+		    "once with 'sudo scripts/setup-host')");
+	return 0;
+}
+
+int
+cli_fail(lz_err_t *err)
+{
+	int rc = lz_err_exit_code(err);
+
+	lz_err_print(err);
+	lz_err_clear(err);
+	return rc;
+}

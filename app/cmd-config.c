@@ -1,0 +1,78 @@
+/* cmd-config.c - lazaret config check [FILE]: validate and print. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+#define CONFIG_USAGE "lazaret config check [--profile P] [--workspace DIR] [FILE]"
+
+static int
+config_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *profile = NULL, *workspace = NULL;
+	struct cfg *cfg = NULL;
+	struct anchor *a = NULL;
+	struct cfg_resolved *r = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': profile = optarg; break;
+		case 'w': workspace = optarg; break;
+		case 'h':
+			printf("usage: %s\n\n"
+			    "Validate the configuration (FILE, or --config, or the default\n"
+			    "file, or the embedded default) and print it resolved for one\n"
+			    "profile and workspace. Exit 0 when valid, 1 with the first error.\n\n"
+			    "  -p, --profile P      profile to resolve (default: \"default\")\n"
+			    "  -w, --workspace DIR  workspace to resolve for (default: .)\n",
+			    CONFIG_USAGE);
+			return 0;
+		default:
+			return cli_usage_error("config", CONFIG_USAGE, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return cli_usage_error("config", CONFIG_USAGE, "too many arguments");
+	if (optind < argc)
+		setenv(CLI_CONFIG_ENV, argv[optind], 1);
+	if (cli_load_config(&cfg, &err) < 0 ||
+	    cli_domain(cfg, profile, workspace, &a, &r, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	printf("# %s: valid\n", cfg->file);
+	cfg_print(stdout, cfg, r);
+	rc = 0;
+out:
+	cfg_resolved_free(r);
+	anchor_free(a);
+	cfg_free(cfg);
+	return rc;
+}
+
+int
+cmd_config(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error("config", CONFIG_USAGE, "missing subcommand");
+	if (strcmp(argv[1], "check") == 0)
+		return config_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		printf("usage: %s\n", CONFIG_USAGE);
+		return 0;
+	}
+	return cli_usage_error("config", CONFIG_USAGE, "unknown subcommand '%s'", argv[1]);
+}

@@ -1,0 +1,106 @@
+/* lazaret.c - the lazaret command: global options and the subcommand table
+ * (crun commands[], tmux cmd_entry). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "err.h"
+
+struct lz_command {
+	const char *name;
+	int (*fn)(int, char **);
+	int rootless;		/* refuses uid 0 */
+	const char *help;	/* NULL: hidden */
+};
+
+static const struct lz_command lz_commands[] = {
+	{ "config",	cmd_config,	0, "Validate and print the configuration" },
+	{ "domain",	cmd_domain,	0, "Print the Domain Anchor and the names derived from it" },
+};
+
+static void
+lz_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+	    "usage: lazaret [--config FILE] <command> [<args>]\n"
+	    "       lazaret --help | --version\n"
+	    "\n"
+	    "Run untrusted AI coding agents in rootless gVisor sandboxes.\n"
+	    "\n"
+	    "Commands:\n");
+	for (i = 0; i < sizeof lz_commands / sizeof lz_commands[0]; i++)
+		if (lz_commands[i].help != NULL)
+			fprintf(f, "  %-10s %s\n", lz_commands[i].name, lz_commands[i].help);
+	fprintf(f,
+	    "\n"
+	    "Global options:\n"
+	    "  --config FILE  use FILE instead of $XDG_CONFIG_HOME/lazaret/config.yaml\n"
+	    "  -h, --help     show this help\n"
+	    "  --version      show the version\n"
+	    "\n"
+	    "See 'lazaret <command> --help' for a command's options.\n");
+}
+
+static const struct lz_command *
+lz_command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof lz_commands / sizeof lz_commands[0]; i++)
+		if (strcmp(lz_commands[i].name, name) == 0)
+			return &lz_commands[i];
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct lz_command *cmd;
+	lz_err_t err = LZ_ERR_INIT;
+	int c, idx;
+
+	opterr = 0;
+	/* "+": stop at the first non-option, the subcommand owns the rest. */
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			setenv(CLI_CONFIG_ENV, optarg, 1);
+			break;
+		case 'h':
+			lz_usage(stdout);
+			return 0;
+		case 'V':
+			printf("lazaret version %s\n", LZ_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "lazaret: unknown option: %s\n", argv[optind - 1]);
+			lz_usage(stderr);
+			return 129;
+		}
+	}
+	if (optind >= argc) {
+		lz_usage(stderr);
+		return 129;
+	}
+	if ((cmd = lz_command_find(argv[optind])) == NULL) {
+		fprintf(stderr, "lazaret: '%s' is not a lazaret command. See 'lazaret --help'.\n",
+		    argv[optind]);
+		return 129;
+	}
+	if (cmd->rootless && cli_refuse_root(&err) < 0)
+		return cli_fail(&err);
+	idx = optind;
+	optind = 0;	/* glibc: full getopt reset for the subcommand */
+	return cmd->fn(argc - idx, argv + idx);
+}

@@ -1,0 +1,70 @@
+/* audit.h - the hash-chained audit trail in the state store.
+ *
+ * Rows are numbered 1, 2, ... (seq). Each row stores the hash of the row
+ * before it (prev_hash; 32 zero bytes for row 1) and its own hash, SHA-256
+ * over a length-prefixed encoding of (seq, ts, kind, actor, session_id,
+ * request_id, detail, prev_hash). A head row holds the last seq and hash,
+ * updated in the same transaction as the append, so a cut tail shows too.
+ * Editing, deleting, reordering or cutting rows breaks audit_verify; someone
+ * who rewrites the whole chain and the head with the file in hand is not
+ * detected (there is no external anchor yet).
+ */
+#ifndef LZ_AUDIT_H
+#define LZ_AUDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "store.h"
+
+#define AUDIT_HASH_LEN 32
+#define AUDIT_KIND_MAX 64		/* [a-z0-9._-]+ */
+#define AUDIT_FIELD_MAX 4096		/* actor, session_id, request_id */
+#define AUDIT_DETAIL_MAX (1024 * 1024)	/* JSON text */
+
+struct audit_rec {
+	int64_t     ts;		/* unix ms; 0: now */
+	const char *kind;	/* "session.start", "esc.request", "esc.decision", ... */
+	const char *actor;	/* who acted: "coordinator", "user", a session id */
+	const char *session_id;	/* may be NULL */
+	const char *request_id;	/* may be NULL */
+	const char *detail;	/* JSON text; NULL: "{}" */
+};
+
+/* A stored row, as audit_list hands it over (valid during the callback). */
+struct audit_row {
+	int64_t seq;
+	struct audit_rec rec;
+	uint8_t prev_hash[AUDIT_HASH_LEN];
+	uint8_t hash[AUDIT_HASH_LEN];
+};
+
+struct audit_verify_result {
+	bool    ok;
+	int64_t rows;		/* rows walked */
+	int64_t bad_seq;	/* first bad seq when !ok */
+	char   *why;		/* owned; what is wrong at bad_seq */
+};
+
+/* Append rec as the next row (its own transaction, nested in an open
+ * store_tx). *seq (if not NULL) receives its number. */
+int audit_append(struct store *, const struct audit_rec *rec, int64_t *seq, lz_err_t *err);
+
+/* Walk the whole chain and the head. Returns 0 with res filled (res->ok says
+ * whether the trail is intact), -1 if the walk itself failed. Clear res with
+ * audit_verify_result_clear. */
+int audit_verify(struct store *, struct audit_verify_result *res, lz_err_t *err);
+void audit_verify_result_clear(struct audit_verify_result *);
+
+/* Callback for audit_list; return non-zero to stop. */
+typedef int (*audit_row_cb)(const struct audit_row *, void *arg);
+/* Call cb for rows with seq > since_seq in order, at most limit (0: all). */
+int audit_list(struct store *, int64_t since_seq, int64_t limit, audit_row_cb cb,
+    void *arg, lz_err_t *err);
+
+/* The hash of a row (exposed for tests and for `lazaret audit`). */
+void audit_hash(int64_t seq, const struct audit_rec *rec,
+    const uint8_t prev_hash[AUDIT_HASH_LEN], uint8_t out[AUDIT_HASH_LEN]);
+
+#endif

@@ -1,0 +1,208 @@
+/* proto.h - the control protocol between clients and the Session Coordinator
+ * (DESIGN "Control protocol"). Wire format only: pure, no I/O, fuzzable.
+ *
+ * A frame is a 12-byte header followed by the payload, all integers in network
+ * order:
+ *
+ *	0  u32 magic   "LZCT"
+ *	4  u8  version PROTO_VERSION
+ *	5  u8  flags   reserved, 0
+ *	6  u16 type    enum proto_type
+ *	8  u32 length  payload bytes, <= PROTO_MAX_PAYLOAD
+ *
+ * Strings in payloads are u32 length + bytes (no NUL on the wire, no NUL
+ * allowed inside). The magic and version never move, so a peer of another
+ * version can always be told so. Bump PROTO_VERSION if any layout changes.
+ */
+#ifndef LZ_PROTO_H
+#define LZ_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define PROTO_MAGIC		0x4c5a4354u	/* "LZCT" */
+#define PROTO_VERSION		1
+#define PROTO_HEADER_LEN	12
+#define PROTO_MAX_PAYLOAD	(1u << 20)
+#define PROTO_MAX_ARGS		4096	/* argv entries in NEW_SESSION */
+#define PROTO_DATA_MAX		(64u * 1024)	/* bytes per DATA frame we send */
+
+/* Message numbers come in ranges and never shift (tmux-protocol.h). */
+enum proto_type {
+	/* 1..19: connection */
+	PROTO_HELLO = 1,	/* both ways: version, pid, uid */
+	PROTO_ERROR = 2,	/* both ways: code, text */
+	PROTO_OK = 3,		/* reply to STOP and DETACH: u32 value */
+	/* 20..59: sessions */
+	PROTO_NEW_SESSION = 20,	/* c->s: start a command in the sandbox */
+	PROTO_SESSION = 21,	/* s->c: session created: id, pid */
+	PROTO_ATTACH = 22,	/* c->s: attach to a session id */
+	PROTO_DATA = 23,	/* both ways: session bytes */
+	PROTO_EOF = 24,		/* c->s: end of input (pipe sessions) */
+	PROTO_RESIZE = 25,	/* c->s: window size */
+	PROTO_SESSION_EXIT = 26,	/* s->c: exit status */
+	PROTO_DETACH = 27,	/* c->s: leave a session running */
+	/* 60..79: queries and control */
+	PROTO_STATUS_REQ = 60,	/* c->s: format */
+	PROTO_STATUS = 61,	/* s->c: text */
+	PROTO_LIST = 62,	/* c->s: sessions of this domain (reply STATUS) */
+	PROTO_STOP = 63,	/* c->s: tear the domain down */
+	/* 100..149: escalation (issue 4), reserved */
+	/* 150..199: workbench, snapshots and screens (issue 5), reserved */
+};
+
+/* ERROR codes. */
+enum proto_errcode {
+	PROTO_E_BAD_FRAME = 1,	/* bad magic or length: the connection is closed */
+	PROTO_E_VERSION = 2,	/* protocol version mismatch */
+	PROTO_E_UNKNOWN_TYPE = 3,
+	PROTO_E_BAD_PAYLOAD = 4,
+	PROTO_E_NO_SESSION = 5,
+	PROTO_E_START = 6,	/* a session could not be started */
+	PROTO_E_SHUTDOWN = 7,	/* the coordinator is tearing down */
+	PROTO_E_MODE = 8,	/* domain already running in another mode */
+	PROTO_E_STATE = 9,	/* message not valid now (before HELLO, ...) */
+};
+
+/* DATA streams. */
+#define PROTO_STREAM_IN		0
+#define PROTO_STREAM_OUT	1
+#define PROTO_STREAM_ERR	2
+
+/* NEW_SESSION flags. */
+#define PROTO_SESSION_TTY	0x1	/* allocate a terminal (podman exec -t) */
+#define PROTO_SESSION_DIRECT	0x2	/* workspace mode direct (else isolated) */
+
+/* STATUS_REQ formats. */
+enum proto_status_fmt {
+	PROTO_STATUS_TEXT = 0,
+	PROTO_STATUS_JSON = 1,
+	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` */
+};
+
+struct proto_header {
+	uint8_t version;
+	uint8_t flags;
+	uint16_t type;
+	uint32_t length;
+};
+
+/* A growable byte buffer that encoders append whole frames to. */
+struct proto_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+struct proto_hello {
+	uint32_t version;
+	uint32_t pid;
+	uint32_t uid;
+};
+
+struct proto_error {
+	uint32_t code;
+	char *text;		/* owned */
+};
+
+struct proto_new_session {
+	uint32_t flags;		/* PROTO_SESSION_* */
+	uint16_t rows, cols;
+	char *term;		/* owned, "" when none */
+	char **argv;		/* owned, NULL-terminated; argv[0] == NULL = shell */
+};
+
+struct proto_session {
+	uint32_t id;
+	uint32_t pid;
+};
+
+/* DATA: data points into the decoded buffer (no copy). */
+struct proto_data {
+	uint32_t id;
+	uint8_t stream;
+	const uint8_t *data;
+	size_t len;
+};
+
+struct proto_resize {
+	uint32_t id;
+	uint16_t rows, cols;
+};
+
+struct proto_exit {
+	uint32_t id;
+	int32_t status;		/* exit status, or 128+signal */
+};
+
+/* Header parse results. */
+#define PROTO_NEED_MORE	0	/* not a whole header/frame yet */
+#define PROTO_FRAME	1	/* a whole frame is there */
+
+/* Parse the frame at buf. Returns PROTO_FRAME with *hdr and *payload set (the
+ * frame takes PROTO_HEADER_LEN + hdr->length bytes), PROTO_NEED_MORE, or -1
+ * with err->code a proto_errcode: PROTO_E_BAD_FRAME (bad magic, oversize
+ * length) or PROTO_E_VERSION (hdr is still filled in). The length is checked
+ * before anything is allocated. */
+int proto_frame_parse(const uint8_t *buf, size_t len, struct proto_header *hdr,
+    const uint8_t **payload, lz_err_t *err);
+
+/* Is this a message type this version knows? */
+bool proto_type_known(uint16_t type);
+/* Name for logs ("NEW_SESSION"), "?" when unknown. */
+const char *proto_type_name(uint16_t type);
+
+/* Payload decoders: return 0 or -1 with err (code PROTO_E_BAD_PAYLOAD). They
+ * accept exactly the layout; trailing bytes are an error. */
+int proto_decode_hello(const uint8_t *p, size_t len, struct proto_hello *out, lz_err_t *err);
+int proto_decode_error(const uint8_t *p, size_t len, struct proto_error *out, lz_err_t *err);
+int proto_decode_u32(const uint8_t *p, size_t len, uint32_t *out, lz_err_t *err);
+int proto_decode_new_session(const uint8_t *p, size_t len, struct proto_new_session *out,
+    lz_err_t *err);
+int proto_decode_session(const uint8_t *p, size_t len, struct proto_session *out, lz_err_t *err);
+int proto_decode_data(const uint8_t *p, size_t len, struct proto_data *out, lz_err_t *err);
+int proto_decode_eof(const uint8_t *p, size_t len, uint32_t *id, lz_err_t *err);
+int proto_decode_resize(const uint8_t *p, size_t len, struct proto_resize *out, lz_err_t *err);
+int proto_decode_exit(const uint8_t *p, size_t len, struct proto_exit *out, lz_err_t *err);
+int proto_decode_status_req(const uint8_t *p, size_t len, enum proto_status_fmt *out,
+    lz_err_t *err);
+/* STATUS text (owned, NUL-terminated; NUL inside is an error). */
+int proto_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err);
+
+void proto_error_clear(struct proto_error *);
+void proto_new_session_clear(struct proto_new_session *);
+
+/* Encoders append one whole frame to b. */
+void proto_encode_hello(struct proto_buf *b, const struct proto_hello *);
+void proto_encode_error(struct proto_buf *b, uint32_t code, const char *text);
+void proto_encode_ok(struct proto_buf *b, uint32_t value);
+void proto_encode_new_session(struct proto_buf *b, const struct proto_new_session *);
+void proto_encode_session(struct proto_buf *b, const struct proto_session *);
+void proto_encode_attach(struct proto_buf *b, uint32_t id);
+/* len <= PROTO_MAX_PAYLOAD - 5; callers send chunks of PROTO_DATA_MAX. */
+void proto_encode_data(struct proto_buf *b, uint32_t id, uint8_t stream,
+    const void *data, size_t len);
+void proto_encode_eof(struct proto_buf *b, uint32_t id);
+void proto_encode_resize(struct proto_buf *b, const struct proto_resize *);
+void proto_encode_exit(struct proto_buf *b, const struct proto_exit *);
+void proto_encode_detach(struct proto_buf *b, uint32_t id);
+void proto_encode_status_req(struct proto_buf *b, enum proto_status_fmt fmt);
+/* STATUS text; cut to fit PROTO_MAX_PAYLOAD. */
+void proto_encode_status(struct proto_buf *b, const char *text);
+void proto_encode_list(struct proto_buf *b);
+void proto_encode_stop(struct proto_buf *b);
+/* A frame with an arbitrary type and raw payload (tests, fuzzing). */
+void proto_encode_raw(struct proto_buf *b, uint8_t version, uint16_t type,
+    const void *payload, size_t len);
+
+/* Drop the first n bytes of b (consumed frames). */
+void proto_buf_consume(struct proto_buf *b, size_t n);
+/* Free b's storage and reset it. */
+void proto_buf_clear(struct proto_buf *b);
+/* Hand b's bytes over (caller frees); b is reset. */
+uint8_t *proto_buf_steal(struct proto_buf *b, size_t *len);
+
+#endif
