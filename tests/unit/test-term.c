@@ -1,0 +1,359 @@
+/* test-term.c - the libvterm state machine: cells, attributes, modes, replies. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "term.h"
+
+static struct term *
+mk(int rows, int cols)
+{
+	struct term *t = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	assert_int_equal(term_new(rows, cols, 100, &t, &err), 0);
+	return t;
+}
+
+static void
+feed(struct term *t, const char *s)
+{
+	term_feed(t, s, strlen(s));
+}
+
+static void
+assert_row(struct term *t, int row, const char *want)
+{
+	char buf[512];
+
+	term_view_text(t, row, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static VTermScreenCell
+cell(struct term *t, int row, int col)
+{
+	VTermScreenCell c;
+
+	assert_true(term_cell(t, row, col, &c));
+	return c;
+}
+
+static void
+assert_output(struct term *t, const char *want)
+{
+	size_t n;
+	const char *o = term_output(t, &n);
+
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(o, want, n);
+	term_output_consume(t, n);
+}
+
+static void
+test_term_text_lands_at_the_right_cells(void **state)
+{
+	struct term *t = mk(24, 80);
+	struct term_cursor cur;
+
+	(void)state;
+	feed(t, "hello\r\nworld\x1b[5;10Hx");
+	assert_row(t, 0, "hello");
+	assert_row(t, 1, "world");
+	assert_row(t, 4, "         x");
+	assert_int_equal(cell(t, 0, 4).chars[0], 'o');
+	assert_int_equal(cell(t, 4, 9).chars[0], 'x');
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 4);
+	assert_int_equal(cur.col, 10);
+	assert_true(cur.visible);
+	term_free(t);
+}
+
+static void
+test_term_sgr_sets_bold_colour_and_flags(void **state)
+{
+	struct term *t = mk(24, 80);
+	VTermScreenCell c;
+
+	(void)state;
+	feed(t, "\x1b[1;31mR\x1b[0;38;5;200;48;5;4mX\x1b[0;38;2;10;20;30mT\x1b[0;4;7;3;5;9mU\x1b[0;92mB\x1b[0mN");
+	c = cell(t, 0, 0);
+	assert_int_equal(c.chars[0], 'R');
+	assert_int_equal(c.attrs.bold, 1);
+	assert_true(VTERM_COLOR_IS_INDEXED(&c.fg));
+	assert_int_equal(c.fg.indexed.idx, 1);
+	assert_true(VTERM_COLOR_IS_DEFAULT_BG(&c.bg));
+	c = cell(t, 0, 1);
+	assert_int_equal(c.attrs.bold, 0);
+	assert_true(VTERM_COLOR_IS_INDEXED(&c.fg));
+	assert_int_equal(c.fg.indexed.idx, 200);
+	assert_true(VTERM_COLOR_IS_INDEXED(&c.bg));
+	assert_int_equal(c.bg.indexed.idx, 4);
+	c = cell(t, 0, 2);
+	assert_true(VTERM_COLOR_IS_RGB(&c.fg));
+	assert_false(VTERM_COLOR_IS_DEFAULT_FG(&c.fg));
+	assert_int_equal(c.fg.rgb.red, 10);
+	assert_int_equal(c.fg.rgb.green, 20);
+	assert_int_equal(c.fg.rgb.blue, 30);
+	c = cell(t, 0, 3);
+	assert_int_equal(c.attrs.underline, VTERM_UNDERLINE_SINGLE);
+	assert_int_equal(c.attrs.reverse, 1);
+	assert_int_equal(c.attrs.italic, 1);
+	assert_int_equal(c.attrs.blink, 1);
+	assert_int_equal(c.attrs.strike, 1);
+	c = cell(t, 0, 4);
+	assert_int_equal(c.fg.indexed.idx, 10);
+	c = cell(t, 0, 5);
+	assert_true(VTERM_COLOR_IS_DEFAULT_FG(&c.fg));
+	assert_int_equal(c.attrs.reverse, 0);
+	term_free(t);
+}
+
+static void
+test_term_altscreen_switch_and_back_restores_main_screen(void **state)
+{
+	struct term *t = mk(10, 40);
+	struct term_cursor cur;
+	unsigned ev;
+
+	(void)state;
+	feed(t, "$ less file\r\n$ ");
+	term_events_take(t);
+	feed(t, "\x1b[?1049h\x1b[H\x1b[2Jpager line 1\r\npager line 2");
+	ev = term_events_take(t);
+	assert_true(ev & TERM_EV_ALTSCREEN);
+	assert_true(term_altscreen(t));
+	assert_row(t, 0, "pager line 1");
+	assert_row(t, 1, "pager line 2");
+	feed(t, "\x1b[?1049l");
+	assert_true(term_events_take(t) & TERM_EV_ALTSCREEN);
+	assert_false(term_altscreen(t));
+	assert_row(t, 0, "$ less file");
+	assert_row(t, 1, "$");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 1);
+	assert_int_equal(cur.col, 2);
+	term_free(t);
+}
+
+static void
+test_term_wide_char_occupies_two_cells(void **state)
+{
+	struct term *t = mk(5, 20);
+	VTermScreenCell c;
+
+	(void)state;
+	feed(t, "a\xe6\xbc\xa2" "b");	/* a 漢 b */
+	c = cell(t, 0, 1);
+	assert_int_equal(c.chars[0], 0x6f22);
+	assert_int_equal(c.width, 2);
+	assert_int_equal(cell(t, 0, 3).chars[0], 'b');
+	assert_row(t, 0, "a\xe6\xbc\xa2" "b");
+	term_free(t);
+}
+
+static void
+test_term_combining_mark_attaches_to_base_char(void **state)
+{
+	struct term *t = mk(5, 20);
+	VTermScreenCell c;
+
+	(void)state;
+	feed(t, "e\xcc\x81x");	/* e + U+0301, then x */
+	c = cell(t, 0, 0);
+	assert_int_equal(c.chars[0], 'e');
+	assert_int_equal(c.chars[1], 0x301);
+	assert_int_equal(c.chars[2], 0);
+	assert_int_equal(c.width, 1);
+	assert_int_equal(cell(t, 0, 1).chars[0], 'x');
+	term_free(t);
+}
+
+static void
+test_term_dsr_and_da_queries_produce_replies(void **state)
+{
+	struct term *t = mk(24, 80);
+
+	(void)state;
+	feed(t, "\x1b[5;10H\x1b[6n");
+	assert_output(t, "\x1b[5;10R");
+	feed(t, "\x1b[5n");
+	assert_output(t, "\x1b[0n");
+	feed(t, "\x1b[c");
+	assert_output(t, "\x1b[?1;2c");
+	term_free(t);
+}
+
+static void
+test_term_replies_off_still_queues_key_encodings(void **state)
+{
+	struct term *t = mk(24, 80);
+	size_t n;
+
+	(void)state;
+	term_set_replies(t, false);
+	feed(t, "\x1b[6n");
+	term_output(t, &n);
+	assert_int_equal(n, 0);
+	term_key(t, VTERM_KEY_UP, VTERM_MOD_NONE);
+	assert_output(t, "\x1b[A");
+	feed(t, "\x1b[?1h");	/* application cursor keys, as vim sets them */
+	term_key(t, VTERM_KEY_UP, VTERM_MOD_NONE);
+	assert_output(t, "\x1bOA");
+	term_key_char(t, 'c', VTERM_MOD_CTRL);
+	assert_output(t, "\x03");
+	feed(t, "\x1b[?2004h");
+	term_paste(t, "ls", 2);
+	assert_output(t, "\x1b[200~ls\x1b[201~");
+	term_free(t);
+}
+
+static void
+test_term_resize_keeps_top_left_content(void **state)
+{
+	struct term *t = mk(24, 80);
+	lz_err_t err = LZ_ERR_INIT;
+	int r, c;
+
+	(void)state;
+	feed(t, "top left\r\nsecond\r\n");
+	assert_int_equal(term_resize(t, 10, 30, &err), 0);
+	term_size(t, &r, &c);
+	assert_int_equal(r, 10);
+	assert_int_equal(c, 30);
+	assert_row(t, 0, "top left");
+	assert_row(t, 1, "second");
+	assert_true(term_events_take(t) & TERM_EV_RESIZE);
+	assert_int_equal(term_resize(t, 40, 120, &err), 0);
+	assert_row(t, 0, "top left");
+	assert_row(t, 1, "second");
+	feed(t, "\x1b[40;120Hz");
+	assert_int_equal(cell(t, 39, 119).chars[0], 'z');
+	term_free(t);
+}
+
+static void
+test_term_rejects_out_of_range_sizes(void **state)
+{
+	struct term *t = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(term_new(0, 80, 0, &t, &err), -1);
+	assert_null(t);
+	assert_non_null(strstr(err.msg, "0x80"));
+	lz_err_clear(&err);
+	assert_int_equal(term_new(24, TERM_MAX_COLS + 1, 0, &t, &err), -1);
+	lz_err_clear(&err);
+	t = mk(24, 80);
+	assert_int_equal(term_resize(t, -1, 5, &err), -1);
+	lz_err_clear(&err);
+	term_free(t);
+}
+
+static void
+test_term_damage_widens_only_the_touched_rows(void **state)
+{
+	struct term *t = mk(24, 80);
+	int s, e;
+
+	(void)state;
+	assert_true(term_dirty(t, &s, &e));
+	term_dirty_clear(t);
+	assert_false(term_dirty(t, &s, &e));
+	feed(t, "\x1b[6;1Hrow five");
+	assert_true(term_dirty(t, &s, &e));
+	assert_int_equal(s, 5);
+	assert_int_equal(e, 6);
+	feed(t, "\x1b[9;1Hrow eight");
+	assert_true(term_dirty(t, &s, &e));
+	assert_int_equal(s, 5);
+	assert_int_equal(e, 9);
+	term_dirty_clear(t);
+	/* A scroll moves every row: the whole screen is dirty. */
+	feed(t, "\x1b[24;1H\n\n\n");
+	assert_true(term_dirty(t, &s, &e));
+	assert_int_equal(s, 0);
+	assert_int_equal(e, 24);
+	assert_row(t, 5, "row eight");
+	assert_row(t, 2, "row five");
+	term_free(t);
+}
+
+static void
+test_term_title_bell_and_cursor_events(void **state)
+{
+	struct term *t = mk(24, 80);
+	struct term_cursor cur;
+	unsigned ev;
+
+	(void)state;
+	assert_string_equal(term_title(t), "");
+	term_events_take(t);
+	feed(t, "\x1b]2;agent: vim\x07");
+	assert_true(term_events_take(t) & TERM_EV_TITLE);
+	assert_string_equal(term_title(t), "agent: vim");
+	feed(t, "\a\a");
+	ev = term_events_take(t);
+	assert_true(ev & TERM_EV_BELL);
+	assert_int_equal(term_bell_count(t), 2);
+	feed(t, "\x1b[?25l\x1b[4 q");
+	assert_true(term_events_take(t) & TERM_EV_CURSOR);
+	term_cursor(t, &cur);
+	assert_false(cur.visible);
+	assert_int_equal(cur.shape, VTERM_PROP_CURSORSHAPE_UNDERLINE);
+	assert_false(cur.blink);
+	feed(t, "\x1b[?25h\x1b[5 q\x1b[?1000h\x1b[?5h");
+	term_cursor(t, &cur);
+	assert_true(cur.visible);
+	assert_true(cur.blink);
+	assert_int_equal(cur.shape, VTERM_PROP_CURSORSHAPE_BAR_LEFT);
+	assert_int_equal(term_mouse(t), VTERM_PROP_MOUSE_CLICK);
+	assert_true(term_reverse(t));
+	assert_true(term_events_take(t) & TERM_EV_MODE);
+	term_free(t);
+}
+
+static void
+test_term_long_title_is_cut_not_overflowed(void **state)
+{
+	struct term *t = mk(24, 80);
+	char *osc = malloc(TERM_TITLE_MAX * 2 + 16);
+
+	(void)state;
+	strcpy(osc, "\x1b]0;");
+	memset(osc + 4, 'T', TERM_TITLE_MAX * 2);
+	strcpy(osc + 4 + TERM_TITLE_MAX * 2, "\x07");
+	feed(t, osc);
+	assert_int_equal(strlen(term_title(t)), TERM_TITLE_MAX);
+	free(osc);
+	term_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_term_text_lands_at_the_right_cells),
+		cmocka_unit_test(test_term_sgr_sets_bold_colour_and_flags),
+		cmocka_unit_test(test_term_altscreen_switch_and_back_restores_main_screen),
+		cmocka_unit_test(test_term_wide_char_occupies_two_cells),
+		cmocka_unit_test(test_term_combining_mark_attaches_to_base_char),
+		cmocka_unit_test(test_term_dsr_and_da_queries_produce_replies),
+		cmocka_unit_test(test_term_replies_off_still_queues_key_encodings),
+		cmocka_unit_test(test_term_resize_keeps_top_left_content),
+		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
+		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
+		cmocka_unit_test(test_term_title_bell_and_cursor_events),
+		cmocka_unit_test(test_term_long_title_is_cut_not_overflowed),
+	};
+
+	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
+}

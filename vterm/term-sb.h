@@ -1,0 +1,36 @@
+/* term-sb.h - scrollback ring: the lines libvterm scrolls off the top.
+ *
+ * A bounded ring of lines, each a trimmed copy of its cells. When full, the
+ * oldest line's buffer is reused for the newest, so a long `cat` allocates
+ * nothing once the ring has filled. Index 0 is the newest line.
+ */
+#ifndef LZ_TERM_SB_H
+#define LZ_TERM_SB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <vterm.h>
+
+struct term_sb;
+
+/* A ring of at most max_lines lines (0 keeps nothing). */
+struct term_sb *term_sb_new(size_t max_lines);
+void term_sb_free(struct term_sb *);
+
+/* Push a line of cols cells; trailing cells equal to blank are not stored.
+ * Returns true when the oldest line was dropped to make room. */
+bool term_sb_push(struct term_sb *, int cols, const VTermScreenCell *cells,
+    const VTermScreenCell *blank);
+/* Pop the newest line into cells[cols], padded with blank; false if empty. */
+bool term_sb_pop(struct term_sb *, int cols, VTermScreenCell *cells,
+    const VTermScreenCell *blank);
+
+size_t term_sb_count(const struct term_sb *);
+size_t term_sb_max(const struct term_sb *);
+/* Line idx (0 = newest): its stored cells and their number (may be 0);
+ * NULL when idx >= count. */
+const VTermScreenCell *term_sb_line(const struct term_sb *, size_t idx, int *ncells);
+void term_sb_clear(struct term_sb *);
+
+#endif

@@ -1,0 +1,563 @@
+/* term.c - one embedded terminal around libvterm 0.1.4 (see term.h).
+ *
+ * Theory of operation (after neovim's terminal.c): libvterm's screen layer
+ * keeps the cells; its callbacks only record what changed. damage and
+ * moverect widen one dirty row range, settermprop/movecursor/bell set event
+ * bits, sb_pushline/sb_popline move lines through the ring in term-sb.c, and
+ * the output callback appends replies to a byte buffer the caller drains.
+ * Damage merge is VTERM_DAMAGE_SCROLL, so a burst of scrolling lines becomes
+ * one moverect plus one damage per term_feed() instead of one per line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "term.h"
+#include "term-sb.h"
+#include "xmalloc.h"
+
+#define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
+
+struct term {
+	VTerm *vt;
+	VTermScreen *vs;
+	VTermState *st;
+	int rows, cols;
+	struct term_sb *sb;
+	size_t offset;			/* view scrolled back by this many lines */
+	int dirty_start, dirty_end;	/* view rows; start == end: clean */
+	unsigned events;
+	unsigned long bells;
+	struct term_cursor cursor;
+	bool alt, reverse;
+	int mouse;
+	char title[TERM_TITLE_MAX + 1];
+	char *out;
+	size_t out_len, out_cap;
+	bool replies;			/* keep replies made while feeding */
+	bool in_key;			/* output now is a key encoding */
+	VTermScreenCell blank;
+};
+
+static void
+dirty_rows(struct term *t, int start, int end)
+{
+	long s = (long)start + (long)t->offset, e = (long)end + (long)t->offset;
+
+	if (s < 0)
+		s = 0;
+	if (e > t->rows)
+		e = t->rows;
+	if (s >= e)
+		return;
+	if (t->dirty_start == t->dirty_end) {
+		t->dirty_start = (int)s;
+		t->dirty_end = (int)e;
+		return;
+	}
+	if (s < t->dirty_start)
+		t->dirty_start = (int)s;
+	if (e > t->dirty_end)
+		t->dirty_end = (int)e;
+}
+
+static int
+damage_cb(VTermRect rect, void *user)
+{
+	dirty_rows(user, rect.start_row, rect.end_row);
+	return 1;
+}
+
+static int
+moverect_cb(VTermRect dest, VTermRect src, void *user)
+{
+	dirty_rows(user, dest.start_row, dest.end_row);
+	dirty_rows(user, src.start_row, src.end_row);
+	return 1;
+}
+
+static int
+movecursor_cb(VTermPos pos, VTermPos oldpos, int visible, void *user)
+{
+	struct term *t = user;
+
+	(void)oldpos;
+	t->cursor.row = pos.row;
+	t->cursor.col = pos.col;
+	t->cursor.visible = visible != 0;
+	t->events |= TERM_EV_CURSOR;
+	return 1;
+}
+
+static int
+settermprop_cb(VTermProp prop, VTermValue *val, void *user)
+{
+	struct term *t = user;
+
+	switch (prop) {
+	case VTERM_PROP_CURSORVISIBLE:
+		t->cursor.visible = val->boolean != 0;
+		t->events |= TERM_EV_CURSOR;
+		break;
+	case VTERM_PROP_CURSORBLINK:
+		t->cursor.blink = val->boolean != 0;
+		t->events |= TERM_EV_CURSOR;
+		break;
+	case VTERM_PROP_CURSORSHAPE:
+		t->cursor.shape = val->number;
+		t->events |= TERM_EV_CURSOR;
+		break;
+	case VTERM_PROP_ALTSCREEN:
+		t->alt = val->boolean != 0;
+		t->events |= TERM_EV_ALTSCREEN;
+		term_dirty_all(t);
+		break;
+	case VTERM_PROP_TITLE:
+		snprintf(t->title, sizeof(t->title), "%s", val->string != NULL ? val->string : "");
+		t->events |= TERM_EV_TITLE;
+		break;
+	case VTERM_PROP_REVERSE:
+		t->reverse = val->boolean != 0;
+		t->events |= TERM_EV_MODE;
+		term_dirty_all(t);
+		break;
+	case VTERM_PROP_MOUSE:
+		t->mouse = val->number;
+		t->events |= TERM_EV_MODE;
+		break;
+	case VTERM_PROP_ICONNAME:
+	case VTERM_N_PROPS:
+		break;
+	}
+	return 1;
+}
+
+static int
+bell_cb(void *user)
+{
+	struct term *t = user;
+
+	t->bells++;
+	t->events |= TERM_EV_BELL;
+	return 1;
+}
+
+static int
+resize_cb(int rows, int cols, void *user)
+{
+	struct term *t = user;
+
+	t->rows = rows;
+	t->cols = cols;
+	t->events |= TERM_EV_RESIZE;
+	return 1;
+}
+
+static int
+sb_pushline_cb(int cols, const VTermScreenCell *cells, void *user)
+{
+	struct term *t = user;
+	bool dropped = term_sb_push(t->sb, cols, cells, &t->blank);
+
+	/* Keep a scrolled-back view on the same lines while output goes on. */
+	if (t->offset > 0) {
+		if (!dropped)
+			t->offset++;
+		else
+			term_dirty_all(t);
+	}
+	return 1;
+}
+
+static int
+sb_popline_cb(int cols, VTermScreenCell *cells, void *user)
+{
+	struct term *t = user;
+
+	if (!term_sb_pop(t->sb, cols, cells, &t->blank))
+		return 0;
+	if (t->offset > term_sb_count(t->sb))
+		t->offset = term_sb_count(t->sb);
+	return 1;
+}
+
+static const VTermScreenCallbacks term_screen_cbs = {
+	.damage = damage_cb,
+	.moverect = moverect_cb,
+	.movecursor = movecursor_cb,
+	.settermprop = settermprop_cb,
+	.bell = bell_cb,
+	.resize = resize_cb,
+	.sb_pushline = sb_pushline_cb,
+	.sb_popline = sb_popline_cb,
+};
+
+static void
+output_append(struct term *t, const char *s, size_t len)
+{
+	if (len > TERM_OUTPUT_MAX - t->out_len)
+		return;
+	if (t->out_len + len > t->out_cap) {
+		size_t cap = t->out_cap > 0 ? t->out_cap : 256;
+
+		while (cap < t->out_len + len)
+			cap *= 2;
+		t->out = xrealloc(t->out, cap);
+		t->out_cap = cap;
+	}
+	memcpy(t->out + t->out_len, s, len);
+	t->out_len += len;
+}
+
+static void
+output_cb(const char *s, size_t len, void *user)
+{
+	struct term *t = user;
+
+	if (!t->replies && !t->in_key)
+		return;
+	output_append(t, s, len);
+}
+
+static int
+check_size(int rows, int cols, lz_err_t *err)
+{
+	if (rows < 1 || rows > TERM_MAX_ROWS || cols < 1 || cols > TERM_MAX_COLS)
+		return lz_err_set(err, LZ_EINVAL, "terminal size %dx%d out of range (1..%d rows, 1..%d columns)",
+		    rows, cols, TERM_MAX_ROWS, TERM_MAX_COLS);
+	return 0;
+}
+
+int
+term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
+{
+	struct term *t;
+
+	if (check_size(rows, cols, err) < 0)
+		return -1;
+	t = xcalloc(1, sizeof(*t));
+	t->vt = vterm_new(rows, cols);
+	LZ_ASSERT(t->vt != NULL);
+	t->rows = rows;
+	t->cols = cols;
+	t->replies = true;
+	t->cursor.visible = true;
+	t->cursor.blink = true;
+	t->cursor.shape = VTERM_PROP_CURSORSHAPE_BLOCK;
+	t->sb = term_sb_new(sb_lines);
+	vterm_set_utf8(t->vt, 1);
+	vterm_output_set_callback(t->vt, output_cb, t);
+	t->st = vterm_obtain_state(t->vt);
+	t->vs = vterm_obtain_screen(t->vt);
+	vterm_screen_enable_altscreen(t->vs, 1);
+	vterm_screen_set_callbacks(t->vs, &term_screen_cbs, t);
+	vterm_screen_set_damage_merge(t->vs, VTERM_DAMAGE_SCROLL);
+	vterm_screen_reset(t->vs, 1);
+	t->blank.width = 1;
+	vterm_state_get_default_colors(t->st, &t->blank.fg, &t->blank.bg);
+	t->events = 0;
+	term_dirty_all(t);
+	*out = t;
+	return 0;
+}
+
+void
+term_free(struct term *t)
+{
+	if (t == NULL)
+		return;
+	vterm_free(t->vt);
+	term_sb_free(t->sb);
+	free(t->out);
+	free(t);
+}
+
+void
+term_feed(struct term *t, const char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	vterm_input_write(t->vt, buf, len);
+	vterm_screen_flush_damage(t->vs);
+}
+
+int
+term_resize(struct term *t, int rows, int cols, lz_err_t *err)
+{
+	if (check_size(rows, cols, err) < 0)
+		return -1;
+	if (rows == t->rows && cols == t->cols)
+		return 0;
+	vterm_set_size(t->vt, rows, cols);
+	vterm_screen_flush_damage(t->vs);
+	t->rows = rows;
+	t->cols = cols;
+	if (t->offset > term_sb_count(t->sb))
+		t->offset = term_sb_count(t->sb);
+	t->events |= TERM_EV_RESIZE;
+	term_dirty_all(t);
+	return 0;
+}
+
+void
+term_size(const struct term *t, int *rows, int *cols)
+{
+	*rows = t->rows;
+	*cols = t->cols;
+}
+
+bool
+term_dirty(const struct term *t, int *start, int *end)
+{
+	if (t->dirty_start >= t->dirty_end)
+		return false;
+	*start = t->dirty_start;
+	*end = t->dirty_end;
+	return true;
+}
+
+void
+term_dirty_clear(struct term *t)
+{
+	t->dirty_start = t->dirty_end = 0;
+}
+
+void
+term_dirty_all(struct term *t)
+{
+	t->dirty_start = 0;
+	t->dirty_end = t->rows;
+}
+
+unsigned
+term_events_take(struct term *t)
+{
+	unsigned ev = t->events;
+
+	t->events = 0;
+	return ev;
+}
+
+unsigned long
+term_bell_count(const struct term *t)
+{
+	return t->bells;
+}
+
+const char *
+term_title(const struct term *t)
+{
+	return t->title;
+}
+
+void
+term_cursor(const struct term *t, struct term_cursor *out)
+{
+	*out = t->cursor;
+}
+
+bool
+term_altscreen(const struct term *t)
+{
+	return t->alt;
+}
+
+bool
+term_reverse(const struct term *t)
+{
+	return t->reverse;
+}
+
+int
+term_mouse(const struct term *t)
+{
+	return t->mouse;
+}
+
+const char *
+term_output(const struct term *t, size_t *len)
+{
+	*len = t->out_len;
+	return t->out;
+}
+
+void
+term_output_consume(struct term *t, size_t n)
+{
+	if (n >= t->out_len) {
+		t->out_len = 0;
+		return;
+	}
+	memmove(t->out, t->out + n, t->out_len - n);
+	t->out_len -= n;
+}
+
+void
+term_set_replies(struct term *t, bool on)
+{
+	t->replies = on;
+}
+
+void
+term_key(struct term *t, VTermKey key, VTermModifier mod)
+{
+	t->in_key = true;
+	vterm_keyboard_key(t->vt, key, mod);
+	t->in_key = false;
+}
+
+void
+term_key_char(struct term *t, uint32_t c, VTermModifier mod)
+{
+	t->in_key = true;
+	vterm_keyboard_unichar(t->vt, c, mod);
+	t->in_key = false;
+}
+
+void
+term_paste(struct term *t, const char *buf, size_t len)
+{
+	t->in_key = true;
+	vterm_keyboard_start_paste(t->vt);
+	output_append(t, buf, len);
+	vterm_keyboard_end_paste(t->vt);
+	t->in_key = false;
+}
+
+bool
+term_cell(const struct term *t, int row, int col, VTermScreenCell *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (row < 0 || row >= t->rows || col < 0 || col >= t->cols)
+		return false;
+	return vterm_screen_get_cell(t->vs, (VTermPos){ .row = row, .col = col }, out) != 0;
+}
+
+bool
+term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
+{
+	const VTermScreenCell *line;
+	int n = 0;
+
+	if (row < 0 || row >= t->rows || col < 0 || col >= t->cols) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	if ((size_t)row >= t->offset)
+		return term_cell(t, row - (int)t->offset, col, out);
+	line = term_sb_line(t->sb, t->offset - 1 - (size_t)row, &n);
+	if (line != NULL && col < n)
+		*out = line[col];
+	else
+		*out = t->blank;
+	return true;
+}
+
+static size_t
+utf8_put(uint32_t c, char *o)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | (c >> 6));
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | (c >> 12));
+		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	if (c > 0x10ffff)
+		c = 0xfffd;
+	if (c < 0x10000)
+		return utf8_put(c, o);
+	o[0] = (char)(0xf0 | (c >> 18));
+	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+size_t
+term_view_text(const struct term *t, int row, char *buf, size_t size)
+{
+	VTermScreenCell c;
+	size_t n = 0, keep = 0;
+	char u[4];
+
+	if (size == 0)
+		return 0;
+	for (int col = 0; col < t->cols; col++) {
+		if (!term_view_cell(t, row, col, &c) || c.chars[0] == (uint32_t)-1)
+			continue;
+		for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && (i == 0 || c.chars[i] != 0); i++) {
+			size_t k = utf8_put(c.chars[i] != 0 ? c.chars[i] : ' ', u);
+
+			if (n + k >= size)
+				goto out;
+			memcpy(buf + n, u, k);
+			n += k;
+		}
+		if (c.chars[0] != 0 && c.chars[0] != ' ')
+			keep = n;
+	}
+out:
+	buf[keep] = '\0';
+	return keep;
+}
+
+const struct term_sb *
+term_scrollback(const struct term *t)
+{
+	return t->sb;
+}
+
+size_t
+term_scroll(struct term *t, long delta)
+{
+	size_t max = term_sb_count(t->sb), off = t->offset;
+
+	if (delta < 0)
+		off = (size_t)-delta >= off ? 0 : off - (size_t)-delta;
+	else
+		off = (size_t)delta >= max - off ? max : off + (size_t)delta;
+	if (off != t->offset) {
+		t->offset = off;
+		term_dirty_all(t);
+	}
+	return t->offset;
+}
+
+size_t
+term_scroll_offset(const struct term *t)
+{
+	return t->offset;
+}
+
+void
+term_scroll_reset(struct term *t)
+{
+	term_scroll(t, -(long)t->offset);
+}
+
+void
+term_default_colors(const struct term *t, VTermColor *fg, VTermColor *bg)
+{
+	*fg = t->blank.fg;
+	*bg = t->blank.bg;
+}
+
+void
+term_blank_cell(const struct term *t, VTermScreenCell *out)
+{
+	*out = t->blank;
+}
+
+VTermScreen *
+term_vterm_screen(const struct term *t)
+{
+	return t->vs;
+}
