@@ -40,6 +40,12 @@ struct drv_spec {
 	size_t n_runtime_flags;
 	char **labels;		/* "key=value" */
 	size_t n_labels;
+	/* Added for the sidecar; zero values keep the sandbox defaults. */
+	char *runtime;		/* NULL = runsc (gVisor); "crun" for the sidecar */
+	char **cap_add;		/* extra capabilities ("NET_ADMIN") */
+	size_t n_cap_add;
+	char **cmd;		/* NULL-terminated command run under the init;
+				 * NULL = the init alone pauses (sandbox) */
 };
 
 enum drv_state {
@@ -74,7 +80,9 @@ struct drv_ops {
 /* The Podman driver (podman.c). */
 extern const struct drv_ops podman_ops;
 
+/* Free every member and the spec itself (allocated with xcalloc); NULL is a no-op. */
 void drv_spec_free(struct drv_spec *);
+/* Free a mount's strings and zero it (the mount itself is not freed). */
 void drv_mount_clear(struct drv_mount *);
 
 #endif

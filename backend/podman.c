@@ -1,0 +1,516 @@
+/* podman.c - the Podman driver behind struct drv_ops (driver.h).
+ *
+ * Theory of operation: everything goes through the `podman` CLI with argv
+ * (proc.h), never a shell, as the rootless user. A sandbox is `podman run -d`
+ * under the runtime "runsc" that scripts/setup-host registers (a wrapper
+ * adding --ignore-cgroups --network=host), with the host's static catatonit
+ * bind-mounted read-only as PID 1 in pause mode, so that any image works and
+ * orphans of `podman exec` are reaped inside gVisor. The default rootless
+ * mapping (container root = host user) makes files the agent creates in
+ * /workspace belong to the host user. Measured in notes/sandbox-probe.md and
+ * again for this driver: no-new-privileges and --cap-drop work under runsc.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "podman.h"
+#include "proc.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+/* Capabilities kept in the sandbox: what root needs to own and change its
+ * files and to drop privileges (package managers); no raw net, no chroot. */
+static const char *const podman_caps_keep[] = {
+	"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
+};
+
+const char *
+podman_init_path(void)
+{
+	static const char *const paths[] = {
+		"/usr/bin/catatonit", "/usr/libexec/podman/catatonit",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof paths / sizeof paths[0]; i++)
+		if (access(paths[i], X_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+static bool
+podman_has_ctl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Append "key=value" as one CSV field, quoted ("" for ") when needed. */
+static void
+podman_csv_field(char **buf, const char *key, const char *value)
+{
+	char *old = *buf, *field, *q;
+	const char *p;
+	bool quote = strpbrk(value, ",\"") != NULL || strpbrk(key, ",\"") != NULL;
+
+	if (!quote) {
+		field = xasprintf("%s=%s", key, value);
+	} else {
+		field = q = xmalloc(2 * (strlen(key) + strlen(value)) + 4);
+		*q++ = '"';
+		for (p = key; *p != '\0'; p++)
+			if ((*q++ = *p) == '"')
+				*q++ = '"';
+		*q++ = '=';
+		for (p = value; *p != '\0'; p++)
+			if ((*q++ = *p) == '"')
+				*q++ = '"';
+		*q++ = '"';
+		*q = '\0';
+	}
+	*buf = old == NULL ? xstrdup(field) : xasprintf("%s,%s", old, field);
+	free(old);
+	free(field);
+}
+
+static void
+podman_csv_raw(char **buf, const char *raw)
+{
+	char *old = *buf;
+
+	*buf = xasprintf("%s,%s", old, raw);
+	free(old);
+}
+
+int
+podman_mount_arg(const struct drv_mount *m, char **out, lz_err_t *err)
+{
+	char *s = NULL;
+
+	*out = NULL;
+	if (m->dst == NULL || m->dst[0] != '/')
+		return lz_err_set(err, LZ_EINVAL, "mount destination '%s' is not an absolute path",
+		    m->dst != NULL ? m->dst : "");
+	if (podman_has_ctl(m->dst))
+		return lz_err_set(err, LZ_EINVAL, "mount destination '%s' holds a control character", m->dst);
+	if (m->opts != NULL && (strchr(m->opts, '"') != NULL || podman_has_ctl(m->opts)))
+		return lz_err_set(err, LZ_EINVAL, "mount options '%s' for %s hold a quote or control character",
+		    m->opts, m->dst);
+	switch (m->type) {
+	case DRV_MOUNT_BIND:
+		if (m->src == NULL || m->src[0] != '/')
+			return lz_err_set(err, LZ_EINVAL, "bind mount source '%s' for %s is not an absolute path",
+			    m->src != NULL ? m->src : "", m->dst);
+		if (podman_has_ctl(m->src))
+			return lz_err_set(err, LZ_EINVAL, "bind mount source for %s holds a control character", m->dst);
+		s = xstrdup("type=bind");
+		podman_csv_field(&s, "src", m->src);
+		podman_csv_field(&s, "dst", m->dst);
+		break;
+	case DRV_MOUNT_TMPFS:
+		s = xstrdup("type=tmpfs");
+		podman_csv_field(&s, "dst", m->dst);
+		/* crun would copy the image's content up (the host's hooks); runsc ignores it */
+		podman_csv_raw(&s, "notmpcopyup");
+		break;
+	default:
+		return lz_err_set(err, LZ_EINVAL, "unknown mount type %d for %s", (int)m->type, m->dst);
+	}
+	if (m->ro)
+		podman_csv_raw(&s, "ro=true");
+	if (m->opts != NULL && m->opts[0] != '\0')
+		podman_csv_raw(&s, m->opts);
+	*out = s;
+	return 0;
+}
+
+/* podman's container name rule: [a-zA-Z0-9][a-zA-Z0-9_.-]* */
+static bool
+podman_name_valid(const char *n)
+{
+	const char *p;
+
+	if (n == NULL || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') ||
+	    (n[0] >= '0' && n[0] <= '9')))
+		return false;
+	for (p = n; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+			return false;
+	return p - n <= 253;
+}
+
+/* "KEY=VALUE" with a non-empty key; a bare KEY would make podman copy the
+ * host's value into the sandbox. */
+static int
+podman_check_env(const char *what, const char *e, lz_err_t *err)
+{
+	const char *eq = strchr(e, '=');
+
+	if (eq == NULL || eq == e)
+		return lz_err_set(err, LZ_EINVAL, "%s '%s' is not KEY=VALUE", what, e);
+	return 0;
+}
+
+/* A value placed after a flag must not look like another flag. */
+static int
+podman_check_word(const char *what, const char *w, lz_err_t *err)
+{
+	if (w == NULL || w[0] == '\0' || w[0] == '-' || podman_has_ctl(w))
+		return lz_err_set(err, LZ_EINVAL, "invalid %s '%s'", what, w != NULL ? w : "");
+	return 0;
+}
+
+int
+podman_run_argv(const struct drv_spec *spec, const char *init_host, char ***argv, lz_err_t *err)
+{
+	char **v = NULL, *m;
+	size_t i;
+
+	*argv = NULL;
+	if (!podman_name_valid(spec->name))
+		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'",
+		    spec->name != NULL ? spec->name : "");
+	if (podman_check_word("image", spec->image, err) < 0 ||
+	    podman_check_word("network", spec->network != NULL ? spec->network : "none", err) < 0)
+		goto fail;
+	if (init_host == NULL || init_host[0] != '/') {
+		lz_err_set(err, ENOENT, "catatonit not found (the sandbox's init): "
+		    "sudo apt-get install catatonit, or run: sudo scripts/setup-host");
+		goto fail;
+	}
+	lz_strv_push(&v, "podman");
+	lz_strv_push(&v, "run");
+	lz_strv_push(&v, "-d");
+	lz_strv_pushf(&v, "--name=%s", spec->name);
+	/* no registry is reachable: fail at once instead of retrying a pull */
+	lz_strv_push(&v, "--pull=never");
+	if (spec->runtime != NULL && podman_check_word("runtime", spec->runtime, err) < 0)
+		goto fail;
+	lz_strv_pushf(&v, "--runtime=%s", spec->runtime != NULL ? spec->runtime : PODMAN_RUNTIME);
+	for (i = 0; i < spec->n_runtime_flags; i++) {
+		if (podman_check_word("runtime flag", spec->runtime_flags[i], err) < 0)
+			goto fail;
+		lz_strv_pushf(&v, "--runtime-flag=%s", spec->runtime_flags[i]);
+	}
+	lz_strv_pushf(&v, "--network=%s", spec->network != NULL ? spec->network : "none");
+	if (spec->network == NULL || strncmp(spec->network, "container:", 10) != 0)
+		lz_strv_push(&v, "--hostname=lazaret");	/* a joined netns brings its own UTS */
+	lz_strv_push(&v, "--security-opt=no-new-privileges");
+	lz_strv_push(&v, "--cap-drop=all");
+	for (i = 0; i < sizeof podman_caps_keep / sizeof podman_caps_keep[0]; i++)
+		lz_strv_pushf(&v, "--cap-add=%s", podman_caps_keep[i]);
+	for (i = 0; i < spec->n_cap_add; i++) {
+		if (podman_check_word("capability", spec->cap_add[i], err) < 0)
+			goto fail;
+		lz_strv_pushf(&v, "--cap-add=%s", spec->cap_add[i]);
+	}
+	for (i = 0; i < spec->n_labels; i++) {
+		if (podman_check_env("label", spec->labels[i], err) < 0)
+			goto fail;
+		lz_strv_pushf(&v, "--label=%s", spec->labels[i]);
+	}
+	if (spec->workdir != NULL) {
+		if (spec->workdir[0] != '/') {
+			lz_err_set(err, LZ_EINVAL, "working directory '%s' is not absolute", spec->workdir);
+			goto fail;
+		}
+		lz_strv_pushf(&v, "--workdir=%s", spec->workdir);
+	}
+	for (i = 0; i < spec->n_env; i++) {
+		if (podman_check_env("environment entry", spec->env[i], err) < 0)
+			goto fail;
+		lz_strv_push(&v, "-e");
+		lz_strv_push(&v, spec->env[i]);
+	}
+	for (i = 0; i < spec->n_mounts; i++) {
+		if (podman_mount_arg(&spec->mounts[i], &m, err) < 0)
+			goto fail;
+		lz_strv_push(&v, "--mount");
+		lz_strv_push(&v, m);
+		free(m);
+	}
+	{
+		struct drv_mount init = {
+			.type = DRV_MOUNT_BIND, .src = (char *)init_host,
+			.dst = (char *)PODMAN_INIT_DST, .ro = true,
+		};
+
+		if (podman_mount_arg(&init, &m, err) < 0)
+			goto fail;
+		lz_strv_push(&v, "--mount");
+		lz_strv_push(&v, m);
+		free(m);
+	}
+	lz_strv_pushf(&v, "--entrypoint=[\"%s\"]", PODMAN_INIT_DST);
+	lz_strv_push(&v, spec->image);
+	if (spec->cmd == NULL || spec->cmd[0] == NULL) {
+		lz_strv_push(&v, "-P");		/* catatonit pause mode: PID 1 that only reaps */
+	} else {
+		lz_strv_push(&v, "--");
+		for (i = 0; spec->cmd[i] != NULL; i++)
+			lz_strv_push(&v, spec->cmd[i]);
+	}
+	*argv = v;
+	return 0;
+fail:
+	lz_strv_free(v);
+	return -1;
+}
+
+int
+podman_exec_argv(const struct drv_exec *ex, char ***argv, lz_err_t *err)
+{
+	char **v = NULL;
+	size_t i;
+
+	*argv = NULL;
+	if (!podman_name_valid(ex->name))
+		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'",
+		    ex->name != NULL ? ex->name : "");
+	lz_strv_push(&v, "podman");
+	lz_strv_push(&v, "exec");
+	lz_strv_push(&v, "-i");
+	if (ex->tty)
+		lz_strv_push(&v, "-t");
+	/* podman's default ctrl-p,ctrl-q would eat the agent's Ctrl-P */
+	lz_strv_push(&v, "--detach-keys=");
+	for (i = 0; i < ex->n_env; i++) {
+		if (podman_check_env("environment entry", ex->env[i], err) < 0)
+			goto fail;
+		lz_strv_push(&v, "-e");
+		lz_strv_push(&v, ex->env[i]);
+	}
+	if (ex->workdir != NULL) {
+		if (ex->workdir[0] != '/') {
+			lz_err_set(err, LZ_EINVAL, "working directory '%s' is not absolute", ex->workdir);
+			goto fail;
+		}
+		lz_strv_pushf(&v, "--workdir=%s", ex->workdir);
+	}
+	lz_strv_push(&v, ex->name);
+	if (ex->argv == NULL || ex->argv[0] == NULL) {
+		/* the image's login shell: bash when it has one (runs inside the sandbox) */
+		lz_strv_push(&v, "/bin/sh");
+		lz_strv_push(&v, "-c");
+		lz_strv_push(&v, "if [ -x /bin/bash ]; then exec /bin/bash -l; fi; exec /bin/sh -l");
+	} else {
+		for (i = 0; ex->argv[i] != NULL; i++)
+			lz_strv_push(&v, ex->argv[i]);
+	}
+	*argv = v;
+	return 0;
+fail:
+	lz_strv_free(v);
+	return -1;
+}
+
+enum drv_state
+podman_state_parse(const char *status)
+{
+	if (strcmp(status, "running") == 0)
+		return DRV_STATE_RUNNING;
+	return DRV_STATE_STOPPED;
+}
+
+/* podman's own message: its "Error: " lines without the prefix, else all
+ * of stderr, trailing newlines cut. Caller frees. */
+static char *
+podman_errmsg(const char *errout)
+{
+	char *msg = NULL, *dup, *line, *save = NULL, *old;
+	size_t n;
+
+	dup = xstrdup(errout);
+	for (line = strtok_r(dup, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "Error: ", 7) != 0)
+			continue;
+		old = msg;
+		msg = old == NULL ? xstrdup(line + 7) : xasprintf("%s; %s", old, line + 7);
+		free(old);
+	}
+	free(dup);
+	if (msg == NULL) {
+		msg = xstrdup(errout);
+		n = strlen(msg);
+		while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+			msg[--n] = '\0';
+		if (n == 0) {
+			free(msg);
+			msg = xstrdup("podman failed without a message");
+		}
+	}
+	return msg;
+}
+
+static int
+podman_image_exists(const char *image, bool *exists, lz_err_t *err)
+{
+	const char *argv[] = { "podman", "image", "exists", image, NULL };
+	struct proc_result r;
+	_cleanup_free_ char *msg = NULL;
+
+	*exists = false;
+	if (podman_check_word("image", image, err) < 0)
+		return -1;
+	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
+		return lz_err_wrap(err, "cannot check image %s", image);
+	if (r.status == 0 || r.status == 1) {
+		*exists = r.status == 0;
+		proc_result_clear(&r);
+		return 0;
+	}
+	msg = podman_errmsg(r.errout);
+	proc_result_clear(&r);
+	return lz_err_set(err, LZ_EINVAL, "cannot check image %s: %s", image, msg);
+}
+
+static int
+podman_create(const struct drv_spec *spec, lz_err_t *err)
+{
+	char **argv = NULL;
+	struct proc_result r;
+	_cleanup_free_ char *msg = NULL;
+	bool exists;
+	int ret = -1;
+
+	if (podman_run_argv(spec, podman_init_path(), &argv, err) < 0)
+		return lz_err_wrap(err, "cannot create container %s",
+		    spec->name != NULL ? spec->name : "");
+	if (podman_image_exists(spec->image, &exists, err) < 0)
+		goto out;
+	if (!exists) {
+		lz_err_set(err, ENOENT, "image %s not found locally: build it with "
+		    "`lazaret image build-default`, or pull it", spec->image);
+		goto out;
+	}
+	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0) {
+		lz_err_wrap(err, "cannot create container %s", spec->name);
+		goto out;
+	}
+	if (r.status != 0) {
+		msg = podman_errmsg(r.errout);
+		lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", spec->name, msg);
+		proc_result_clear(&r);
+		goto out;
+	}
+	proc_result_clear(&r);
+	ret = 0;
+out:
+	lz_strv_free(argv);
+	return ret;
+}
+
+static bool
+podman_no_such(const char *errout)
+{
+	return strstr(errout, "no such container") != NULL;
+}
+
+static int
+podman_remove(const char *name, lz_err_t *err)
+{
+	/* one name per call: podman 4.3.1 leaves the others running when one is missing */
+	const char *argv[] = { "podman", "rm", "-f", "-t", "0", name, NULL };
+	struct proc_result r;
+	_cleanup_free_ char *msg = NULL;
+
+	if (!podman_name_valid(name))
+		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'", name != NULL ? name : "");
+	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
+		return lz_err_wrap(err, "cannot remove container %s", name);
+	if (r.status == 0 || podman_no_such(r.errout)) {
+		proc_result_clear(&r);
+		return 0;
+	}
+	msg = podman_errmsg(r.errout);
+	proc_result_clear(&r);
+	return lz_err_set(err, LZ_EINVAL, "cannot remove container %s: %s", name, msg);
+}
+
+static int
+podman_inspect(const char *name, enum drv_state *state, lz_err_t *err)
+{
+	const char *argv[] = { "podman", "container", "inspect", "--format", "{{.State.Status}}",
+	    name, NULL };
+	struct proc_result r;
+	_cleanup_free_ char *msg = NULL;
+	size_t n;
+
+	*state = DRV_STATE_ABSENT;
+	if (!podman_name_valid(name))
+		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'", name != NULL ? name : "");
+	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
+		return lz_err_wrap(err, "cannot inspect container %s", name);
+	if (r.status == 0) {
+		n = strlen(r.out);
+		while (n > 0 && r.out[n - 1] == '\n')
+			r.out[--n] = '\0';
+		*state = podman_state_parse(r.out);
+		proc_result_clear(&r);
+		return 0;
+	}
+	if (podman_no_such(r.errout)) {
+		proc_result_clear(&r);
+		return 0;
+	}
+	msg = podman_errmsg(r.errout);
+	proc_result_clear(&r);
+	return lz_err_set(err, LZ_EINVAL, "cannot inspect container %s: %s", name, msg);
+}
+
+const struct drv_ops podman_ops = {
+	.name = "podman",
+	.create = podman_create,
+	.exec_argv = podman_exec_argv,
+	.remove = podman_remove,
+	.inspect = podman_inspect,
+	.image_exists = podman_image_exists,
+};
+
+void
+drv_mount_clear(struct drv_mount *m)
+{
+	if (m == NULL)
+		return;
+	free(m->src);
+	free(m->dst);
+	free(m->opts);
+	memset(m, 0, sizeof *m);
+}
+
+static void
+drv_strs_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+drv_spec_free(struct drv_spec *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	free(s->name);
+	free(s->image);
+	free(s->network);
+	free(s->workdir);
+	drv_strs_free(s->env, s->n_env);
+	for (i = 0; i < s->n_mounts; i++)
+		drv_mount_clear(&s->mounts[i]);
+	free(s->mounts);
+	drv_strs_free(s->runtime_flags, s->n_runtime_flags);
+	drv_strs_free(s->labels, s->n_labels);
+	free(s->runtime);
+	drv_strs_free(s->cap_add, s->n_cap_add);
+	lz_strv_free(s->cmd);
+	free(s);
+}
