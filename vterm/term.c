@@ -452,8 +452,8 @@ term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 	return true;
 }
 
-static size_t
-utf8_put(uint32_t c, char *o)
+size_t
+term_utf8_put(uint32_t c, char *o)
 {
 	if (c < 0x80) {
 		o[0] = (char)c;
@@ -471,9 +471,7 @@ utf8_put(uint32_t c, char *o)
 		return 3;
 	}
 	if (c > 0x10ffff)
-		c = 0xfffd;
-	if (c < 0x10000)
-		return utf8_put(c, o);
+		return term_utf8_put(0xfffd, o);
 	o[0] = (char)(0xf0 | (c >> 18));
 	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
 	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
@@ -494,7 +492,7 @@ term_view_text(const struct term *t, int row, char *buf, size_t size)
 		if (!term_view_cell(t, row, col, &c) || c.chars[0] == (uint32_t)-1)
 			continue;
 		for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && (i == 0 || c.chars[i] != 0); i++) {
-			size_t k = utf8_put(c.chars[i] != 0 ? c.chars[i] : ' ', u);
+			size_t k = term_utf8_put(c.chars[i] != 0 ? c.chars[i] : ' ', u);
 
 			if (n + k >= size)
 				goto out;

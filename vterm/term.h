@@ -97,6 +97,9 @@ bool term_view_cell(const struct term *, int row, int col, VTermScreenCell *out)
  * to fit size; returns the length written. */
 size_t term_view_text(const struct term *, int row, char *buf, size_t size);
 
+/* UTF-8 of code point c into o[4] (U+FFFD beyond U+10FFFF); bytes written. */
+size_t term_utf8_put(uint32_t c, char *o);
+
 /* Scrollback seen through the view. */
 const struct term_sb *term_scrollback(const struct term *);
 /* Scroll the view back (delta > 0) or forward; clamped. Returns new offset. */
