@@ -47,11 +47,13 @@ struct cfg_profile {
 
 struct cfg {
 	char *file;		/* path it was read from, or CFG_EMBEDDED_NAME */
-	char *data_root;	/* tilde-expanded, absolute (may not exist yet) */
+	char *data_root;	/* tilde-expanded, canonical (may not exist yet) */
+	int data_root_line;
 	char **allow_egress;	/* global CIDR whitelist */
 	size_t n_allow_egress;
 	bool esc_enabled;
-	char *esc_socket_dir;	/* tilde-expanded, absolute */
+	char *esc_socket_dir;	/* tilde-expanded, absolute, normalized; NOT
+				 * symlink-resolved: the socket code lstat()s it */
 	char **esc_auto_approve;	/* command strings as written */
 	size_t n_esc_auto_approve;
 	struct cfg_profile *profiles;
@@ -66,12 +68,14 @@ struct cfg_resolved {
 	char *domain_hash;	/* 12 hex chars */
 	char *domain_dir;	/* <data_root>/domains/<H> */
 	char *workspace_dir;	/* canonical */
-	char **env;		/* "KEY=VALUE", host values pulled in */
+	char **env;		/* "KEY=VALUE" (NULL-terminated), host values
+				 * pulled in; an unset env:VAR is left out */
 	size_t n_env;
 	struct cfg_volume *volumes;	/* host canonicalized, container expanded */
 	size_t n_volumes;
 	char **allow_egress;	/* global + profile, de-duplicated */
 	size_t n_allow_egress;
+	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
 };
 
 /* The embedded default configuration (one working profile "default"). */
@@ -100,5 +104,9 @@ void cfg_print(FILE *, const struct cfg *, const struct cfg_resolved *r);
 
 /* ^[a-z0-9_-]{2,32}$ */
 bool cfg_profile_name_valid(const char *name);
+
+/* Validate an IPv4/IPv6 CIDR ("10.0.0.0/8"): prefix length required and in
+ * range, host bits zero. *norm gets inet_ntop's text + "/len"; caller frees. */
+int cfg_cidr_parse(const char *s, char **norm, lz_err_t *err);
 
 #endif

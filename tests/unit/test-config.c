@@ -1,0 +1,1076 @@
+/* test-config.c - loading, validation, resolution and printing of the config. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "anchor.h"
+#include "config.h"
+#include "xmalloc.h"
+
+static char home[PATH_MAX];	/* canonical fake $HOME, fresh per test */
+
+static int
+setup_home(void **state)
+{
+	char t[] = "/tmp/lz-config.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(t));
+	assert_non_null(realpath(t, home));
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	return 0;
+}
+
+static int
+rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int
+teardown_home(void **state)
+{
+	(void)state;
+	assert_int_equal(nftw(home, rm_cb, 16, FTW_DEPTH | FTW_PHYS), 0);
+	return 0;
+}
+
+static struct cfg *
+load_ok(const char *yaml)
+{
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (cfg_load_buf("t.yaml", yaml, strlen(yaml), &cfg, &err) < 0)
+		fail_msg("unexpected error: %s\n--- yaml:\n%s", err.msg, yaml);
+	assert_non_null(cfg);
+	return cfg;
+}
+
+/* Load must fail, and the message must contain each needle (NULL-terminated). */
+static void
+expect_errv(const char *yaml, size_t len, ...)
+{
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *needle;
+	va_list ap;
+
+	if (cfg_load_buf("t.yaml", yaml, len, &cfg, &err) == 0)
+		fail_msg("loaded, expected an error\n--- yaml:\n%s", yaml);
+	assert_null(cfg);
+	assert_int_equal(err.code, LZ_EINVAL);
+	va_start(ap, len);
+	while ((needle = va_arg(ap, const char *)) != NULL)
+		if (strstr(err.msg, needle) == NULL)
+			fail_msg("message '%s' lacks '%s'\n--- yaml:\n%s", err.msg, needle, yaml);
+	va_end(ap);
+	lz_err_clear(&err);
+}
+#define expect_err(yaml, ...) expect_errv((yaml), strlen(yaml), __VA_ARGS__, (const char *)NULL)
+
+/* A minimal valid config with one profile whose body is given. */
+static char *
+with_profile(const char *body)
+{
+	return xasprintf("profiles:\n  web:\n    image: img:1\n%s", body);
+}
+
+static void
+expect_profile_err(const char *body, const char *needle)
+{
+	_cleanup_free_ char *y = with_profile(body);
+
+	expect_err(y, needle);
+}
+
+static const char full_yaml[] =
+    "# every key\n"
+    "data_root: ~/lz-data\n"
+    "allow_egress: [10.0.2.2/32, \"2001:DB8::/32\"]\n"
+    "escalation:\n"
+    "  enabled: false\n"
+    "  socket_dir: ~/sock//dir/\n"
+    "  auto_approve: [\"make test\", \"npm run lint\"]\n"
+    "profiles:\n"
+    "  default:\n"
+    "    image: localhost/lazaret-default:latest\n"
+    "  web-agent_2:\n"
+    "    image: docker.io/library/node@sha256:0123abcd\n"
+    "    persistent_dirs: [/usr, /var//lib/]\n"
+    "    allow_egress:\n"
+    "      - 192.0.2.0/24\n"
+    "      - 10.0.2.2/32\n"
+    "    env:\n"
+    "      EDITOR: vi\n"
+    "      TOKEN: env:LZ_TEST_SECRET\n"
+    "      MISSING: env:LZ_TEST_UNSET_VAR\n"
+    "      WHERE: \"{profile_name}@{domain_hash}\"\n"
+    "      JSON: '{{\"a\": 1}'\n"
+    "    volumes:\n"
+    "      - host: \"{profile_dir}/cache\"\n"
+    "        container: /root/.cache\n"
+    "        mode: z\n"
+    "      - host: \"{workspace_dir}/sub\"\n"
+    "        container: \"/home/{profile_name}/sub\"\n"
+    "        mode: ro,Z\n"
+    "      - host: \"{domain_dir}/x\"\n"
+    "        container: /x\n";
+
+/* ---- good configs ---- */
+
+static void
+test_cfg_loads_full_example(void **state)
+{
+	struct cfg *cfg = load_ok(full_yaml);
+	const struct cfg_profile *p;
+	_cleanup_free_ char *dr = xasprintf("%s/lz-data", home),
+	    *sd = xasprintf("%s/sock/dir", home);
+
+	(void)state;
+	assert_string_equal(cfg->file, "t.yaml");
+	assert_string_equal(cfg->data_root, dr);
+	assert_int_equal(cfg->n_allow_egress, 2);
+	assert_string_equal(cfg->allow_egress[0], "10.0.2.2/32");
+	assert_string_equal(cfg->allow_egress[1], "2001:db8::/32");
+	assert_false(cfg->esc_enabled);
+	assert_string_equal(cfg->esc_socket_dir, sd);
+	assert_int_equal(cfg->n_esc_auto_approve, 2);
+	assert_string_equal(cfg->esc_auto_approve[1], "npm run lint");
+	assert_int_equal(cfg->n_profiles, 2);
+	p = &cfg->profiles[1];
+	assert_string_equal(p->name, "web-agent_2");
+	assert_int_equal(p->line, 11);
+	assert_string_equal(p->image, "docker.io/library/node@sha256:0123abcd");
+	assert_int_equal(p->n_persistent_dirs, 2);
+	assert_string_equal(p->persistent_dirs[1], "/var/lib");
+	assert_int_equal(p->n_env, 5);
+	assert_string_equal(p->env[1].name, "TOKEN");
+	assert_string_equal(p->env[1].value, "env:LZ_TEST_SECRET");
+	assert_int_equal(p->env[1].line, 19);
+	assert_int_equal(p->n_volumes, 3);
+	assert_string_equal(p->volumes[1].host, "{workspace_dir}/sub");
+	assert_string_equal(p->volumes[1].mode, "ro,Z");
+	assert_string_equal(p->volumes[2].mode, "");
+	assert_null(cfg->warnings);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_embedded_default_loads_with_profile_default(void **state)
+{
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	const struct cfg_profile *p;
+	_cleanup_free_ char *dr = xasprintf("%s/.local/share/lazaret", home),
+	    *sd = xasprintf("/tmp/lazaret-%u", (unsigned)getuid());
+
+	(void)state;
+	/* No ~/.config/lazaret/config.yaml: the embedded default. */
+	assert_int_equal(cfg_load(NULL, &cfg, &err), 0);
+	assert_string_equal(cfg->file, CFG_EMBEDDED_NAME);
+	assert_string_equal(cfg->data_root, dr);
+	assert_string_equal(cfg->esc_socket_dir, sd);
+	assert_true(cfg->esc_enabled);
+	p = cfg_profile_find(cfg, NULL, &err);
+	assert_non_null(p);
+	assert_string_equal(p->name, "default");
+	assert_string_equal(p->image, "localhost/lazaret-default:latest");
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_defaults_follow_xdg_variables(void **state)
+{
+	struct cfg *cfg;
+
+	(void)state;
+	setenv("XDG_DATA_HOME", "/srv/xdg-data", 1);
+	setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+	cfg = load_ok(cfg_default_yaml);
+	assert_string_equal(cfg->data_root, "/srv/xdg-data/lazaret");
+	assert_string_equal(cfg->esc_socket_dir, "/run/user/4242/lazaret");
+	cfg_free(cfg);
+	/* Relative XDG values are ignored (XDG base directory rule). */
+	setenv("XDG_DATA_HOME", "rel", 1);
+	setenv("XDG_RUNTIME_DIR", "rel", 1);
+	cfg = load_ok(cfg_default_yaml);
+	assert_true(strncmp(cfg->data_root, home, strlen(home)) == 0);
+	assert_true(strncmp(cfg->esc_socket_dir, "/tmp/lazaret-", 13) == 0);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_load_reads_xdg_config_home_then_home_config(void **state)
+{
+	_cleanup_free_ char *d1 = xasprintf("%s/.config", home), *d2 = xasprintf("%s/lazaret", d1),
+	    *f = xasprintf("%s/config.yaml", d2);
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(mkdir(d1, 0700), 0);
+	assert_int_equal(mkdir(d2, 0700), 0);
+	fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("profiles:\n  mine:\n    image: [oops]\n", fp);
+	fclose(fp);
+	/* ~/.config is the fallback: the error names that file. */
+	assert_int_equal(cfg_load(NULL, &cfg, &err), -1);
+	assert_non_null(strstr(err.msg, f));
+	assert_non_null(strstr(err.msg, ":3: profiles.mine.image: expected a string, got a "
+	    "sequence"));
+	lz_err_clear(&err);
+	/* $XDG_CONFIG_HOME wins; here it has no file, so the embedded default. */
+	setenv("XDG_CONFIG_HOME", "/nonexistent-lz-xdg", 1);
+	assert_int_equal(cfg_load(NULL, &cfg, &err), 0);
+	assert_string_equal(cfg->file, CFG_EMBEDDED_NAME);
+	cfg_free(cfg);
+	setenv("XDG_CONFIG_HOME", d1, 1);
+	assert_int_equal(cfg_load(NULL, &cfg, &err), -1);
+	assert_non_null(strstr(err.msg, f));
+	lz_err_clear(&err);
+}
+
+static void
+test_cfg_load_explicit_path_must_exist_and_be_a_file(void **state)
+{
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(cfg_load("/nonexistent/lz.yaml", &cfg, &err), -1);
+	assert_int_equal(err.code, ENOENT);
+	assert_non_null(strstr(err.msg, "/nonexistent/lz.yaml: No such file"));
+	lz_err_clear(&err);
+	assert_int_equal(cfg_load(home, &cfg, &err), -1);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	lz_err_clear(&err);
+	assert_null(cfg);
+}
+
+/* ---- error format and structure ---- */
+
+static void
+test_cfg_error_names_file_line_and_key(void **state)
+{
+	(void)state;
+	expect_err("data_root: /x\n"
+	    "profiles:\n"
+	    "  web:\n"
+	    "    image:\n"
+	    "      - a\n", "t.yaml:5: profiles.web.image: expected a string, got a sequence");
+	expect_err("profiles:\n  web:\n    image: {a: b}\n",
+	    "t.yaml:3: profiles.web.image: expected a string, got a mapping");
+	expect_err("profiles:\n  web:\n    image: ~\n",
+	    "t.yaml:3: profiles.web.image: expected a string, got null");
+	expect_err("profiles: [a]\n", "t.yaml:1: profiles: expected a mapping, got a sequence");
+	expect_err("data_root: [x]\nprofiles: {}\n", "t.yaml:1: data_root: expected a string");
+	expect_err("allow_egress: 10.0.0.0/8\nprofiles:\n  web: {image: a}\n",
+	    "t.yaml:1: allow_egress: expected a sequence, got a string");
+	expect_err("escalation:\n  enabled: yes\nprofiles:\n  web: {image: a}\n",
+	    "t.yaml:2: escalation.enabled: expected true or false, got 'yes'");
+	expect_err("escalation:\n  enabled: \"true\"\nprofiles:\n  web: {image: a}\n",
+	    "escalation.enabled: expected true or false");
+	expect_err("escalation: true\nprofiles:\n  web: {image: a}\n",
+	    "t.yaml:1: escalation: expected a mapping, got a string");
+}
+
+static void
+test_cfg_rejects_unknown_keys_with_suggestion(void **state)
+{
+	(void)state;
+	expect_err("profiles:\n  web:\n    imag: x\n",
+	    "t.yaml:3: profiles.web.imag: unknown key; did you mean 'image'?");
+	expect_err("data_root: /x\nallow-egress: []\nprofiles: {}\n",
+	    "t.yaml:2: allow-egress: unknown key; did you mean 'allow_egress'?");
+	expect_err("escalation:\n  auto_aprove: []\nprofiles: {}\n",
+	    "t.yaml:2: escalation.auto_aprove: unknown key; did you mean 'auto_approve'?");
+	expect_profile_err("    volumes:\n      - {host: /a, container: /b, opts: ro}\n",
+	    "t.yaml:5: profiles.web.volumes[0].opts: unknown key");
+	expect_err("colour: red\nprofiles: {}\n", "t.yaml:1: colour: unknown key");
+	expect_profile_err("    persistant_dirs: [/usr]\n",
+	    "profiles.web.persistant_dirs: unknown key; did you mean 'persistent_dirs'?");
+}
+
+static void
+test_cfg_rejects_duplicate_keys(void **state)
+{
+	(void)state;
+	expect_err("profiles:\n  web:\n    image: a\n    image: b\n",
+	    "t.yaml:4: profiles.web.image: duplicate key (first on line 3)");
+	expect_err("profiles:\n  web: {image: a}\n  web: {image: b}\n",
+	    "t.yaml:3: profiles.web: duplicate key (first on line 2)");
+	expect_profile_err("    env:\n      A: x\n      A: y\n",
+	    "t.yaml:6: profiles.web.env.A: duplicate key (first on line 5)");
+}
+
+static void
+test_cfg_rejects_empty_and_non_mapping_documents(void **state)
+{
+	(void)state;
+	expect_err("", "t.yaml:1: empty configuration");
+	expect_err("# only a comment\n", "t.yaml:1: empty configuration");
+	expect_err("---\n", "empty configuration");
+	expect_err("- a\n- b\n", "t.yaml:1: expected a mapping at the top level, got a sequence");
+	expect_err("just text\n", "expected a mapping at the top level, got a string");
+	expect_err("data_root: /x\n", "t.yaml:1: profiles: missing: define at least one profile");
+	expect_err("profiles: {}\n", "t.yaml:1: profiles: empty");
+	expect_err("profiles:\n  web:\n    env: {}\n", "t.yaml:3: profiles.web.image: missing");
+	expect_err("profiles:\n  web:\n", "t.yaml:2: profiles.web: expected a mapping, got null");
+	expect_err("profiles:\n  web: {image: a}\n---\nprofiles: {}\n",
+	    "t.yaml:3: a second YAML document");
+}
+
+static void
+test_cfg_rejects_anchors_aliases_and_tags(void **state)
+{
+	(void)state;
+	expect_err("profiles:\n  web: &w {image: a}\n  api: *w\n",
+	    "t.yaml:2: YAML anchors (&w) and aliases are not supported");
+	/* Billion laughs: refused at the first anchor, nothing is expanded. */
+	expect_err("a: &a [x, x, x, x, x, x, x, x, x]\n"
+	    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+	    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+	    "profiles: {web: {image: *c}}\n", "t.yaml:1: YAML anchors (&a)");
+	expect_err("profiles:\n  web:\n    image: !!str abc\n",
+	    "t.yaml:3: YAML tags (tag:yaml.org,2002:str) are not supported");
+	expect_err("profiles: !custom\n  web: {image: a}\n", "YAML tags (!custom)");
+}
+
+static void
+test_cfg_syntax_error_gives_line_and_column(void **state)
+{
+	(void)state;
+	expect_err("profiles:\n  web:\n    image: a\n   bad: [\n", "t.yaml:4:", "YAML syntax error");
+	expect_err("profiles:\n  web: {image: a\n", "t.yaml:3:1: YAML syntax error: did not "
+	    "find expected ',' or '}'");
+	expect_err("a: b\n\tc: d\n", "YAML syntax error");
+	/* Invalid UTF-8 is the reader's error, located by byte. */
+	expect_err("profiles:\n  web: {image: \xff}\n", "t.yaml: invalid input at byte");
+}
+
+static void
+test_cfg_rejects_overlong_values(void **state)
+{
+	char *big, *y, *list;
+	size_t i, n;
+
+	(void)state;
+	big = xmalloc(5000);
+	memset(big, 'a', 4999);
+	big[4999] = '\0';
+	y = xasprintf("profiles:\n  web:\n    image: %s\n", big);
+	expect_err(y, "t.yaml:3: profiles.web.image: longer than 4096 bytes");
+	free(y);
+	free(big);
+
+	list = xstrdup("");
+	for (i = 0; i < 257; i++) {
+		y = xasprintf("%s  - \"make t%zu\"\n", list, i);
+		free(list);
+		list = y;
+	}
+	y = xasprintf("escalation:\n auto_approve:\n%sprofiles: {web: {image: a}}\n", list);
+	expect_err(y, "t.yaml:259: escalation.auto_approve: more than 256 entries");
+	free(y);
+	free(list);
+
+	/* Over 1 MiB: refused before parsing. */
+	n = (1 << 20) + 10;
+	big = xmalloc(n + 1);
+	memset(big, '#', n);
+	big[0] = 'a';
+	big[1] = ':';
+	big[2] = '\n';
+	big[n] = '\0';
+	expect_err(big, "t.yaml: larger than 1048576 bytes");
+	free(big);
+
+	/* Deep nesting. */
+	big = xmalloc(200);
+	memset(big, '[', 100);
+	memset(big + 100, ']', 99);
+	big[199] = '\0';
+	expect_err(big, "nested deeper than 32 levels");
+	free(big);
+}
+
+static void
+test_cfg_rejects_nul_and_control_characters(void **state)
+{
+	static const char nul[] = "profiles:\n  web:\n    image: \"a\\0b\"\n";
+	static const char raw_nul[] = "profiles:\n  web:\n    image: a\0b\n";
+
+	(void)state;
+	expect_err(nul, "t.yaml:3: profiles.web.image: contains a NUL byte");
+	expect_errv(raw_nul, sizeof raw_nul - 1, "t.yaml", (const char *)NULL);
+	expect_err("profiles:\n  web:\n    image: \"a\\x1b[2J\"\n",
+	    "profiles.web.image: control character 0x1b not allowed");
+	expect_err("escalation:\n  auto_approve: [\"make\\ntest\"]\nprofiles: {web: {image: a}}\n",
+	    "escalation.auto_approve[0]: control character 0x0a not allowed");
+}
+
+/* ---- profile names ---- */
+
+static void
+test_cfg_rejects_injection_in_profile_names(void **state)
+{
+	static const char *const bad[] = {
+		"a;rm -rf", "../x", "a/b", "a\\\\b", "A", "Web", "x", "a.b", "$(id)", "`id`",
+		"a b", "a|b", "a&b", "a>b", "a*", "\\u00e9t\\u00e9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		"..",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		_cleanup_free_ char *y = xasprintf("profiles:\n  \"%s\":\n    image: a\n", bad[i]);
+
+		expect_err(y, "t.yaml:2: profiles: invalid profile name", "^[a-z0-9_-]{2,32}$");
+	}
+	assert_true(cfg_profile_name_valid("ab"));
+	assert_true(cfg_profile_name_valid("web-agent_2"));
+	assert_true(cfg_profile_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(cfg_profile_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(cfg_profile_name_valid("a"));
+	assert_false(cfg_profile_name_valid(""));
+	assert_false(cfg_profile_name_valid(NULL));
+	assert_false(cfg_profile_name_valid("a;b"));
+}
+
+static void
+test_cfg_error_message_never_echoes_control_bytes(void **state)
+{
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	static const char y[] = "profiles:\n  \"a\\e[31mb\":\n    image: a\n";
+
+	(void)state;
+	assert_int_equal(cfg_load_buf("t.yaml", y, strlen(y), &cfg, &err), -1);
+	assert_null(strchr(err.msg, '\033'));
+	assert_non_null(strstr(err.msg, "t.yaml:2: profiles: control character 0x1b not allowed"));
+	lz_err_clear(&err);
+}
+
+/* ---- CIDRs ---- */
+
+static void
+expect_cidr(const char *in, const char *want)
+{
+	char *norm = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (cfg_cidr_parse(in, &norm, &err) < 0)
+		fail_msg("%s: %s", in, err.msg);
+	assert_string_equal(norm, want);
+	free(norm);
+}
+
+static void
+expect_cidr_err(const char *in, const char *needle)
+{
+	char *norm = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	assert_int_equal(cfg_cidr_parse(in, &norm, &err), -1);
+	assert_null(norm);
+	if (strstr(err.msg, needle) == NULL)
+		fail_msg("%s: message '%s' lacks '%s'", in, err.msg, needle);
+	lz_err_clear(&err);
+}
+
+static void
+test_cfg_cidr_accepts_valid_ipv4_and_ipv6(void **state)
+{
+	(void)state;
+	expect_cidr("10.0.0.0/8", "10.0.0.0/8");
+	expect_cidr("192.0.2.7/32", "192.0.2.7/32");
+	expect_cidr("0.0.0.0/0", "0.0.0.0/0");
+	expect_cidr("172.16.0.0/12", "172.16.0.0/12");
+	expect_cidr("2001:DB8:0:0::/64", "2001:db8::/64");
+	expect_cidr("::1/128", "::1/128");
+	expect_cidr("fe80::/10", "fe80::/10");
+	expect_cidr("::/0", "::/0");
+}
+
+static void
+test_cfg_cidr_rejects_bad_prefix_host_bits_and_garbage(void **state)
+{
+	(void)state;
+	expect_cidr_err("10.0.0.1/8", "'10.0.0.1/8': host bits set; did you mean '10.0.0.0/8'?");
+	expect_cidr_err("192.168.1.130/25", "did you mean '192.168.1.128/25'?");
+	expect_cidr_err("2001:db8::1/32", "host bits set; did you mean '2001:db8::/32'?");
+	expect_cidr_err("10.0.0.0/33", "prefix length must be a number from 0 to 32");
+	expect_cidr_err("::/129", "prefix length must be a number from 0 to 128");
+	expect_cidr_err("10.0.0.0/-1", "prefix length");
+	expect_cidr_err("10.0.0.0/08", "prefix length");
+	expect_cidr_err("10.0.0.0/", "prefix length");
+	expect_cidr_err("10.0.0.0/8x", "prefix length");
+	expect_cidr_err("10.0.0.0/ 8", "prefix length");
+	expect_cidr_err("10.0.0.0", "missing prefix length; did you mean '10.0.0.0/32'?");
+	expect_cidr_err("::1", "did you mean '::1/128'?");
+	expect_cidr_err("300.0.0.0/8", "'300.0.0.0' is not an IPv4 address");
+	expect_cidr_err("10.0.0/8", "is not an IPv4 address");
+	expect_cidr_err("010.0.0.0/8", "is not an IPv4 address");
+	expect_cidr_err("example.com/32", "is not an IPv4 address");
+	expect_cidr_err("fe80::1%eth0/64", "is not an IPv6 address");
+	expect_cidr_err("/8", "is not an IPv4 address");
+	expect_cidr_err("garbage", "missing prefix length");
+}
+
+static void
+test_cfg_cidr_errors_name_key_and_warn_on_everything(void **state)
+{
+	struct cfg *cfg;
+
+	(void)state;
+	expect_err("allow_egress:\n  - 10.0.0.0/8\n  - 10.0.0.1/8\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:3: allow_egress[1]: '10.0.0.1/8': host bits set; did you mean '10.0.0.0/8'?");
+	expect_profile_err("    allow_egress: [1.2.3.4/33]\n",
+	    "t.yaml:4: profiles.web.allow_egress[0]: '1.2.3.4/33': prefix length");
+	cfg = load_ok("allow_egress: [0.0.0.0/0]\nprofiles: {web: {image: a}}\n");
+	assert_non_null(cfg->warnings);
+	assert_non_null(strstr(cfg->warnings[0], "t.yaml:1: allow_egress[0]: allows egress to "
+	    "every address"));
+	cfg_free(cfg);
+}
+
+/* ---- other field checks ---- */
+
+static void
+test_cfg_checks_volume_mode(void **state)
+{
+	struct cfg *cfg;
+	_cleanup_free_ char *y = with_profile("    volumes:\n"
+	    "      - {host: /a, container: /b, mode: \"ro,z\"}\n"
+	    "      - {host: /a, container: /c, mode: rw}\n"
+	    "      - {host: /a, container: /d, mode: Z}\n");
+
+	(void)state;
+	cfg = load_ok(y);
+	assert_string_equal(cfg->profiles[0].volumes[0].mode, "ro,z");
+	cfg_free(cfg);
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: rx}]\n",
+	    "t.yaml:4: profiles.web.volumes[0].mode: 'rx': options are ro, rw, z and Z");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"ro,\"}]\n",
+	    "options are ro, rw, z and Z");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"ro, z\"}]\n",
+	    "options are ro, rw, z and Z");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"ro,rw\"}]\n",
+	    "ro and rw together");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"z,Z\"}]\n",
+	    "z and Z together");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"z,z\"}]\n",
+	    "'z' given twice");
+	expect_profile_err("    volumes: [{host: /a, container: /b, mode: \"ro,exec\"}]\n",
+	    "options are");
+	expect_profile_err("    volumes: [{container: /b}]\n",
+	    "t.yaml:4: profiles.web.volumes[0].host: missing");
+	expect_profile_err("    volumes: [{host: /a}]\n",
+	    "t.yaml:4: profiles.web.volumes[0].container: missing");
+	expect_profile_err("    volumes: [/a:/b]\n",
+	    "profiles.web.volumes[0]: expected a mapping, got a string");
+}
+
+static void
+test_cfg_checks_volume_paths_at_load(void **state)
+{
+	(void)state;
+	expect_profile_err("    volumes: [{host: \"{workspace_dir}/../x\", container: /b}]\n",
+	    "t.yaml:4: profiles.web.volumes[0].host: '{workspace_dir}/../x': '..' path segment "
+	    "refused");
+	expect_profile_err("    volumes: [{host: /a, container: /b/../../etc}]\n",
+	    "profiles.web.volumes[0].container: '/b/../../etc': '..' path segment refused");
+	expect_profile_err("    volumes: [{host: rel/dir, container: /b}]\n",
+	    "profiles.web.volumes[0].host: 'rel/dir' is not an absolute path");
+	expect_profile_err("    volumes: [{host: \"{profile_name}/x\", container: /b}]\n",
+	    "'{profile_name}/x' is not an absolute path");
+	expect_profile_err("    volumes: [{host: /a, container: \"~/x\"}]\n",
+	    "profiles.web.volumes[0].container: '~/x' is not an absolute path");
+	expect_profile_err("    volumes: [{host: \"~bob/x\", container: /b}]\n",
+	    "profiles.web.volumes[0].host: '~user' paths are not supported");
+	expect_profile_err("    volumes: [{host: \"{PROFILE_DIR}/x\", container: /b}]\n",
+	    "profiles.web.volumes[0].host: unknown token '{PROFILE_DIR}'");
+	expect_profile_err("    volumes: [{host: \"{ profile_dir }/x\", container: /b}]\n",
+	    "unknown token '{ profile_dir }'");
+	expect_profile_err("    volumes: [{host: /a, container: \"/home/{profile_name\"}]\n",
+	    "profiles.web.volumes[0].container: unterminated '{'");
+	expect_profile_err("    volumes: [{host: \"/a:/etc\", container: /b}]\n",
+	    "':' and ',' are not allowed in mount paths");
+	expect_profile_err("    volumes: [{host: /a, container: \"/b,readonly=false\"}]\n",
+	    "':' and ',' are not allowed in mount paths");
+	expect_profile_err("    volumes: [{host: /a, container: /workspace/.git}]\n",
+	    "profiles.web.volumes[0].container: '/workspace/.git' is reserved");
+	expect_profile_err("    volumes: [{host: /a, container: /run/lazaret}]\n", "is reserved");
+	expect_profile_err("    volumes: [{host: /a, container: //}]\n", "'/' is reserved");
+	expect_profile_err("    volumes: [{host: \"\", container: /b}]\n", "empty path");
+}
+
+static void
+test_cfg_checks_persistent_dirs(void **state)
+{
+	(void)state;
+	expect_profile_err("    persistent_dirs: [usr]\n",
+	    "t.yaml:4: profiles.web.persistent_dirs[0]: 'usr' is not an absolute path");
+	expect_profile_err("    persistent_dirs: [/usr, /var, /usr/]\n",
+	    "profiles.web.persistent_dirs[2]: '/usr' is listed twice");
+	expect_profile_err("    persistent_dirs: [/]\n", "'/' is reserved");
+	expect_profile_err("    persistent_dirs: [/workspace]\n", "'/workspace' is reserved");
+	expect_profile_err("    persistent_dirs: [/proc/sys]\n", "'/proc/sys' is reserved");
+	expect_profile_err("    persistent_dirs: [\"/var/{profile_name}\"]\n",
+	    "tokens are not allowed in persistent_dirs");
+	expect_profile_err("    persistent_dirs: [/usr/../etc]\n", "'..' path segment refused");
+}
+
+static void
+test_cfg_checks_env_names_and_values(void **state)
+{
+	(void)state;
+	expect_profile_err("    env:\n      1BAD: x\n",
+	    "t.yaml:5: profiles.web.env: invalid variable name '1BAD'");
+	expect_profile_err("    env:\n      \"A-B\": x\n", "invalid variable name 'A-B'");
+	expect_profile_err("    env:\n      \"A=B\": x\n", "invalid variable name 'A=B'");
+	expect_profile_err("    env:\n      LAZARET_SESSION_ID: x\n",
+	    "profiles.web.env.LAZARET_SESSION_ID: names starting with LAZARET_ are reserved");
+	expect_profile_err("    env:\n      A: \"env:\"\n",
+	    "profiles.web.env.A: 'env:': after 'env:' comes a host variable name");
+	expect_profile_err("    env:\n      A: \"env:$(id)\"\n", "after 'env:' comes");
+	expect_profile_err("    env:\n      A: \"{HOME}\"\n",
+	    "t.yaml:5: profiles.web.env.A: unknown token '{HOME}'");
+	expect_profile_err("    env:\n      A: [x]\n",
+	    "profiles.web.env.A: expected a string, got a sequence");
+	expect_profile_err("    env: [A=b]\n", "profiles.web.env: expected a mapping");
+}
+
+static void
+test_cfg_checks_image_data_root_socket_dir_auto_approve(void **state)
+{
+	(void)state;
+	expect_err("profiles:\n  web:\n    image: --privileged\n",
+	    "t.yaml:3: profiles.web.image: an image reference starts with a letter or digit");
+	expect_err("profiles:\n  web:\n    image: \"\"\n", "profiles.web.image: empty image name");
+	expect_err("profiles:\n  web:\n    image: \"img; rm -rf /\"\n",
+	    "character ';' is not allowed in an image reference");
+	expect_err("data_root: \"{profile_dir}\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: data_root: tokens are not allowed here");
+	expect_err("data_root: relative/dir\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: data_root: 'relative/dir' is not an absolute path");
+	expect_err("data_root: /srv/../etc\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: data_root: '/srv/../etc': '..' path segment refused");
+	expect_err("data_root: ~root/x\nprofiles: {web: {image: a}}\n",
+	    "data_root: '~user' paths are not supported");
+	expect_err("escalation:\n  socket_dir: \"/tmp/{domain_hash}\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: escalation.socket_dir: tokens are not allowed here");
+	expect_err("escalation:\n  socket_dir: /run/../tmp\nprofiles: {web: {image: a}}\n",
+	    "escalation.socket_dir: '/run/../tmp': '..' path segment refused");
+	expect_err("escalation:\n  auto_approve: [\"  \"]\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: escalation.auto_approve[0]: empty command");
+	expect_err("escalation:\n  auto_approve: [[make]]\nprofiles: {web: {image: a}}\n",
+	    "escalation.auto_approve[0]: expected a string, got a sequence");
+	/* The policy module's verdict, located by the config. */
+	expect_err("escalation:\n  auto_approve: [make test, git status]\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: escalation.auto_approve[1]: 'git status' can never be auto-approved");
+	expect_err("escalation:\n  auto_approve:\n    - \"make test; id\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:3: escalation.auto_approve[0]: 'make test; id' contains");
+}
+
+static void
+test_cfg_tilde_only_at_position_0(void **state)
+{
+	struct cfg *cfg;
+	_cleanup_free_ char *want = xasprintf("%s/d", home);
+
+	(void)state;
+	cfg = load_ok("data_root: ~/d\nprofiles: {web: {image: a}}\n");
+	assert_string_equal(cfg->data_root, want);
+	cfg_free(cfg);
+	cfg = load_ok("data_root: /srv/~/d\nescalation: {socket_dir: /x/~}\n"
+	    "profiles: {web: {image: a}}\n");
+	assert_string_equal(cfg->data_root, "/srv/~/d");
+	assert_string_equal(cfg->esc_socket_dir, "/x/~");
+	cfg_free(cfg);
+}
+
+/* ---- profile lookup ---- */
+
+static void
+test_cfg_profile_find_picks_default_or_only_profile(void **state)
+{
+	struct cfg *cfg;
+	lz_err_t err = LZ_ERR_INIT;
+	const struct cfg_profile *p;
+
+	(void)state;
+	cfg = load_ok("profiles:\n  solo: {image: a}\n");
+	p = cfg_profile_find(cfg, NULL, &err);
+	assert_non_null(p);
+	assert_string_equal(p->name, "solo");
+	cfg_free(cfg);
+
+	cfg = load_ok("profiles:\n  web: {image: a}\n  api: {image: b}\n");
+	assert_null(cfg_profile_find(cfg, NULL, &err));
+	assert_int_equal(err.code, LZ_EUSAGE);
+	assert_non_null(strstr(err.msg, "none is named 'default'"));
+	assert_non_null(strstr(err.msg, "(have: web, api)"));
+	lz_err_clear(&err);
+	assert_null(cfg_profile_find(cfg, "wbe", &err));
+	assert_non_null(strstr(err.msg, "no profile 'wbe' in t.yaml; did you mean 'web'?"));
+	lz_err_clear(&err);
+	assert_null(cfg_profile_find(cfg, "zzzzzz", &err));
+	assert_non_null(strstr(err.msg, "(have: web, api)"));
+	lz_err_clear(&err);
+	assert_null(cfg_profile_find(cfg, "../etc", &err));
+	assert_non_null(strstr(err.msg, "invalid profile name '../etc'"));
+	lz_err_clear(&err);
+	p = cfg_profile_find(cfg, "api", &err);
+	assert_non_null(p);
+	assert_string_equal(p->image, "b");
+	cfg_free(cfg);
+}
+
+/* ---- resolve ---- */
+
+static struct cfg_resolved *
+resolve_ok(const struct cfg *cfg, const char *profile, const char *ws)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	const struct cfg_profile *p = cfg_profile_find(cfg, profile, &err);
+	struct cfg_resolved *r = NULL;
+	char h[ANCHOR_HASH_LEN + 1];
+
+	assert_non_null(p);
+	anchor_hash(p->name, ws, h);
+	if (cfg_profile_resolve(cfg, p, ws, h, &r, &err) < 0)
+		fail_msg("resolve: %s", err.msg);
+	return r;
+}
+
+static const char *
+env_get(const struct cfg_resolved *r, const char *name)
+{
+	size_t i, l = strlen(name);
+
+	for (i = 0; i < r->n_env; i++)
+		if (strncmp(r->env[i], name, l) == 0 && r->env[i][l] == '=')
+			return r->env[i] + l + 1;
+	return NULL;
+}
+
+static void
+test_cfg_resolve_expands_tokens(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	char h[ANCHOR_HASH_LEN + 1];
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *dr = xasprintf("%s/lz-data", home),
+	    *pd = NULL, *dd = NULL, *v0 = NULL, *v1 = NULL, *v2 = NULL, *where = NULL;
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	setenv("LZ_TEST_SECRET", "s3cr3t-value", 1);
+	unsetenv("LZ_TEST_UNSET_VAR");
+	cfg = load_ok(full_yaml);
+	r = resolve_ok(cfg, "web-agent_2", ws);
+	anchor_hash("web-agent_2", ws, h);
+	pd = xasprintf("%s/web-agent_2", dr);
+	dd = xasprintf("%s/domains/%s", dr, h);
+	assert_string_equal(r->profile_dir, pd);
+	assert_string_equal(r->domain_hash, h);
+	assert_string_equal(r->domain_dir, dd);
+	assert_string_equal(r->workspace_dir, ws);
+	assert_int_equal(r->n_volumes, 3);
+	v0 = xasprintf("%s/cache", pd);
+	assert_string_equal(r->volumes[0].host, v0);
+	assert_string_equal(r->volumes[0].container, "/root/.cache");
+	assert_string_equal(r->volumes[0].mode, "z");
+	v1 = xasprintf("%s/sub", ws);
+	assert_string_equal(r->volumes[1].host, v1);
+	assert_string_equal(r->volumes[1].container, "/home/web-agent_2/sub");
+	v2 = xasprintf("%s/x", dd);
+	assert_string_equal(r->volumes[2].host, v2);
+	where = xasprintf("web-agent_2@%s", h);
+	assert_string_equal(env_get(r, "WHERE"), where);
+	assert_string_equal(env_get(r, "JSON"), "{\"a\": 1}");
+	assert_string_equal(env_get(r, "EDITOR"), "vi");
+	/* Global and profile CIDRs merged, duplicates once. */
+	assert_int_equal(r->n_allow_egress, 3);
+	assert_string_equal(r->allow_egress[0], "10.0.2.2/32");
+	assert_string_equal(r->allow_egress[1], "2001:db8::/32");
+	assert_string_equal(r->allow_egress[2], "192.0.2.0/24");
+	assert_null(r->env[r->n_env]);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_resolve_pulls_env_var_and_skips_unset_with_warning(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home);
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	/* A host value that looks like a token is passed verbatim. */
+	setenv("LZ_TEST_SECRET", "s3cr3t {profile_dir}", 1);
+	unsetenv("LZ_TEST_UNSET_VAR");
+	cfg = load_ok(full_yaml);
+	r = resolve_ok(cfg, "web-agent_2", ws);
+	assert_string_equal(env_get(r, "TOKEN"), "s3cr3t {profile_dir}");
+	assert_null(env_get(r, "MISSING"));
+	assert_int_equal(r->n_env, 4);
+	assert_non_null(r->warnings);
+	assert_non_null(strstr(r->warnings[0], "t.yaml:20: profiles.web-agent_2.env.MISSING: "
+	    "host variable LZ_TEST_UNSET_VAR is unset; MISSING is not passed"));
+	assert_null(r->warnings[1]);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_resolve_canonicalizes_symlinked_host_path(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *real = xasprintf("%s/real", home),
+	    *link = xasprintf("%s/proj/link", home), *want = xasprintf("%s/real/deep/er", home),
+	    *y = NULL, *dlink = xasprintf("%s/dlink", home), *dreal = xasprintf("%s/dreal", home),
+	    *want_pd = xasprintf("%s/dreal/web", home);
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	assert_int_equal(mkdir(real, 0700), 0);
+	assert_int_equal(mkdir(dreal, 0700), 0);
+	assert_int_equal(symlink("../real", link), 0);
+	assert_int_equal(symlink(dreal, dlink), 0);
+	/* The `..` inside the symlink target is the filesystem's, not the config's. */
+	y = xasprintf("data_root: %s\nprofiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"{workspace_dir}/link/deep/er\", container: /c}\n", dlink);
+	cfg = load_ok(y);
+	assert_string_equal(cfg->data_root, dreal);
+	r = resolve_ok(cfg, "web", ws);
+	assert_string_equal(r->volumes[0].host, want);
+	assert_string_equal(r->profile_dir, want_pd);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_resolve_rejects_dotdot_after_expansion(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	cfg = load_ok("profiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"{workspace_dir}/x\", container: /c}\n");
+	/* A workspace that is not canonical brings a `..` into every expansion. */
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], "/home/u/../../etc",
+	    "0123456789ab", &r, &err), -1);
+	assert_null(r);
+	assert_non_null(strstr(err.msg, "security: workspace '/home/u/../../etc' is not a "
+	    "canonical absolute path"));
+	lz_err_clear(&err);
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], "relative",
+	    "0123456789ab", &r, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], "/tmp", "../../x", &r,
+	    &err), -1);
+	assert_non_null(strstr(err.msg, "domain hash '../../x' is not 12 lowercase hex"));
+	lz_err_clear(&err);
+	/* A workspace with ':' cannot go into a mount spec. */
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], "/tmp/a:b",
+	    "0123456789ab", &r, &err), -1);
+	assert_non_null(strstr(err.msg, "t.yaml:5: profiles.web.volumes[0].host: '/tmp/a:b/x' "
+	    "after expansion: ':' and ',' are not allowed"));
+	lz_err_clear(&err);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_resolve_rejects_reserved_container_after_expansion(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	cfg = load_ok("profiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: /srv, container: \"{workspace_dir}\"}\n");
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], "/workspace",
+	    "0123456789ab", &r, &err), -1);
+	assert_non_null(strstr(err.msg, "t.yaml:5: profiles.web.volumes[0].container: "
+	    "'/workspace' is reserved"));
+	lz_err_clear(&err);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_resolve_keeps_tilde_literal_after_position_0(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	_cleanup_free_ char *want = xasprintf("%s/cache", home);
+
+	(void)state;
+	cfg = load_ok("profiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"~/cache\", container: /c}\n"
+	    "      - {host: /srv/a/~/b, container: /d/~}\n");
+	r = resolve_ok(cfg, "web", "/tmp");
+	assert_string_equal(r->volumes[0].host, want);
+	assert_string_equal(r->volumes[1].host, "/srv/a/~/b");
+	assert_string_equal(r->volumes[1].container, "/d/~");
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_load_and_resolve_create_nothing(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	struct stat st;
+	_cleanup_free_ char *dr = xasprintf("%s/never", home);
+
+	(void)state;
+	cfg = load_ok("data_root: ~/never\nescalation: {socket_dir: ~/never/sock}\n"
+	    "profiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"{profile_dir}/c\", container: /c}\n"
+	    "      - {host: \"{domain_dir}/d\", container: /d}\n");
+	r = resolve_ok(cfg, "web", "/tmp");
+	assert_int_equal(stat(dr, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+/* ---- print ---- */
+
+static char *
+print_to_string(const struct cfg *cfg, const struct cfg_resolved *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	cfg_print(f, cfg, r);
+	fclose(f);
+	return buf;
+}
+
+static void
+test_cfg_print_round_trips(void **state)
+{
+	struct cfg *cfg, *again;
+	char *out1, *out2;
+
+	(void)state;
+	cfg = load_ok(full_yaml);
+	out1 = print_to_string(cfg, NULL);
+	again = load_ok(out1);
+	out2 = print_to_string(again, NULL);
+	/* Only the first line (the source file name) may differ. */
+	assert_string_equal(strchr(out1, '\n'), strchr(out2, '\n'));
+	assert_non_null(strstr(out1, "      TOKEN: \"env:LZ_TEST_SECRET\"\n"));
+	assert_non_null(strstr(out1, "      JSON: \"{{\\\"a\\\": 1}\"\n"));
+	free(out1);
+	free(out2);
+	cfg_free(again);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_print_resolved_hides_host_env_values(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	char *out, h[ANCHOR_HASH_LEN + 1];
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *line = NULL;
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	setenv("LZ_TEST_SECRET", "s3cr3t-value", 1);
+	unsetenv("LZ_TEST_UNSET_VAR");
+	cfg = load_ok(full_yaml);
+	r = resolve_ok(cfg, "web-agent_2", ws);
+	out = print_to_string(cfg, r);
+	assert_null(strstr(out, "s3cr3t"));
+	assert_non_null(strstr(out, "      TOKEN: \"env:LZ_TEST_SECRET (set)\"\n"));
+	assert_non_null(strstr(out, "      MISSING: \"env:LZ_TEST_UNSET_VAR (unset: not passed)\"\n"));
+	assert_non_null(strstr(out, "      EDITOR: \"vi\"\n"));
+	anchor_hash("web-agent_2", ws, h);
+	line = xasprintf("    domain_hash: \"%s\"\n", h);
+	assert_non_null(strstr(out, line));
+	assert_non_null(strstr(out, "    workspace_dir: "));
+	/* Only the resolved profile. */
+	assert_null(strstr(out, "  default:\n"));
+	free(out);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup_home, teardown_home)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_cfg_loads_full_example),
+		T(test_cfg_embedded_default_loads_with_profile_default),
+		T(test_cfg_defaults_follow_xdg_variables),
+		T(test_cfg_load_reads_xdg_config_home_then_home_config),
+		T(test_cfg_load_explicit_path_must_exist_and_be_a_file),
+		T(test_cfg_error_names_file_line_and_key),
+		T(test_cfg_rejects_unknown_keys_with_suggestion),
+		T(test_cfg_rejects_duplicate_keys),
+		T(test_cfg_rejects_empty_and_non_mapping_documents),
+		T(test_cfg_rejects_anchors_aliases_and_tags),
+		T(test_cfg_syntax_error_gives_line_and_column),
+		T(test_cfg_rejects_overlong_values),
+		T(test_cfg_rejects_nul_and_control_characters),
+		T(test_cfg_rejects_injection_in_profile_names),
+		T(test_cfg_error_message_never_echoes_control_bytes),
+		T(test_cfg_cidr_accepts_valid_ipv4_and_ipv6),
+		T(test_cfg_cidr_rejects_bad_prefix_host_bits_and_garbage),
+		T(test_cfg_cidr_errors_name_key_and_warn_on_everything),
+		T(test_cfg_checks_volume_mode),
+		T(test_cfg_checks_volume_paths_at_load),
+		T(test_cfg_checks_persistent_dirs),
+		T(test_cfg_checks_env_names_and_values),
+		T(test_cfg_checks_image_data_root_socket_dir_auto_approve),
+		T(test_cfg_tilde_only_at_position_0),
+		T(test_cfg_profile_find_picks_default_or_only_profile),
+		T(test_cfg_resolve_expands_tokens),
+		T(test_cfg_resolve_pulls_env_var_and_skips_unset_with_warning),
+		T(test_cfg_resolve_canonicalizes_symlinked_host_path),
+		T(test_cfg_resolve_rejects_dotdot_after_expansion),
+		T(test_cfg_resolve_rejects_reserved_container_after_expansion),
+		T(test_cfg_resolve_keeps_tilde_literal_after_position_0),
+		T(test_cfg_load_and_resolve_create_nothing),
+		T(test_cfg_print_round_trips),
+		T(test_cfg_print_resolved_hides_host_env_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
