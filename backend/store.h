@@ -44,6 +44,9 @@ int store_exec(sqlite3 *db, const char *sql, lz_err_t *err);
 /* Fill err from the connection's last error: "<what>: <sqlite message>". */
 int store_sql_err(sqlite3 *db, const char *what, lz_err_t *err);
 
+/* Bind s (copied) to parameter i, or SQL NULL when s is NULL. */
+int store_bind_text(sqlite3_stmt *stmt, int i, const char *s);
+
 /* Nestable transaction (a SAVEPOINT): begin, then commit or rollback. */
 int store_tx_begin(struct store *, lz_err_t *err);
 int store_tx_commit(struct store *, lz_err_t *err);

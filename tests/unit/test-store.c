@@ -1,0 +1,682 @@
+/* test-store.c - the state store against a real SQLite file: locking,
+ * creation, migrations, session records and the threadpool API. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "store.h"
+#include "store-migrate.h"
+#include "xmalloc.h"
+
+struct fx {
+	char dir[64];
+	char *path;
+};
+
+static int
+fx_setup(void **state)
+{
+	struct fx *fx = xcalloc(1, sizeof *fx);
+
+	snprintf(fx->dir, sizeof fx->dir, "/tmp/lz-store.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	fx->path = xasprintf("%s/state.db", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int
+fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char *p;
+	size_t i;
+
+	for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		p = xasprintf("%s%s", fx->path, sfx[i]);
+		unlink(p);
+		free(p);
+	}
+	rmdir(fx->dir);
+	free(fx->path);
+	free(fx);
+	return 0;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+static sqlite3 *
+raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	return db;
+}
+
+static void
+raw_close(sqlite3 *db)
+{
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static int64_t
+raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Everything a migration could change, as one string. */
+static char *
+raw_dump(sqlite3 *db)
+{
+	static const char sql[] =
+	    "SELECT (SELECT user_version FROM pragma_user_version) || '|' ||"
+	    " (SELECT group_concat(name || ':' || sql, ';') FROM"
+	    "   (SELECT name, sql FROM sqlite_master ORDER BY name)) || '|' ||"
+	    " (SELECT group_concat(id || ',' || started || ',' || info, ';') FROM"
+	    "   (SELECT * FROM sessions ORDER BY id))";
+	sqlite3_stmt *st = NULL;
+	char *s;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	s = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* A state.db exactly as schema version 1 wrote it (frozen fixture: do not
+ * derive it from the product's step). */
+static void
+make_v1(const char *path, const char *extra_rows)
+{
+	sqlite3 *db = raw_open(path);
+
+	raw_exec(db,
+	    "CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, started INTEGER NOT NULL,"
+	    "  info TEXT NOT NULL);"
+	    "CREATE TABLE audit (seq INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"
+	    "  kind TEXT NOT NULL, actor TEXT NOT NULL, session_id TEXT, request_id TEXT,"
+	    "  detail TEXT NOT NULL, prev_hash BLOB NOT NULL, hash BLOB NOT NULL);"
+	    "CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    "  seq INTEGER NOT NULL, hash BLOB NOT NULL);"
+	    "INSERT INTO audit_head VALUES (1, 0, zeroblob(32));"
+	    "INSERT INTO sessions VALUES ('s-run', 1700000300,"
+	    "  '{\"profile\":\"web\",\"workspace\":\"/home/u/proj\",\"pid\":4242}');"
+	    "INSERT INTO sessions VALUES ('s-ok', 1700000100,"
+	    "  '{\"profile\":\"web\",\"workspace\":\"/home/u/proj\",\"pid\":100,"
+	    "    \"ended\":1700000200,\"exit\":0}');"
+	    "INSERT INTO sessions VALUES ('s-kill', 1700000150,"
+	    "  '{\"workspace\":\"/srv/a b\",\"profile\":\"ml\",\"ended\":1700000160,\"exit\":137}');"
+	    "PRAGMA user_version=1;");
+	if (extra_rows != NULL)
+		raw_exec(db, extra_rows);
+	raw_close(db);
+}
+
+struct seen {
+	int n;
+	char line[8][256];
+};
+
+static int
+collect_cb(const struct store_session *s, void *arg)
+{
+	struct seen *sn = arg;
+
+	if (sn->n < 8)
+		snprintf(sn->line[sn->n], sizeof sn->line[0], "%s %s %s pid=%lld start=%lld %s%lld exit=%d",
+		    s->id, s->profile, s->workspace, (long long)s->pid, (long long)s->started_at,
+		    s->ended ? "end=" : "running", s->ended ? (long long)s->ended_at : 0LL,
+		    s->exit_status);
+	sn->n++;
+	return 0;
+}
+
+static void
+test_store_open_creates_private_wal_file_at_current_version(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	struct stat sb;
+	char *wal, *shm;
+	size_t n;
+
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(stat(fx->path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	store_migrate_steps(&n);
+	assert_int_equal(n, 2);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(store_db(st), "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA synchronous"), 1);	/* NORMAL */
+	assert_int_equal(store_session_begin(st, "s1", "web", "/w", 1, 0, &err), 0);
+	wal = xasprintf("%s-wal", fx->path);
+	shm = xasprintf("%s-shm", fx->path);
+	assert_int_equal(stat(wal, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(stat(shm, &sb), -1);	/* EXCLUSIVE before WAL: index in heap */
+	assert_int_equal(errno, ENOENT);
+	store_close(st);
+	free(wal);
+	free(shm);
+}
+
+static void
+test_store_open_in_missing_directory_names_it(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	char *p = xasprintf("%s/no-such-dir/state.db", fx->dir);
+
+	assert_int_equal(store_open(p, &st, &err), -1);
+	assert_null(st);
+	assert_non_null(strstr(err.msg, "does not exist"));
+	assert_non_null(strstr(err.msg, "no-such-dir"));
+	lz_err_clear(&err);
+	free(p);
+}
+
+static void
+test_store_open_refuses_a_file_that_is_not_sqlite(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	char junk[4096];
+	int fd;
+
+	memset(junk, 'x', sizeof junk);
+	fd = open(fx->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+	close(fd);
+	assert_int_equal(store_open(fx->path, &st, &err), -1);
+	assert_null(st);
+	assert_non_null(strstr(err.msg, "is not a SQLite database"));
+	assert_non_null(strstr(err.msg, fx->path));
+	lz_err_clear(&err);
+}
+
+static void
+test_store_open_refuses_a_symlink(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	char *target = xasprintf("%s/real.db", fx->dir);
+
+	assert_int_equal(symlink(target, fx->path), 0);
+	assert_int_equal(store_open(fx->path, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	assert_int_equal(access(target, F_OK), -1);	/* nothing created through it */
+	lz_err_clear(&err);
+	free(target);
+}
+
+static void
+test_store_open_refuses_a_newer_schema_and_leaves_it(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	sqlite3 *db = raw_open(fx->path);
+
+	raw_exec(db, "CREATE TABLE future (x); PRAGMA user_version=7;");
+	raw_close(db);
+	assert_int_equal(store_open(fx->path, &st, &err), -1);
+	assert_null(st);
+	assert_non_null(strstr(err.msg, "created by a newer Lazaret"));
+	assert_non_null(strstr(err.msg, "version 7"));
+	lz_err_clear(&err);
+	db = raw_open(fx->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'"), 0);
+	raw_close(db);
+}
+
+static void
+test_store_migrates_v1_session_blobs_to_typed_columns(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	struct seen sn = { 0 };
+
+	make_v1(fx->path, NULL);
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(store_db(st),
+	    "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'info'"), 0);
+	assert_int_equal(raw_int(store_db(st),
+	    "SELECT count(*) FROM sqlite_master WHERE name = 'sessions_v2'"), 0);
+	assert_int_equal(store_session_list(st, collect_cb, &sn, &err), 0);
+	assert_int_equal(sn.n, 3);
+	assert_string_equal(sn.line[0], "s-ok web /home/u/proj pid=100 start=1700000100000 end=1700000200000 exit=0");
+	assert_string_equal(sn.line[1], "s-kill ml /srv/a b pid=0 start=1700000150000 end=1700000160000 exit=137");
+	assert_string_equal(sn.line[2], "s-run web /home/u/proj pid=4242 start=1700000300000 running0 exit=0");
+	/* The converted running session can be ended through the v2 API. */
+	assert_int_equal(store_session_end(st, "s-run", 3, 1700000400000, &err), 0);
+	store_close(st);
+}
+
+static int
+fail_midway_cb(sqlite3 *db, lz_err_t *err)
+{
+	if (store_exec(db, "CREATE TABLE half (x); INSERT INTO half VALUES (1);"
+	    "UPDATE sessions SET pid = 0;", err) < 0)
+		return -1;
+	return lz_err_set(err, EIO, "injected failure");
+}
+
+static void
+test_store_migration_failing_midway_leaves_the_file_unchanged(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store_migrate_step steps[3];
+	const struct store_migrate_step *prod;
+	struct store *st = NULL;
+	char *before, *after;
+	sqlite3 *db;
+	size_t n;
+	int from = -1;
+
+	make_v1(fx->path, NULL);
+	prod = store_migrate_steps(&n);
+	memcpy(steps, prod, 2 * sizeof steps[0]);
+	steps[2] = (struct store_migrate_step){ "test: fails midway", fail_midway_cb };
+	db = raw_open(fx->path);
+	before = raw_dump(db);
+	/* Runs the real v1->v2 copy, then the failing step: both undone. */
+	assert_int_equal(store_migrate_run(db, steps, 3, &from, &err), -1);
+	assert_int_equal(from, 1);
+	assert_non_null(strstr(err.msg, "migrating schema version 2 to 3 (test: fails midway): injected failure"));
+	lz_err_clear(&err);
+	after = raw_dump(db);
+	assert_string_equal(before, after);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(db, "PRAGMA foreign_keys"), 0);
+	raw_close(db);
+	free(before);
+	free(after);
+	/* The product's own steps still succeed afterwards. */
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
+	store_close(st);
+}
+
+static void
+test_store_open_with_a_bad_v1_row_names_it_and_keeps_v1(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	char *before, *after;
+	sqlite3 *db;
+
+	make_v1(fx->path, "INSERT INTO sessions VALUES ('s-bad', 1, '{\"profile\":\"web\",');");
+	db = raw_open(fx->path);
+	before = raw_dump(db);
+	raw_close(db);
+	assert_int_equal(store_open(fx->path, &st, &err), -1);
+	assert_null(st);
+	assert_non_null(strstr(err.msg, "session s-bad: info is not valid JSON"));
+	assert_non_null(strstr(err.msg, fx->path));
+	lz_err_clear(&err);
+	db = raw_open(fx->path);
+	after = raw_dump(db);
+	assert_string_equal(before, after);
+	raw_close(db);
+	free(before);
+	free(after);
+}
+
+static void
+test_store_session_records_begin_end_and_list(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	struct seen sn = { 0 };
+	int64_t t0;
+
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(store_session_begin(st, "a", "web", "/w", 11, 1000, &err), 0);
+	assert_int_equal(store_session_begin(st, "b", "ml", "/m", 12, 2000, &err), 0);
+	assert_int_equal(store_session_begin(st, "a", "web", "/w", 13, 3000, &err), -1);
+	assert_non_null(strstr(err.msg, "session a is already recorded"));
+	lz_err_clear(&err);
+	assert_int_equal(store_session_end(st, "a", 0, 5000, &err), 0);
+	assert_int_equal(store_session_end(st, "a", 1, 6000, &err), -1);
+	assert_non_null(strstr(err.msg, "session a has already ended"));
+	lz_err_clear(&err);
+	assert_int_equal(store_session_end(st, "zz", 1, 6000, &err), -1);
+	assert_non_null(strstr(err.msg, "no session zz"));
+	lz_err_clear(&err);
+	assert_int_equal(store_session_begin(st, "", "web", "/w", 1, 0, &err), -1);
+	lz_err_clear(&err);
+	t0 = store_now_ms();
+	assert_int_equal(store_session_begin(st, "c", "web", "/w", 0, 0, &err), 0);
+	store_close(st);
+	/* Survives a reopen. */
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(store_session_list(st, collect_cb, &sn, &err), 0);
+	assert_int_equal(sn.n, 3);
+	assert_string_equal(sn.line[0], "a web /w pid=11 start=1000 end=5000 exit=0");
+	assert_string_equal(sn.line[1], "b ml /m pid=12 start=2000 running0 exit=0");
+	assert_true(strncmp(sn.line[2], "c web /w pid=0 start=", 21) == 0);
+	assert_true(strtoll(sn.line[2] + 21, NULL, 10) >= t0);
+	store_close(st);
+}
+
+static void
+test_store_second_connection_in_same_process_is_refused(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *a = NULL, *b = NULL;
+
+	assert_int_equal(store_open(fx->path, &a, &err), 0);
+	assert_int_equal(store_open(fx->path, &b, &err), -1);
+	assert_null(b);
+	assert_non_null(strstr(err.msg, "is in use by another process"));
+	lz_err_clear(&err);
+	store_close(a);
+}
+
+struct child_report {
+	int rc;
+	int64_t ms;
+	char msg[512];
+};
+
+static void
+child_try(const char *path, int wfd)
+{
+	struct child_report r = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	int64_t t0 = mono_ms();
+
+	r.rc = store_open(path, &st, &err);
+	r.ms = mono_ms() - t0;
+	snprintf(r.msg, sizeof r.msg, "%s", err.msg != NULL ? err.msg : "");
+	lz_err_clear(&err);
+	if (st != NULL && store_session_begin(st, "child", "web", "/w", getpid(), 0, &err) < 0)
+		r.rc = -2;
+	store_close(st);
+	if (write(wfd, &r, sizeof r) != (ssize_t)sizeof r)
+		_exit(3);
+}
+
+/* The child is forked before the parent opens the store: SQLite state must
+ * not cross a fork (its in-process lock table would come along). */
+static void
+test_store_second_process_fails_at_once_then_opens_after_close(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct child_report r;
+	struct store *st = NULL;
+	int c2p[2], p2c[2], ws;
+	char go;
+	pid_t pid;
+
+	assert_int_equal(pipe(c2p), 0);
+	assert_int_equal(pipe(p2c), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(c2p[0]);
+		close(p2c[1]);
+		if (read(p2c[0], &go, 1) != 1)
+			_exit(4);
+		child_try(fx->path, c2p[1]);
+		if (read(p2c[0], &go, 1) != 1)
+			_exit(4);
+		child_try(fx->path, c2p[1]);
+		_exit(0);
+	}
+	close(c2p[1]);
+	close(p2c[0]);
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(store_session_begin(st, "parent", "web", "/w", getpid(), 0, &err), 0);
+	assert_int_equal(write(p2c[1], "1", 1), 1);
+	assert_int_equal(read(c2p[0], &r, sizeof r), (ssize_t)sizeof r);
+	assert_int_equal(r.rc, -1);
+	assert_true(r.ms < 500);
+	assert_non_null(strstr(r.msg, "is in use by another process"));
+	assert_non_null(strstr(r.msg, fx->path));
+	assert_non_null(strstr(r.msg, "lazaret status"));
+	store_close(st);
+	assert_int_equal(write(p2c[1], "2", 1), 1);
+	assert_int_equal(read(c2p[0], &r, sizeof r), (ssize_t)sizeof r);
+	if (r.rc != 0)
+		fail_msg("child's open after close: %s", r.msg);
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	close(c2p[0]);
+	close(p2c[1]);
+	/* The child's write landed. */
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 2);
+	store_close(st);
+}
+
+static void
+test_store_tx_rollback_undoes_nested_writes(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct store *st = NULL;
+	struct audit_rec rec = { .kind = "session.start", .actor = "test" };
+
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(store_tx_begin(st, &err), 0);
+	assert_int_equal(store_session_begin(st, "x", "web", "/w", 1, 0, &err), 0);
+	assert_int_equal(audit_append(st, &rec, NULL, &err), 0);
+	store_tx_rollback(st);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 0);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM audit"), 0);
+	assert_int_equal(raw_int(store_db(st), "SELECT seq FROM audit_head"), 0);
+	assert_int_equal(store_tx_begin(st, &err), 0);
+	assert_int_equal(audit_append(st, &rec, NULL, &err), 0);
+	assert_int_equal(store_tx_commit(st, &err), 0);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM audit"), 1);
+	store_close(st);
+}
+
+/* store_submit: 200 appends from the pool while a 10 ms timer runs. */
+#define POOL_JOBS 200
+#define POOL_WAIT_EVERY 50	/* these jobs wait for a tick of the loop */
+
+struct pool {
+	struct store *st;
+	uv_timer_t timer;
+	atomic_int ticks;
+	int done, next, failures, ticks_at_last;
+	pthread_t loop_thread;
+	bool wrong_thread;
+	char why[256];
+};
+
+struct pool_job {
+	struct pool *p;
+	int i;
+};
+
+static void
+pool_tick_cb(uv_timer_t *t)
+{
+	struct pool *p = t->data;
+
+	atomic_fetch_add(&p->ticks, 1);
+}
+
+static int
+pool_work_cb(struct store *st, void *arg, lz_err_t *err)
+{
+	struct pool_job *j = arg;
+	char detail[64];
+	struct audit_rec rec = { .kind = "esc.request", .actor = "pool", .detail = detail };
+	struct timespec ms1 = { 0, 1000000 };
+	int64_t deadline;
+	int t0;
+
+	snprintf(detail, sizeof detail, "{\"i\":%d}", j->i);
+	if (audit_append(st, &rec, NULL, err) < 0)
+		return -1;
+	if (j->i % POOL_WAIT_EVERY != POOL_WAIT_EVERY / 2)
+		return 0;
+	/* Only a loop that is not blocked by us can tick now. */
+	t0 = atomic_load(&j->p->ticks);
+	deadline = mono_ms() + 5000;
+	while (atomic_load(&j->p->ticks) == t0)
+		if (mono_ms() > deadline)
+			return lz_err_set(err, ETIMEDOUT, "job %d: the loop did not tick while it ran", j->i);
+		else
+			nanosleep(&ms1, NULL);
+	return 0;
+}
+
+static void
+pool_done_cb(void *arg, int status, lz_err_t *err)
+{
+	struct pool_job *j = arg;
+	struct pool *p = j->p;
+
+	if (!pthread_equal(pthread_self(), p->loop_thread))
+		p->wrong_thread = true;
+	if (status != 0) {
+		p->failures++;
+		snprintf(p->why, sizeof p->why, "%s", err->msg != NULL ? err->msg : "?");
+	}
+	if (j->i != p->next)
+		p->failures++;
+	p->next++;
+	if (++p->done == POOL_JOBS) {
+		p->ticks_at_last = atomic_load(&p->ticks);
+		uv_timer_stop(&p->timer);
+		uv_close((uv_handle_t *)&p->timer, NULL);
+	}
+}
+
+static int
+pool_order_cb(const struct audit_row *row, void *arg)
+{
+	int *n = arg;
+	char want[32];
+
+	snprintf(want, sizeof want, "{\"i\":%d}", *n);
+	if (row->seq != *n + 1 || strcmp(row->rec.detail, want) != 0)
+		return 1;
+	(*n)++;
+	return 0;
+}
+
+static void
+test_store_submit_runs_jobs_in_order_without_blocking_the_loop(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct audit_verify_result vr;
+	struct pool_job *jobs = xcalloc(POOL_JOBS, sizeof *jobs);
+	struct pool p = { 0 };
+	uv_loop_t loop;
+	int i, listed = 0;
+
+	assert_int_equal(store_open(fx->path, &p.st, &err), 0);
+	assert_int_equal(uv_loop_init(&loop), 0);
+	p.loop_thread = pthread_self();
+	assert_int_equal(uv_timer_init(&loop, &p.timer), 0);
+	p.timer.data = &p;
+	assert_int_equal(uv_timer_start(&p.timer, pool_tick_cb, 10, 10), 0);
+	for (i = 0; i < POOL_JOBS; i++) {
+		jobs[i] = (struct pool_job){ &p, i };
+		store_submit(&loop, p.st, pool_work_cb, pool_done_cb, &jobs[i]);
+	}
+	assert_int_equal(store_pending(p.st), POOL_JOBS);
+	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	if (p.failures != 0)
+		fail_msg("%d failures: %s", p.failures, p.why);
+	assert_false(p.wrong_thread);
+	assert_int_equal(p.done, POOL_JOBS);
+	assert_int_equal(store_pending(p.st), 0);
+	assert_true(p.ticks_at_last >= POOL_JOBS / POOL_WAIT_EVERY);
+	assert_int_equal(audit_list(p.st, 0, 0, pool_order_cb, &listed, &err), 0);
+	assert_int_equal(listed, POOL_JOBS);
+	assert_int_equal(audit_verify(p.st, &vr, &err), 0);
+	assert_true(vr.ok);
+	assert_int_equal(vr.rows, POOL_JOBS);
+	audit_verify_result_clear(&vr);
+	store_close(p.st);
+	free(jobs);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+		T(test_store_open_creates_private_wal_file_at_current_version),
+		T(test_store_open_in_missing_directory_names_it),
+		T(test_store_open_refuses_a_file_that_is_not_sqlite),
+		T(test_store_open_refuses_a_symlink),
+		T(test_store_open_refuses_a_newer_schema_and_leaves_it),
+		T(test_store_migrates_v1_session_blobs_to_typed_columns),
+		T(test_store_migration_failing_midway_leaves_the_file_unchanged),
+		T(test_store_open_with_a_bad_v1_row_names_it_and_keeps_v1),
+		T(test_store_session_records_begin_end_and_list),
+		T(test_store_second_connection_in_same_process_is_refused),
+		T(test_store_second_process_fails_at_once_then_opens_after_close),
+		T(test_store_tx_rollback_undoes_nested_writes),
+		T(test_store_submit_runs_jobs_in_order_without_blocking_the_loop),
+#undef T
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
