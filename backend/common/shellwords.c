@@ -129,10 +129,8 @@ cleanup:
 	return rc;
 }
 
-/* Length of the UTF-8 sequence at p (1..4), or 0 when it is invalid
- * (overlong forms, surrogates, above U+10FFFF, truncated). *cp gets the code point. */
-static size_t
-sw_utf8(const unsigned char *p, size_t avail, uint32_t *cp)
+size_t
+lz_shellwords_utf8(const unsigned char *p, size_t avail, uint32_t *cp)
 {
 	size_t n, k;
 	uint32_t c, min;
@@ -170,7 +168,7 @@ lz_shellwords_scan(const char *s, size_t len)
 
 	while (i < len) {
 		uint32_t cp;
-		size_t n = sw_utf8(p + i, len - i, &cp);
+		size_t n = lz_shellwords_utf8(p + i, len - i, &cp);
 
 		if (n == 0) {
 			f |= LZ_SW_BADUTF8;

@@ -12,6 +12,7 @@
 #define LZ_SHELLWORDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -42,6 +43,11 @@ int lz_shellwords_split(const char *s, size_t len, char ***argv_out, lz_err_t *e
 /* Which metacharacters the RAW string holds (0 = none); see LZ_SW_*. Tab is
  * a control character here: a request that needs one is not auto-approved. */
 unsigned lz_shellwords_scan(const char *s, size_t len);
+
+/* Length of the UTF-8 sequence at p (1..4), or 0 when it is invalid
+ * (overlong, surrogate, above U+10FFFF, truncated); *cp gets the code point.
+ * avail >= 1. */
+size_t lz_shellwords_utf8(const unsigned char *p, size_t avail, uint32_t *cp);
 
 /* Human text for the lowest flag set in flags ("';'", "a newline", ...). */
 const char *lz_shellwords_meta_name(unsigned flags);
