@@ -88,7 +88,7 @@ store_migrate_v2_convert(sqlite3 *db, sqlite3_stmt *q, const char *id, int64_t s
 	bool has_pid = false, has_exit = false;
 	int64_t ended = 0, exit_status = 0;
 
-	sqlite3_reset(q);
+	(void)sqlite3_reset(q);
 	if (sqlite3_bind_text(q, 1, info, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_step(q) != SQLITE_ROW)
 		return store_sql_err(db, "reading a v1 session", err);
@@ -160,7 +160,7 @@ store_migrate_v2_cb(sqlite3 *db, lz_err_t *err)
 		if (store_migrate_v2_convert(db, q, id, sqlite3_column_int64(s, 1), info,
 		    &row, &profile, &workspace, err) < 0)
 			return -1;
-		sqlite3_reset(w);
+		(void)sqlite3_reset(w);
 		if (sqlite3_bind_text(w, 1, id, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_text(w, 2, profile, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_text(w, 3, workspace, -1, SQLITE_STATIC) != SQLITE_OK ||
@@ -174,9 +174,9 @@ store_migrate_v2_cb(sqlite3 *db, lz_err_t *err)
 	if (rc != SQLITE_DONE)
 		return store_sql_err(db, "reading v1 sessions", err);
 	/* No statement may be busy on a table being dropped. */
-	sqlite3_reset(s);
-	sqlite3_reset(q);
-	sqlite3_reset(w);
+	(void)sqlite3_reset(s);
+	(void)sqlite3_reset(q);
+	(void)sqlite3_reset(w);
 	return store_exec(db,
 	    "DROP TABLE sessions;"
 	    "ALTER TABLE sessions_v2 RENAME TO sessions;"

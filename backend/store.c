@@ -6,12 +6,15 @@
  * process asks the coordinator over the control socket (spec 4.4 "IPC-facade").
  * store_open enforces that with SQLite's own locks rather than trusting it:
  *
+ *   busy_timeout 0                 a second opener gets SQLITE_BUSY at once
  *   PRAGMA locking_mode=EXCLUSIVE  locks once taken are never given back
+ *   BEGIN IMMEDIATE; COMMIT        take the write lock now, not at first write
+ *   (migrations, store-migrate.c)  in the file's journal mode, so a file we
+ *                                  refuse (newer schema, bad row) is left
+ *                                  byte for byte as it was
  *   PRAGMA journal_mode=WAL        set after EXCLUSIVE, so the WAL index lives
  *                                  in heap memory (no -shm file) and opening
  *                                  the WAL takes the file's EXCLUSIVE lock
- *   BEGIN IMMEDIATE; COMMIT        take the write lock now, not at first write
- *   busy_timeout 0                 a second opener gets SQLITE_BUSY at once
  *
  * so a second process (or a second connection in this one) fails at its first
  * read with "in use by another process". The lock is the SQLite one (POSIX
@@ -188,21 +191,21 @@ store_pragma_text(sqlite3 *db, const char *sql, char *buf, size_t len, lz_err_t 
 	return 0;
 }
 
-/* Replace err with what the user should hear when SQLite refused the file. */
+/* Replace err with what the user should hear when SQLite refused the file.
+ * err->code EBUSY/EIO come from store_sql_err, right after the failed call,
+ * so sqlite3_errcode is still the one that failed. */
 static int
 store_open_err(sqlite3 *db, const char *path, lz_err_t *err)
 {
-	switch (sqlite3_errcode(db)) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
+	if (err == NULL)
+		return -1;
+	if (err->code == EBUSY)
 		return lz_err_set(err, EBUSY, "state store %s is in use by another process "
 		    "(is a coordinator running for this domain? ask it with \"lazaret status\")", path);
-	case SQLITE_NOTADB:
+	if (err->code == EIO && sqlite3_errcode(db) == SQLITE_NOTADB)
 		return lz_err_set(err, LZ_EINVAL, "state store %s is not a SQLite database "
 		    "(move it away and Lazaret starts a new one)", path);
-	default:
-		return lz_err_wrap(err, "state store %s", path);
-	}
+	return lz_err_wrap(err, "state store %s", path);
 }
 
 int
@@ -233,25 +236,27 @@ store_open(const char *path, struct store **out, lz_err_t *err)
 		store_sql_err(st->db, "busy_timeout", err);
 		goto fail;
 	}
-	/* Order matters: EXCLUSIVE before WAL keeps the WAL index in memory. */
+	/* EXCLUSIVE first: locks are then kept, and the WAL index lives in
+	 * heap memory. The empty write transaction takes the lock now. */
 	if (store_exec(st->db, "PRAGMA locking_mode=EXCLUSIVE", err) < 0 ||
-	    store_pragma_text(st->db, "PRAGMA journal_mode=WAL", mode, sizeof mode, err) < 0 ||
 	    store_exec(st->db, "BEGIN IMMEDIATE; COMMIT", err) < 0) {
+		store_open_err(st->db, path, err);
+		goto fail;
+	}
+	/* Migrate before switching to WAL: a refused file stays byte for byte. */
+	steps = store_migrate_steps(&n);
+	if (store_migrate_run(st->db, steps, n, NULL, err) < 0) {
+		store_open_err(st->db, path, err);
+		goto fail;
+	}
+	if (store_pragma_text(st->db, "PRAGMA journal_mode=WAL", mode, sizeof mode, err) < 0 ||
+	    store_exec(st->db, "PRAGMA synchronous=NORMAL", err) < 0 ||
+	    store_exec(st->db, "PRAGMA foreign_keys=ON", err) < 0) {
 		store_open_err(st->db, path, err);
 		goto fail;
 	}
 	if (strcmp(mode, "wal") != 0) {
 		lz_err_set(err, EIO, "state store %s: cannot switch to WAL (journal_mode is %s)", path, mode);
-		goto fail;
-	}
-	if (store_exec(st->db, "PRAGMA synchronous=NORMAL", err) < 0 ||
-	    store_exec(st->db, "PRAGMA foreign_keys=ON", err) < 0) {
-		lz_err_wrap(err, "state store %s", path);
-		goto fail;
-	}
-	steps = store_migrate_steps(&n);
-	if (store_migrate_run(st->db, steps, n, NULL, err) < 0) {
-		lz_err_wrap(err, "state store %s", path);
 		goto fail;
 	}
 	*out = st;

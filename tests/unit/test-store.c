@@ -123,6 +123,53 @@ raw_dump(sqlite3 *db)
 	return s;
 }
 
+/* The file's bytes (and the size in *len). */
+static char *
+slurp(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = xmalloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+assert_same_bytes(const char *a, size_t alen, const char *path)
+{
+	size_t blen;
+	char *b = slurp(path, &blen);
+
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(b);
+}
+
+/* No journal, WAL or shm file beside path. */
+static void
+assert_no_side_files(const char *path)
+{
+	static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+	size_t i;
+	char *p;
+
+	for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		p = xasprintf("%s%s", path, sfx[i]);
+		if (access(p, F_OK) == 0)
+			fail_msg("%s exists", p);
+		free(p);
+	}
+}
+
 /* A state.db exactly as schema version 1 wrote it (frozen fixture: do not
  * derive it from the product's step). */
 static void
@@ -198,6 +245,7 @@ test_store_open_creates_private_wal_file_at_current_version(void **state)
 	assert_int_equal(stat(shm, &sb), -1);	/* EXCLUSIVE before WAL: index in heap */
 	assert_int_equal(errno, ENOENT);
 	store_close(st);
+	assert_no_side_files(fx->path);
 	free(wal);
 	free(shm);
 }
@@ -263,13 +311,20 @@ test_store_open_refuses_a_newer_schema_and_leaves_it(void **state)
 	struct store *st = NULL;
 	sqlite3 *db = raw_open(fx->path);
 
+	char *before;
+	size_t len;
+
 	raw_exec(db, "CREATE TABLE future (x); PRAGMA user_version=7;");
 	raw_close(db);
+	before = slurp(fx->path, &len);
 	assert_int_equal(store_open(fx->path, &st, &err), -1);
 	assert_null(st);
 	assert_non_null(strstr(err.msg, "created by a newer Lazaret"));
 	assert_non_null(strstr(err.msg, "version 7"));
 	lz_err_clear(&err);
+	assert_same_bytes(before, len, fx->path);
+	assert_no_side_files(fx->path);
+	free(before);
 	db = raw_open(fx->path);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'"), 0);
@@ -299,6 +354,7 @@ test_store_migrates_v1_session_blobs_to_typed_columns(void **state)
 	/* The converted running session can be ended through the v2 API. */
 	assert_int_equal(store_session_end(st, "s-run", 3, 1700000400000, &err), 0);
 	store_close(st);
+	assert_no_side_files(fx->path);	/* the migration's journal is gone too */
 }
 
 static int
@@ -357,15 +413,22 @@ test_store_open_with_a_bad_v1_row_names_it_and_keeps_v1(void **state)
 	char *before, *after;
 	sqlite3 *db;
 
+	char *bytes;
+	size_t len;
+
 	make_v1(fx->path, "INSERT INTO sessions VALUES ('s-bad', 1, '{\"profile\":\"web\",');");
 	db = raw_open(fx->path);
 	before = raw_dump(db);
 	raw_close(db);
+	bytes = slurp(fx->path, &len);
 	assert_int_equal(store_open(fx->path, &st, &err), -1);
 	assert_null(st);
 	assert_non_null(strstr(err.msg, "session s-bad: info is not valid JSON"));
 	assert_non_null(strstr(err.msg, fx->path));
 	lz_err_clear(&err);
+	assert_same_bytes(bytes, len, fx->path);
+	assert_no_side_files(fx->path);
+	free(bytes);
 	db = raw_open(fx->path);
 	after = raw_dump(db);
 	assert_string_equal(before, after);
