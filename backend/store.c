@@ -43,9 +43,10 @@
  *
  * Threads: the connection is used by one thread at a time. store_submit
  * keeps a FIFO of jobs and hands only its head to uv_queue_work; the next job
- * starts from the previous one's after-work callback, on the loop thread,
- * which also orders the jobs' memory accesses. The FIFO itself is touched
- * only on the loop thread, so it needs no lock.
+ * starts from the previous one's after-work callback, on the loop thread
+ * (libuv's queue orders the jobs' memory accesses). The FIFO itself is
+ * touched only on the loop thread, so it needs no lock. A done callback runs
+ * while the next job may already run: it must not use the store itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -416,7 +417,8 @@ store_start(struct store *st)
 	LZ_ASSERT(uv_queue_work(st->loop, &st->head->req, store_work_cb, store_after_work_cb) == 0);
 }
 
-/* Loop side: pop the finished job, report it, start the next one. */
+/* Loop side: pop the finished job, start the next one, then report. The next
+ * job starts first so that done may close the store once nothing is pending. */
 static void
 store_after_work_cb(uv_work_t *req, int status)
 {
@@ -429,12 +431,12 @@ store_after_work_cb(uv_work_t *req, int status)
 		st->tail = NULL;
 	st->running = false;
 	st->pending--;
+	if (st->head != NULL)
+		store_start(st);
 	if (job->done != NULL)
 		job->done(job->arg, job->status, &job->err);
 	lz_err_clear(&job->err);
 	free(job);
-	if (st->head != NULL && !st->running)
-		store_start(st);
 }
 
 void

@@ -82,7 +82,8 @@ int store_session_list(struct store *, store_session_cb cb, void *arg, lz_err_t 
  * store to itself; done runs on the loop thread with work's return value and
  * error (done may steal err->msg). Jobs run one at a time in submission
  * order. While jobs are pending, the loop thread must not call the store
- * directly. Call store_submit on the loop thread only. */
+ * directly (done may submit more, or close the store once store_pending is
+ * 0). Call store_submit on the loop thread only. */
 typedef int (*store_work_fn)(struct store *, void *arg, lz_err_t *err);
 typedef void (*store_done_fn)(void *arg, int status, lz_err_t *err);
 void store_submit(uv_loop_t *loop, struct store *, store_work_fn work,

@@ -720,6 +720,68 @@ test_store_submit_runs_jobs_in_order_without_blocking_the_loop(void **state)
 	free(jobs);
 }
 
+/* done callbacks chaining: the first submits a second, whose done closes. */
+struct chain {
+	uv_loop_t *loop;
+	struct store *st;
+	int order[2], n;
+};
+
+static int
+chain_work_cb(struct store *st, void *arg, lz_err_t *err)
+{
+	struct chain *c = arg;
+
+	return store_session_begin(st, c->n == 0 ? "first" : "second", "web", "/w", 1, 0, err);
+}
+
+static void
+chain_second_done_cb(void *arg, int status, lz_err_t *err)
+{
+	struct chain *c = arg;
+
+	(void)err;
+	c->order[c->n++] = status == 0 ? 2 : -2;
+	if (store_pending(c->st) == 0) {
+		store_close(c->st);
+		c->st = NULL;
+	}
+}
+
+static void
+chain_first_done_cb(void *arg, int status, lz_err_t *err)
+{
+	struct chain *c = arg;
+
+	(void)err;
+	c->order[c->n++] = status == 0 ? 1 : -1;
+	store_submit(c->loop, c->st, chain_work_cb, chain_second_done_cb, c);
+}
+
+static void
+test_store_done_callback_may_submit_more_and_close_the_store(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct chain c = { 0 };
+	struct store *st = NULL;
+	uv_loop_t loop;
+
+	assert_int_equal(uv_loop_init(&loop), 0);
+	c.loop = &loop;
+	assert_int_equal(store_open(fx->path, &c.st, &err), 0);
+	store_submit(&loop, c.st, chain_work_cb, chain_first_done_cb, &c);
+	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.order[0], 1);
+	assert_int_equal(c.order[1], 2);
+	assert_null(c.st);
+	assert_int_equal(store_open(fx->path, &st, &err), 0);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 2);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -738,6 +800,7 @@ main(void)
 		T(test_store_second_process_fails_at_once_then_opens_after_close),
 		T(test_store_tx_rollback_undoes_nested_writes),
 		T(test_store_submit_runs_jobs_in_order_without_blocking_the_loop),
+		T(test_store_done_callback_may_submit_more_and_close_the_store),
 #undef T
 	};
 
