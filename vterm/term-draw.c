@@ -165,6 +165,47 @@ term_draw_pair(struct term_draw *d, int fg, int bg)
 	return pair;
 }
 
+/* xterm palette entry idx as RGB (16..231 cube, 232..255 gray ramp). */
+static void
+palette_rgb(int idx, uint8_t rgb[3])
+{
+	if (idx < 16) {
+		memcpy(rgb, ansi_rgb[idx], 3);
+	} else if (idx < 232) {
+		rgb[0] = cube_level[(idx - 16) / 36];
+		rgb[1] = cube_level[(idx - 16) / 6 % 6];
+		rgb[2] = cube_level[(idx - 16) % 6];
+	} else
+		rgb[0] = rgb[1] = rgb[2] = (uint8_t)(8 + 10 * (idx - 232));
+}
+
+int
+term_draw_rgb_color(const struct term_draw *d, uint8_t r, uint8_t g, uint8_t b)
+{
+	if (d->colors <= 0)
+		return -1;
+	if (d->direct)
+		return (r << 16) | (g << 8) | b;
+	if (d->colors >= 256)
+		return term_draw_rgb_to_256(r, g, b);
+	return term_draw_rgb_to_ansi(r, g, b, d->colors);
+}
+
+int
+term_draw_index_color(const struct term_draw *d, int idx)
+{
+	uint8_t rgb[3];
+
+	if (d->colors <= 0 || idx < 0 || idx > 255)
+		return -1;
+	if (idx < d->colors && !d->direct)
+		return idx;
+	if (idx < 16 && !d->direct)
+		return idx - 8;	/* bright on 8 colours: callers add bold */
+	palette_rgb(idx, rgb);
+	return term_draw_rgb_color(d, rgb[0], rgb[1], rgb[2]);
+}
+
 int
 term_draw_color(const struct term_draw *d, const struct term *t, const VTermColor *c, bool fg)
 {
@@ -172,21 +213,12 @@ term_draw_color(const struct term_draw *d, const struct term *t, const VTermColo
 
 	if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
 		return -1;
-	if (d->colors <= 0)
-		return -1;
-	if (VTERM_COLOR_IS_INDEXED(c) && !d->direct) {
-		if (c->indexed.idx < d->colors)
-			return c->indexed.idx;
-		if (c->indexed.idx < 16)
-			return c->indexed.idx - 8;	/* bright on 8 colours: bold is added */
-	}
+	if (VTERM_COLOR_IS_INDEXED(c) && !d->direct)
+		return term_draw_index_color(d, c->indexed.idx);
+	/* The term's own palette, which an application may have changed. */
 	if (VTERM_COLOR_IS_INDEXED(c))
 		vterm_screen_convert_color_to_rgb(term_vterm_screen(t), &rgb);
-	if (d->direct)
-		return (rgb.rgb.red << 16) | (rgb.rgb.green << 8) | rgb.rgb.blue;
-	if (d->colors >= 256)
-		return term_draw_rgb_to_256(rgb.rgb.red, rgb.rgb.green, rgb.rgb.blue);
-	return term_draw_rgb_to_ansi(rgb.rgb.red, rgb.rgb.green, rgb.rgb.blue, d->colors);
+	return term_draw_rgb_color(d, rgb.rgb.red, rgb.rgb.green, rgb.rgb.blue);
 }
 
 static void

@@ -37,6 +37,10 @@ int term_draw_cursor(const struct term *t, WINDOW *win);
 
 /* ncurses colour number for a libvterm colour: -1 for default. */
 int term_draw_color(const struct term_draw *, const struct term *t, const VTermColor *c, bool fg);
+/* ncurses colour number for palette index 0..255 or an RGB value, as this
+ * terminal can show it (for UI colours from a theme). */
+int term_draw_index_color(const struct term_draw *, int idx);
+int term_draw_rgb_color(const struct term_draw *, uint8_t r, uint8_t g, uint8_t b);
 /* A colour pair for (fg, bg) ncurses colour numbers (-1 = default). */
 int term_draw_pair(struct term_draw *, int fg, int bg);
 /* Changes when the pair cache restarted; pairs handed out earlier are void. */
