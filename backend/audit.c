@@ -19,6 +19,15 @@
 
 static const char audit_tag[] = "lazaret.audit.v1";
 
+/* An audit_submit in flight: the record and copies of its strings. */
+struct audit_job {
+	struct audit_rec rec;
+	char *kind, *actor, *session_id, *request_id, *detail;
+	int64_t seq;
+	audit_done_fn done;
+	void *arg;
+};
+
 static void
 audit_put_u64(crypto_hash_sha256_state *h, uint64_t v)
 {
@@ -199,6 +208,57 @@ audit_append(struct store *st, const struct audit_rec *in, int64_t *seq, lz_err_
 fail:
 	store_tx_rollback(st);
 	return -1;
+}
+
+/* Copy at most max + 1 bytes: enough for audit_check to refuse what is too long. */
+static char *
+audit_dup(const char *s, size_t max)
+{
+	return s != NULL ? xstrndup(s, max + 1) : NULL;
+}
+
+static int
+audit_job_work_cb(struct store *st, void *arg, lz_err_t *err)
+{
+	struct audit_job *job = arg;
+
+	return audit_append(st, &job->rec, &job->seq, err);
+}
+
+static void
+audit_job_done_cb(void *arg, int status, lz_err_t *err)
+{
+	struct audit_job *job = arg;
+
+	if (job->done != NULL)
+		job->done(job->arg, status, status == 0 ? job->seq : 0, err);
+	free(job->kind);
+	free(job->actor);
+	free(job->session_id);
+	free(job->request_id);
+	free(job->detail);
+	free(job);
+}
+
+void
+audit_submit(uv_loop_t *loop, struct store *st, const struct audit_rec *rec,
+    audit_done_fn done, void *arg)
+{
+	struct audit_job *job = xcalloc(1, sizeof *job);
+
+	job->kind = audit_dup(rec->kind, AUDIT_KIND_MAX);
+	job->actor = audit_dup(rec->actor, AUDIT_FIELD_MAX);
+	job->session_id = audit_dup(rec->session_id, AUDIT_FIELD_MAX);
+	job->request_id = audit_dup(rec->request_id, AUDIT_FIELD_MAX);
+	job->detail = audit_dup(rec->detail, AUDIT_DETAIL_MAX);
+	job->rec = (struct audit_rec){
+		.ts = rec->ts != 0 ? rec->ts : store_now_ms(),
+		.kind = job->kind, .actor = job->actor, .session_id = job->session_id,
+		.request_id = job->request_id, .detail = job->detail,
+	};
+	job->done = done;
+	job->arg = arg;
+	store_submit(loop, st, audit_job_work_cb, audit_job_done_cb, job);
 }
 
 #define AUDIT_SELECT "SELECT seq, ts, kind, actor, session_id, request_id," \

@@ -51,6 +51,14 @@ struct audit_verify_result {
  * store_tx). *seq (if not NULL) receives its number. */
 int audit_append(struct store *, const struct audit_rec *rec, int64_t *seq, lz_err_t *err);
 
+/* audit_append from the loop thread: rec is copied (ts 0 becomes now, the
+ * time of the event), appended on the threadpool through store_submit, and
+ * done (may be NULL) runs on the loop thread with the status, the new seq
+ * and the error (done may steal err->msg). */
+typedef void (*audit_done_fn)(void *arg, int status, int64_t seq, lz_err_t *err);
+void audit_submit(uv_loop_t *loop, struct store *, const struct audit_rec *rec,
+    audit_done_fn done, void *arg);
+
 /* Walk the whole chain and the head. Returns 0 with res filled (res->ok says
  * whether the trail is intact), -1 if the walk itself failed. Clear res with
  * audit_verify_result_clear. */

@@ -377,6 +377,76 @@ test_audit_rejects_malformed_records_and_appends_nothing(void **state)
 	free(big);
 }
 
+struct sub {
+	int n, bad;
+	int64_t last_seq;
+	char why[128];
+};
+
+static void
+sub_done_cb(void *arg, int status, int64_t seq, lz_err_t *err)
+{
+	struct sub *sb = arg;
+
+	sb->n++;
+	if (status != 0) {
+		sb->bad++;
+		snprintf(sb->why, sizeof sb->why, "%s", err->msg);
+	} else if (seq != sb->last_seq + 1)
+		sb->bad++;
+	else
+		sb->last_seq = seq;
+}
+
+static int
+sub_check_cb(const struct audit_row *row, void *arg)
+{
+	char want[32];
+
+	snprintf(want, sizeof want, "{\"k\":%lld}", (long long)row->seq - 1);
+	if (strcmp(row->rec.detail, want) != 0 || strcmp(row->rec.session_id, "s-7") != 0 ||
+	    row->rec.ts < 1000)
+		++*(int *)arg;
+	return 0;
+}
+
+static void
+test_audit_submit_copies_the_record_and_appends_in_order(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct sub sb = { 0 };
+	char detail[32], sid[8];
+	uv_loop_t loop;
+	int i, wrong = 0;
+
+	assert_int_equal(uv_loop_init(&loop), 0);
+	for (i = 0; i < 50; i++) {
+		struct audit_rec rec = { .kind = "esc.result", .actor = "coordinator",
+		    .session_id = sid, .detail = detail };
+
+		snprintf(detail, sizeof detail, "{\"k\":%d}", i);
+		snprintf(sid, sizeof sid, "s-7");
+		audit_submit(&loop, fx->st, &rec, sub_done_cb, &sb);
+		memset(detail, 'X', sizeof detail - 1);	/* the copy must not see this */
+		memset(sid, 'X', sizeof sid - 1);
+	}
+	{
+		struct audit_rec bad = { .kind = "esc.result", .actor = "c", .detail = "not json" };
+
+		audit_submit(&loop, fx->st, &bad, NULL, NULL);	/* fails, nobody told */
+	}
+	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	if (sb.bad != 0)
+		fail_msg("%d bad: %s", sb.bad, sb.why);
+	assert_int_equal(sb.n, 50);
+	assert_int_equal(sb.last_seq, 50);
+	assert_int_equal(audit_list(fx->st, 0, 0, sub_check_cb, &wrong, &err), 0);
+	assert_int_equal(wrong, 0);
+	expect_intact(fx->st, 50);
+}
+
 int
 main(void)
 {
@@ -396,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_audit_hash_encoding_is_unambiguous),
 		T(test_audit_list_since_and_limit),
 		T(test_audit_rejects_malformed_records_and_appends_nothing),
+		T(test_audit_submit_copies_the_record_and_appends_in_order),
 #undef T
 	};
 
