@@ -1,0 +1,598 @@
+/* proto.c - control protocol framing, encoders and decoders (pure).
+ *
+ * Every decoder reads through struct proto_rd, which checks each length
+ * against what is left before touching a byte; a short or overlong payload is
+ * an error, never a read past the end.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "proto.h"
+#include "xmalloc.h"
+
+struct proto_rd {
+	const uint8_t *p;
+	size_t left;
+	int bad;
+};
+
+static const char *const proto_names[] = {
+	[PROTO_HELLO] = "HELLO", [PROTO_ERROR] = "ERROR", [PROTO_OK] = "OK",
+	[PROTO_NEW_SESSION] = "NEW_SESSION", [PROTO_SESSION] = "SESSION",
+	[PROTO_ATTACH] = "ATTACH", [PROTO_DATA] = "DATA", [PROTO_EOF] = "EOF",
+	[PROTO_RESIZE] = "RESIZE", [PROTO_SESSION_EXIT] = "SESSION_EXIT",
+	[PROTO_DETACH] = "DETACH", [PROTO_STATUS_REQ] = "STATUS_REQ",
+	[PROTO_STATUS] = "STATUS", [PROTO_LIST] = "LIST", [PROTO_STOP] = "STOP",
+};
+
+bool
+proto_type_known(uint16_t type)
+{
+	return type < sizeof proto_names / sizeof proto_names[0] && proto_names[type] != NULL;
+}
+
+const char *
+proto_type_name(uint16_t type)
+{
+	return proto_type_known(type) ? proto_names[type] : "?";
+}
+
+static uint32_t
+proto_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static uint16_t
+proto_get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return ntohs(v);
+}
+
+int
+proto_frame_parse(const uint8_t *buf, size_t len, struct proto_header *hdr,
+    const uint8_t **payload, lz_err_t *err)
+{
+	uint32_t magic;
+
+	if (len < 4)
+		return PROTO_NEED_MORE;
+	magic = proto_get32(buf);
+	if (magic != PROTO_MAGIC)
+		return lz_err_set(err, PROTO_E_BAD_FRAME, "bad frame magic 0x%08x", magic);
+	if (len < PROTO_HEADER_LEN)
+		return PROTO_NEED_MORE;
+	hdr->version = buf[4];
+	hdr->flags = buf[5];
+	hdr->type = proto_get16(buf + 6);
+	hdr->length = proto_get32(buf + 8);
+	if (hdr->version != PROTO_VERSION)
+		return lz_err_set(err, PROTO_E_VERSION, "protocol version %u, expected %u",
+		    hdr->version, PROTO_VERSION);
+	if (hdr->length > PROTO_MAX_PAYLOAD)
+		return lz_err_set(err, PROTO_E_BAD_FRAME, "frame of %u bytes exceeds the %u limit",
+		    hdr->length, PROTO_MAX_PAYLOAD);
+	if (len - PROTO_HEADER_LEN < hdr->length)
+		return PROTO_NEED_MORE;
+	*payload = buf + PROTO_HEADER_LEN;
+	return PROTO_FRAME;
+}
+
+/* Reader: every get checks the remaining length first. */
+
+static void
+proto_rd_init(struct proto_rd *r, const uint8_t *p, size_t len)
+{
+	r->p = p;
+	r->left = len;
+	r->bad = 0;
+}
+
+static const uint8_t *
+proto_rd_take(struct proto_rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	if (r->bad || r->left < n) {
+		r->bad = 1;
+		return NULL;
+	}
+	p = r->p;
+	r->p += n;
+	r->left -= n;
+	return p;
+}
+
+static uint32_t
+proto_rd_u32(struct proto_rd *r)
+{
+	const uint8_t *p = proto_rd_take(r, 4);
+
+	return p != NULL ? proto_get32(p) : 0;
+}
+
+static uint16_t
+proto_rd_u16(struct proto_rd *r)
+{
+	const uint8_t *p = proto_rd_take(r, 2);
+
+	return p != NULL ? proto_get16(p) : 0;
+}
+
+static uint8_t
+proto_rd_u8(struct proto_rd *r)
+{
+	const uint8_t *p = proto_rd_take(r, 1);
+
+	return p != NULL ? *p : 0;
+}
+
+/* A string: u32 length, checked against what is left, no NUL inside. */
+static char *
+proto_rd_str(struct proto_rd *r)
+{
+	uint32_t n = proto_rd_u32(r);
+	const uint8_t *p;
+
+	if (r->bad)
+		return NULL;
+	if ((p = proto_rd_take(r, n)) == NULL)
+		return NULL;
+	if (memchr(p, '\0', n) != NULL) {
+		r->bad = 1;
+		return NULL;
+	}
+	return xstrndup((const char *)p, n);
+}
+
+static int
+proto_rd_end(struct proto_rd *r, const char *what, lz_err_t *err)
+{
+	if (r->bad)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "malformed %s payload", what);
+	if (r->left != 0)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "%zu trailing bytes in %s payload",
+		    r->left, what);
+	return 0;
+}
+
+int
+proto_decode_hello(const uint8_t *p, size_t len, struct proto_hello *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->version = proto_rd_u32(&r);
+	out->pid = proto_rd_u32(&r);
+	out->uid = proto_rd_u32(&r);
+	return proto_rd_end(&r, "HELLO", err);
+}
+
+int
+proto_decode_error(const uint8_t *p, size_t len, struct proto_error *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->code = proto_rd_u32(&r);
+	out->text = proto_rd_str(&r);
+	if (proto_rd_end(&r, "ERROR", err) < 0) {
+		proto_error_clear(out);
+		return -1;
+	}
+	return 0;
+}
+
+int
+proto_decode_u32(const uint8_t *p, size_t len, uint32_t *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	*out = proto_rd_u32(&r);
+	return proto_rd_end(&r, "u32", err);
+}
+
+int
+proto_decode_new_session(const uint8_t *p, size_t len, struct proto_new_session *out,
+    lz_err_t *err)
+{
+	struct proto_rd r;
+	uint32_t argc, i;
+
+	memset(out, 0, sizeof *out);
+	proto_rd_init(&r, p, len);
+	out->flags = proto_rd_u32(&r);
+	out->rows = proto_rd_u16(&r);
+	out->cols = proto_rd_u16(&r);
+	out->term = proto_rd_str(&r);
+	argc = proto_rd_u32(&r);
+	/* Each string takes at least 4 bytes: bound argc before allocating. */
+	if (!r.bad && (argc > PROTO_MAX_ARGS || argc > r.left / 4)) {
+		lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NEW_SESSION: bad argument count %u", argc);
+		goto fail;
+	}
+	if (!r.bad) {
+		out->argv = xcalloc((size_t)argc + 1, sizeof *out->argv);
+		for (i = 0; i < argc && !r.bad; i++)
+			out->argv[i] = proto_rd_str(&r);
+	}
+	if (proto_rd_end(&r, "NEW_SESSION", err) < 0)
+		goto fail;
+	return 0;
+fail:
+	proto_new_session_clear(out);
+	return -1;
+}
+
+int
+proto_decode_session(const uint8_t *p, size_t len, struct proto_session *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->id = proto_rd_u32(&r);
+	out->pid = proto_rd_u32(&r);
+	return proto_rd_end(&r, "SESSION", err);
+}
+
+int
+proto_decode_data(const uint8_t *p, size_t len, struct proto_data *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->id = proto_rd_u32(&r);
+	out->stream = proto_rd_u8(&r);
+	if (r.bad)
+		return proto_rd_end(&r, "DATA", err);
+	if (out->stream > PROTO_STREAM_ERR)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "DATA: unknown stream %u", out->stream);
+	out->data = r.p;
+	out->len = r.left;
+	return 0;
+}
+
+int
+proto_decode_eof(const uint8_t *p, size_t len, uint32_t *id, lz_err_t *err)
+{
+	return proto_decode_u32(p, len, id, err);
+}
+
+int
+proto_decode_resize(const uint8_t *p, size_t len, struct proto_resize *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->id = proto_rd_u32(&r);
+	out->rows = proto_rd_u16(&r);
+	out->cols = proto_rd_u16(&r);
+	return proto_rd_end(&r, "RESIZE", err);
+}
+
+int
+proto_decode_exit(const uint8_t *p, size_t len, struct proto_exit *out, lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	out->id = proto_rd_u32(&r);
+	out->status = (int32_t)proto_rd_u32(&r);
+	return proto_rd_end(&r, "SESSION_EXIT", err);
+}
+
+int
+proto_decode_status_req(const uint8_t *p, size_t len, enum proto_status_fmt *out,
+    lz_err_t *err)
+{
+	struct proto_rd r;
+	uint8_t f;
+
+	proto_rd_init(&r, p, len);
+	f = proto_rd_u8(&r);
+	if (proto_rd_end(&r, "STATUS_REQ", err) < 0)
+		return -1;
+	if (f > PROTO_STATUS_ROW)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "STATUS_REQ: unknown format %u", f);
+	*out = (enum proto_status_fmt)f;
+	return 0;
+}
+
+int
+proto_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err)
+{
+	if (memchr(p, '\0', len) != NULL)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NUL byte in text payload");
+	*out = xstrndup((const char *)p, len);
+	return 0;
+}
+
+void
+proto_error_clear(struct proto_error *e)
+{
+	free(e->text);
+	e->text = NULL;
+}
+
+void
+proto_new_session_clear(struct proto_new_session *s)
+{
+	size_t i;
+
+	free(s->term);
+	if (s->argv != NULL)
+		for (i = 0; s->argv[i] != NULL; i++)
+			free(s->argv[i]);
+	free(s->argv);
+	memset(s, 0, sizeof *s);
+}
+
+/* Encoders. */
+
+static void
+proto_buf_reserve(struct proto_buf *b, size_t n)
+{
+	size_t cap;
+
+	if (b->cap - b->len >= n)
+		return;
+	cap = b->cap != 0 ? b->cap : 256;
+	while (cap - b->len < n)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+static void
+proto_put(struct proto_buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return;
+	proto_buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static void
+proto_put32(struct proto_buf *b, uint32_t v)
+{
+	v = htonl(v);
+	proto_put(b, &v, 4);
+}
+
+static void
+proto_put16(struct proto_buf *b, uint16_t v)
+{
+	v = htons(v);
+	proto_put(b, &v, 2);
+}
+
+static void
+proto_put8(struct proto_buf *b, uint8_t v)
+{
+	proto_put(b, &v, 1);
+}
+
+static void
+proto_putstr(struct proto_buf *b, const char *s)
+{
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	proto_put32(b, (uint32_t)n);
+	proto_put(b, s, n);
+}
+
+/* Start a frame; returns the offset of its header for proto_end. */
+static size_t
+proto_begin(struct proto_buf *b, uint8_t version, uint16_t type)
+{
+	size_t at = b->len;
+
+	proto_put32(b, PROTO_MAGIC);
+	proto_put8(b, version);
+	proto_put8(b, 0);
+	proto_put16(b, type);
+	proto_put32(b, 0);
+	return at;
+}
+
+static void
+proto_end(struct proto_buf *b, size_t at)
+{
+	uint32_t n = htonl((uint32_t)(b->len - at - PROTO_HEADER_LEN));
+
+	LZ_ASSERT(b->len - at - PROTO_HEADER_LEN <= PROTO_MAX_PAYLOAD);
+	memcpy(b->data + at + 8, &n, 4);
+}
+
+void
+proto_encode_raw(struct proto_buf *b, uint8_t version, uint16_t type, const void *payload,
+    size_t len)
+{
+	size_t at = proto_begin(b, version, type);
+
+	proto_put(b, payload, len);
+	proto_end(b, at);
+}
+
+void
+proto_encode_hello(struct proto_buf *b, const struct proto_hello *h)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_HELLO);
+
+	proto_put32(b, h->version);
+	proto_put32(b, h->pid);
+	proto_put32(b, h->uid);
+	proto_end(b, at);
+}
+
+void
+proto_encode_error(struct proto_buf *b, uint32_t code, const char *text)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_ERROR);
+	size_t n = strnlen(text, 4096);
+
+	proto_put32(b, code);
+	proto_put32(b, (uint32_t)n);
+	proto_put(b, text, n);
+	proto_end(b, at);
+}
+
+static void
+proto_encode_u32(struct proto_buf *b, uint16_t type, uint32_t v)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, type);
+
+	proto_put32(b, v);
+	proto_end(b, at);
+}
+
+void
+proto_encode_ok(struct proto_buf *b, uint32_t value)
+{
+	proto_encode_u32(b, PROTO_OK, value);
+}
+
+void
+proto_encode_new_session(struct proto_buf *b, const struct proto_new_session *s)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_NEW_SESSION);
+	size_t i, n = 0;
+
+	proto_put32(b, s->flags);
+	proto_put16(b, s->rows);
+	proto_put16(b, s->cols);
+	proto_putstr(b, s->term);
+	if (s->argv != NULL)
+		while (s->argv[n] != NULL)
+			n++;
+	proto_put32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		proto_putstr(b, s->argv[i]);
+	proto_end(b, at);
+}
+
+void
+proto_encode_session(struct proto_buf *b, const struct proto_session *s)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_SESSION);
+
+	proto_put32(b, s->id);
+	proto_put32(b, s->pid);
+	proto_end(b, at);
+}
+
+void
+proto_encode_attach(struct proto_buf *b, uint32_t id)
+{
+	proto_encode_u32(b, PROTO_ATTACH, id);
+}
+
+void
+proto_encode_data(struct proto_buf *b, uint32_t id, uint8_t stream, const void *data,
+    size_t len)
+{
+	size_t at;
+
+	LZ_ASSERT(len <= PROTO_MAX_PAYLOAD - 5);
+	at = proto_begin(b, PROTO_VERSION, PROTO_DATA);
+	proto_put32(b, id);
+	proto_put8(b, stream);
+	proto_put(b, data, len);
+	proto_end(b, at);
+}
+
+void
+proto_encode_eof(struct proto_buf *b, uint32_t id)
+{
+	proto_encode_u32(b, PROTO_EOF, id);
+}
+
+void
+proto_encode_resize(struct proto_buf *b, const struct proto_resize *r)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_RESIZE);
+
+	proto_put32(b, r->id);
+	proto_put16(b, r->rows);
+	proto_put16(b, r->cols);
+	proto_end(b, at);
+}
+
+void
+proto_encode_exit(struct proto_buf *b, const struct proto_exit *e)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_SESSION_EXIT);
+
+	proto_put32(b, e->id);
+	proto_put32(b, (uint32_t)e->status);
+	proto_end(b, at);
+}
+
+void
+proto_encode_detach(struct proto_buf *b, uint32_t id)
+{
+	proto_encode_u32(b, PROTO_DETACH, id);
+}
+
+void
+proto_encode_status_req(struct proto_buf *b, enum proto_status_fmt fmt)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_STATUS_REQ);
+
+	proto_put8(b, (uint8_t)fmt);
+	proto_end(b, at);
+}
+
+void
+proto_encode_status(struct proto_buf *b, const char *text)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_STATUS);
+
+	proto_put(b, text, strnlen(text, PROTO_MAX_PAYLOAD));
+	proto_end(b, at);
+}
+
+void
+proto_encode_list(struct proto_buf *b)
+{
+	proto_end(b, proto_begin(b, PROTO_VERSION, PROTO_LIST));
+}
+
+void
+proto_encode_stop(struct proto_buf *b)
+{
+	proto_end(b, proto_begin(b, PROTO_VERSION, PROTO_STOP));
+}
+
+void
+proto_buf_consume(struct proto_buf *b, size_t n)
+{
+	LZ_ASSERT(n <= b->len);
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+}
+
+void
+proto_buf_clear(struct proto_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+uint8_t *
+proto_buf_steal(struct proto_buf *b, size_t *len)
+{
+	uint8_t *d = b->data;
+
+	*len = b->len;
+	memset(b, 0, sizeof *b);
+	return d;
+}

@@ -1,0 +1,85 @@
+/* lock.c - flock(2) on a file we own (hold-to-bind, coordinator liveness). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lock.h"
+
+int
+lock_open(const char *path, int *fdp, lz_err_t *err)
+{
+	struct stat st;
+	int fd;
+
+	*fdp = -1;
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return lz_err_set(err, ELOOP, "lock file %s is a symlink: refusing it "
+			    "(remove it if you did not create it)", path);
+		return lz_err_sys(err, errno, "cannot open lock file %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		lz_err_sys(err, errno, "cannot stat lock file %s", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		lz_err_set(err, EPERM, "lock file %s is not a regular file: refusing it", path);
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you (uid %u): "
+		    "refusing it; another user may be interfering", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+		goto fail;
+	}
+	if ((st.st_mode & 077) != 0) {
+		lz_err_set(err, EPERM, "lock file %s has mode %04o, expected 0600: refusing it",
+		    path, (unsigned)(st.st_mode & 07777));
+		goto fail;
+	}
+	*fdp = fd;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+int
+lock_try(int fd, lz_err_t *err)
+{
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return 0;
+		if (errno != EINTR)
+			return lz_err_sys(err, errno, "flock");
+	}
+	return 1;
+}
+
+int
+lock_wait(int fd, int timeout_ms, lz_err_t *err)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int r, waited = 0;
+
+	/* Poll rather than block so that a wedged holder cannot hang us forever. */
+	for (;;) {
+		if ((r = lock_try(fd, err)) != 0)
+			return r;
+		if (waited >= timeout_ms)
+			return 0;
+		nanosleep(&ts, NULL);
+		waited += 10;
+	}
+}
+
+void
+lock_release(int fd)
+{
+	if (fd >= 0)
+		(void)flock(fd, LOCK_UN);
+}
