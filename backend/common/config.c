@@ -1269,6 +1269,32 @@ expand_path(const struct ctx *c, int line, const char *key, const char *s,
 	return 0;
 }
 
+/* A host path written under {workspace_dir}, {profile_dir} or {domain_dir}
+ * must stay there once symlinks are resolved: the agent can write symlinks
+ * into those trees, and one pointing out (say to ~/.ssh) would otherwise be
+ * mounted at the next start. */
+static int
+check_contained(const struct ctx *c, int line, const char *key, const char *raw,
+    const struct lz_path_tokens *t, const char *canon)
+{
+	static const char *const names[] = { "{workspace_dir}", "{profile_dir}", "{domain_dir}" };
+	const char *base[3] = { t->workspace_dir, t->profile_dir, t->domain_dir };
+	_cleanup_free_ char *q = NULL;
+	size_t i, l;
+
+	for (i = 0; i < 3 && strncmp(raw, names[i], strlen(names[i])) != 0; i++)
+		;
+	if (i == 3)
+		return 0;
+	l = strlen(base[i]);
+	if (strcmp(base[i], "/") == 0 ||
+	    (strncmp(canon, base[i], l) == 0 && (canon[l] == '\0' || canon[l] == '/')))
+		return 0;
+	q = esc(canon, 200);
+	return ctx_fail(c, line, key, "security: resolves to '%s', outside %s ('%s'): a "
+	    "symlink on the way points out; refused", q, names[i], base[i]);
+}
+
 static int
 resolve_volumes(const struct ctx *c, const struct cfg_profile *p,
     const struct lz_path_tokens *t, struct cfg_resolved *r)
@@ -1288,6 +1314,8 @@ resolve_volumes(const struct ctx *c, const struct cfg_profile *p,
 		if (lz_path_canon(h, &o->host, c->err) < 0)
 			return ctx_wrap(c, v->line, hk);
 		r->n_volumes++;
+		if (check_contained(c, v->line, hk, v->host, t, o->host) < 0)
+			return -1;
 		if (expand_path(c, v->line, ck, v->container, t, false, &ct) < 0 ||
 		    container_path(c, v->line, ck, ct, &o->container) < 0)
 			return -1;
@@ -1369,7 +1397,15 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 		    domain_hash ? domain_hash : "(null)");
 		goto out;
 	}
-	r->workspace_dir = xstrdup(workspace_canon);
+	if (lz_path_canon(workspace_canon, &r->workspace_dir, err) < 0) {
+		lz_err_wrap(err, "workspace");
+		goto out;
+	}
+	if (strcmp(r->workspace_dir, workspace_canon) != 0) {
+		lz_err_set(err, LZ_EINVAL, "security: workspace '%s' is not canonical (it "
+		    "resolves to '%s')", workspace_canon, r->workspace_dir);
+		goto out;
+	}
 	r->domain_hash = xstrdup(domain_hash);
 	pd = xasprintf("%s/%s", cfg->data_root, p->name);
 	dd = xasprintf("%s/domains/%s", cfg->data_root, domain_hash);

@@ -851,26 +851,99 @@ test_cfg_resolve_canonicalizes_symlinked_host_path(void **state)
 {
 	struct cfg *cfg;
 	struct cfg_resolved *r;
-	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *real = xasprintf("%s/real", home),
-	    *link = xasprintf("%s/proj/link", home), *want = xasprintf("%s/real/deep/er", home),
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *real = xasprintf("%s/proj/real", home),
+	    *link = xasprintf("%s/proj/link", home), *want = xasprintf("%s/real/deep/er", real),
 	    *y = NULL, *dlink = xasprintf("%s/dlink", home), *dreal = xasprintf("%s/dreal", home),
-	    *want_pd = xasprintf("%s/dreal/web", home);
+	    *want_pd = xasprintf("%s/dreal/web", home), *real2 = xasprintf("%s/real", real),
+	    *abs = xasprintf("%s/etc-link", home);
 
 	(void)state;
 	assert_int_equal(mkdir(ws, 0700), 0);
 	assert_int_equal(mkdir(real, 0700), 0);
+	assert_int_equal(mkdir(real2, 0700), 0);
 	assert_int_equal(mkdir(dreal, 0700), 0);
-	assert_int_equal(symlink("../real", link), 0);
+	/* A relative link inside the workspace, reached with a `..` of its own:
+	 * the filesystem's `..`, not the config's. */
+	assert_int_equal(symlink("../proj/real/real", link), 0);
 	assert_int_equal(symlink(dreal, dlink), 0);
-	/* The `..` inside the symlink target is the filesystem's, not the config's. */
+	assert_int_equal(symlink("/etc", abs), 0);
 	y = xasprintf("data_root: %s\nprofiles:\n  web:\n    image: a\n    volumes:\n"
-	    "      - {host: \"{workspace_dir}/link/deep/er\", container: /c}\n", dlink);
+	    "      - {host: \"{workspace_dir}/link/deep/er\", container: /c}\n"
+	    "      - {host: \"%s/x\", container: /d}\n", dlink, abs);
 	cfg = load_ok(y);
 	assert_string_equal(cfg->data_root, dreal);
 	r = resolve_ok(cfg, "web", ws);
 	assert_string_equal(r->volumes[0].host, want);
 	assert_string_equal(r->profile_dir, want_pd);
+	/* A literal path is the user's own: its symlink is followed. */
+	assert_string_equal(r->volumes[1].host, "/etc/x");
 	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+/* The agent can plant symlinks in the workspace and the domain dir; a volume
+ * written under them must not follow one out (e.g. to ~/.ssh). */
+static void
+test_cfg_resolve_refuses_symlink_escaping_token_dir(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char h[ANCHOR_HASH_LEN + 1];
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *ssh = xasprintf("%s/.ssh", home),
+	    *link = xasprintf("%s/proj/data", home), *y = NULL, *want = NULL,
+	    *lz = xasprintf("%s/lz", home), *lzd = xasprintf("%s/lz/domains", home),
+	    *dd = NULL, *ddl = NULL;
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	assert_int_equal(mkdir(ssh, 0700), 0);
+	assert_int_equal(symlink(ssh, link), 0);
+	cfg = load_ok("data_root: ~/lz\nprofiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"{workspace_dir}/data\", container: /data}\n");
+	anchor_hash("web", ws, h);
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], ws, h, &r, &err), -1);
+	assert_null(r);
+	want = xasprintf("t.yaml:6: profiles.web.volumes[0].host: security: resolves to '%s', "
+	    "outside {workspace_dir} ('%s')", ssh, ws);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("'%s' lacks '%s'", err.msg, want);
+	lz_err_clear(&err);
+	cfg_free(cfg);
+
+	/* The same under {domain_dir}: an overlay upper dir holds agent files. */
+	y = xasprintf("data_root: ~/lz\nprofiles:\n  web:\n    image: a\n    volumes:\n"
+	    "      - {host: \"{domain_dir}/usr_changes/x\", container: /x}\n");
+	cfg = load_ok(y);
+	dd = xasprintf("%s/lz/domains/%s", home, h);
+	ddl = xasprintf("%s/usr_changes", dd);
+	assert_int_equal(mkdir(lz, 0700), 0);
+	assert_int_equal(mkdir(lzd, 0700), 0);
+	assert_int_equal(mkdir(dd, 0700), 0);
+	assert_int_equal(symlink(home, ddl), 0);
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], ws, h, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "outside {domain_dir}"));
+	lz_err_clear(&err);
+	cfg_free(cfg);
+}
+
+/* A workspace that is not canonical would defeat the containment check. */
+static void
+test_cfg_resolve_requires_canonical_workspace(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home), *wl = xasprintf("%s/wl", home);
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	assert_int_equal(symlink(ws, wl), 0);
+	cfg = load_ok("profiles:\n  web:\n    image: a\n");
+	assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], wl, "0123456789ab", &r,
+	    &err), -1);
+	assert_non_null(strstr(err.msg, "is not canonical (it resolves to"));
+	lz_err_clear(&err);
 	cfg_free(cfg);
 }
 
@@ -1064,6 +1137,8 @@ main(void)
 		T(test_cfg_resolve_expands_tokens),
 		T(test_cfg_resolve_pulls_env_var_and_skips_unset_with_warning),
 		T(test_cfg_resolve_canonicalizes_symlinked_host_path),
+		T(test_cfg_resolve_refuses_symlink_escaping_token_dir),
+		T(test_cfg_resolve_requires_canonical_workspace),
 		T(test_cfg_resolve_rejects_dotdot_after_expansion),
 		T(test_cfg_resolve_rejects_reserved_container_after_expansion),
 		T(test_cfg_resolve_keeps_tilde_literal_after_position_0),
