@@ -237,7 +237,7 @@ store_migrate_run(sqlite3 *db, const struct store_migrate_step *steps,
     size_t n, int *from, lz_err_t *err)
 {
 	_cleanup_free_ char *set = NULL;
-	int v, fk, ret = -1;
+	int v = 0, fk = 0, ret = -1;
 	size_t i;
 
 	LZ_ASSERT(n < INT32_MAX && sqlite3_get_autocommit(db));
