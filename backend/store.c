@@ -19,8 +19,12 @@
  * so a second process (or a second connection in this one) fails at its first
  * read with "in use by another process". The lock is the SQLite one (POSIX
  * fcntl locks on state.db); the coordinator's flock on its lock file is what
- * elects the coordinator, this is the defence in depth behind it. synchronous
- * is NORMAL: a commit is durable at the next checkpoint, never corrupt (WAL).
+ * elects the coordinator, this is the defence in depth behind it. (A file
+ * still in rollback mode, i.e. new or never opened by us, holds only SQLite's
+ * RESERVED lock until the migration writes; the flock covers that window.)
+ * The kernel drops the locks when the coordinator dies, even by SIGKILL, and
+ * the next open recovers the WAL. synchronous is NORMAL: after a power cut
+ * the last commits may be lost, the file is never corrupt (WAL).
  * foreign_keys is on. The file is created 0600 before SQLite sees it; the WAL
  * file inherits that mode.
  *

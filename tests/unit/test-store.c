@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -569,6 +570,46 @@ test_store_second_process_fails_at_once_then_opens_after_close(void **state)
 	store_close(st);
 }
 
+/* A coordinator killed with SIGKILL leaves its WAL behind and no lock. */
+static void
+test_store_survives_a_killed_owner_and_recovers_its_wal(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct audit_verify_result vr;
+	struct store *st = NULL;
+	char *wal = xasprintf("%s-wal", fx->path);
+	int ws, i;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct audit_rec rec = { .kind = "session.start", .actor = "child" };
+
+		if (store_open(fx->path, &st, &err) < 0 ||
+		    store_session_begin(st, "k", "web", "/w", getpid(), 0, &err) < 0)
+			_exit(2);
+		for (i = 0; i < 10; i++)
+			if (audit_append(st, &rec, NULL, &err) < 0)
+				_exit(3);
+		kill(getpid(), SIGKILL);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+	assert_int_equal(access(wal, F_OK), 0);	/* never checkpointed */
+	if (store_open(fx->path, &st, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions WHERE id = 'k'"), 1);
+	assert_int_equal(audit_verify(st, &vr, &err), 0);
+	assert_true(vr.ok);
+	assert_int_equal(vr.rows, 10);
+	audit_verify_result_clear(&vr);
+	store_close(st);
+	free(wal);
+}
+
 static void
 test_store_tx_rollback_undoes_nested_writes(void **state)
 {
@@ -798,6 +839,7 @@ main(void)
 		T(test_store_session_records_begin_end_and_list),
 		T(test_store_second_connection_in_same_process_is_refused),
 		T(test_store_second_process_fails_at_once_then_opens_after_close),
+		T(test_store_survives_a_killed_owner_and_recovers_its_wal),
 		T(test_store_tx_rollback_undoes_nested_writes),
 		T(test_store_submit_runs_jobs_in_order_without_blocking_the_loop),
 		T(test_store_done_callback_may_submit_more_and_close_the_store),
