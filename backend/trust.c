@@ -552,26 +552,43 @@ cleanup:
 	return rc;
 }
 
-int
-trust_server_accept(SSL_CTX *ctx, int fd, const char *profile, const char *sandbox_id,
-    int timeout_ms, SSL **out, lz_err_t *err)
+/* Set up TLS on fd and run the handshake in the role given by SSL_accept or
+ * SSL_connect, bounded by timeout_ms. */
+static SSL *
+trust_handshake(SSL_CTX *ctx, int fd, bool server, int timeout_ms, lz_err_t *err)
 {
 	int64_t deadline = trust_deadline(timeout_ms);
 	SSL *ssl;
 	int r;
 
-	*out = NULL;
 	ERR_clear_error();
 	ssl = trust_ssl_on(ctx, fd, err);
 	if (ssl == NULL)
-		return -1;
-	while ((r = SSL_accept(ssl)) != 1) {
+		return NULL;
+	if (!server && SSL_set1_host(ssl, TRUST_SERVER_NAME) != 1) {
+		SSL_free(ssl);
+		trust_ssl_err(err, LZ_EINVAL, "TLS: cannot set the server name");
+		return NULL;
+	}
+	while ((r = server ? SSL_accept(ssl) : SSL_connect(ssl)) != 1) {
 		if (trust_wait(ssl, r, deadline, "TLS handshake", err) < 0) {
 			trust_verify_note(ssl, err);
 			SSL_free(ssl);
-			return -1;
+			return NULL;
 		}
 	}
+	return ssl;
+}
+
+int
+trust_server_accept(SSL_CTX *ctx, int fd, const char *profile, const char *sandbox_id,
+    int timeout_ms, SSL **out, lz_err_t *err)
+{
+	SSL *ssl = trust_handshake(ctx, fd, true, timeout_ms, err);
+
+	*out = NULL;
+	if (ssl == NULL)
+		return -1;
 	if (trust_peer_check(ssl, profile, sandbox_id, err) < 0) {
 		SSL_free(ssl);
 		return -1;
@@ -583,28 +600,8 @@ trust_server_accept(SSL_CTX *ctx, int fd, const char *profile, const char *sandb
 int
 trust_client_connect(SSL_CTX *ctx, int fd, int timeout_ms, SSL **out, lz_err_t *err)
 {
-	int64_t deadline = trust_deadline(timeout_ms);
-	SSL *ssl;
-	int r;
-
-	*out = NULL;
-	ERR_clear_error();
-	ssl = trust_ssl_on(ctx, fd, err);
-	if (ssl == NULL)
-		return -1;
-	if (SSL_set1_host(ssl, TRUST_SERVER_NAME) != 1) {
-		SSL_free(ssl);
-		return trust_ssl_err(err, LZ_EINVAL, "TLS: cannot set the server name");
-	}
-	while ((r = SSL_connect(ssl)) != 1) {
-		if (trust_wait(ssl, r, deadline, "TLS handshake", err) < 0) {
-			trust_verify_note(ssl, err);
-			SSL_free(ssl);
-			return -1;
-		}
-	}
-	*out = ssl;
-	return 0;
+	*out = trust_handshake(ctx, fd, false, timeout_ms, err);
+	return *out != NULL ? 0 : -1;
 }
 
 int
