@@ -1,0 +1,81 @@
+/* client.h - the CLI side of the control socket: hold-to-bind start of the
+ * coordinator (spec 4.3 Step 1), HELLO, blocking frame I/O, and the attached
+ * session loop of `lazaret run` (raw mode, SIGWINCH, exit status). */
+#ifndef LZ_CLIENT_H
+#define LZ_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "anchor.h"
+#include "err.h"
+#include "proto.h"
+
+/* How long a leader waits for a coordinator it spawned to accept (spec: 10 s
+ * for the socket; container creation comes before it). */
+#define CLIENT_START_TIMEOUT_MS	20000
+
+struct client {
+	int fd;
+	struct proto_buf in;
+	size_t consumed;	/* bytes of in already handed out */
+	pid_t coord_pid;	/* from the coordinator's HELLO */
+};
+
+/* What the leader passes to a coordinator it starts. */
+struct client_start {
+	const char *mode;	/* "isolated" or "direct" */
+};
+
+/* Connect to the coordinator of a and exchange HELLO. With start != NULL,
+ * start the coordinator if none is running (hold-to-bind: the leader spawns
+ * and holds the lock until the socket accepts; followers wait for the lock).
+ * With start NULL, fail with err->code ENOENT when none runs (a stale socket
+ * is removed). */
+int client_connect(const struct anchor *a, const struct client_start *start,
+    struct client **out, lz_err_t *err);
+void client_free(struct client *);
+
+/* Connect to the control socket at path (no start) and exchange HELLO; err
+ * code ENOENT/ECONNREFUSED when nobody serves it. */
+int client_connect_path(const char *path, struct client **out, lz_err_t *err);
+/* Is the coordinator serving socket path alive (its lifetime lock held)? */
+bool client_socket_alive(const char *ctl_path);
+/* Remove a socket file nobody serves (only a socket, only ours). */
+void client_unlink_stale(const char *path);
+
+/* Write every frame in b (b is emptied). */
+int client_send(struct client *, struct proto_buf *b, lz_err_t *err);
+/* Wait up to timeout_ms (-1: forever) for the next frame; payload stays valid
+ * until the next call. ERROR frames are returned like any other. Returns 1
+ * with a frame, 0 on EOF, -1 on error or timeout (err->code ETIMEDOUT). */
+int client_recv(struct client *, int timeout_ms, struct proto_header *h,
+    const uint8_t **payload, lz_err_t *err);
+/* Turn an ERROR payload into err; returns -1. */
+int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
+
+/* Is a coordinator of a alive (its lifetime lock held)? */
+bool client_coordinator_alive(const struct anchor *a);
+/* Wait up to timeout_ms for the coordinator of a to exit; 0 when gone. */
+int client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err);
+
+struct client_run_opts {
+	char **argv;		/* NULL or empty: interactive shell */
+	bool direct;		/* workspace mode direct */
+	bool tty;		/* stdin is a terminal: raw mode and podman exec -t */
+};
+
+/* Create a session, attach, forward I/O until it ends. *status is its exit
+ * status. A lost coordinator is an error (code ECONNRESET); a coordinator
+ * that was shutting down gives code EAGAIN (the caller may retry). */
+int client_run(struct client *, const struct client_run_opts *, int *status, lz_err_t *err);
+
+/* Subcommands (app/cmd-*.c; also declared in commands.h). */
+int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_coordinator(int argc, char **argv);
+
+#endif

@@ -1,0 +1,116 @@
+/* cmd-ls.c - lazaret ls: every live domain of this user (one line each). */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "client.h"
+#include "ctl-server.h"
+#include "xmalloc.h"
+
+#define LS_USAGE "lazaret ls"
+
+/* One domain: its STATUS row, or why there is none. */
+static void
+ls_one(const char *dir, const char *name, int *n)
+{
+	char *path = xasprintf("%s/%s", dir, name), *text = NULL;
+	struct client *cl = NULL;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+	lz_err_t err = LZ_ERR_INIT;
+	size_t len = strlen(name) - 4;
+
+	if (client_connect_path(path, &cl, &err) < 0) {
+		if (client_socket_alive(path))
+			printf("%.*s\t-\t-\tstarting-or-stopping\n", (int)len, name);
+		else {
+			client_unlink_stale(path);
+			printf("%.*s\t-\t-\tstale (removed %s)\n", (int)len, name, path);
+		}
+		(*n)++;
+		goto out;
+	}
+	proto_encode_status_req(&b, PROTO_STATUS_ROW);
+	if (client_send(cl, &b, &err) < 0 || client_recv(cl, 30000, &h, &p, &err) != 1 ||
+	    h.type != PROTO_STATUS || proto_decode_text(p, h.length, &text, &err) < 0) {
+		printf("%.*s\t-\t-\tnot answering\n", (int)len, name);
+		(*n)++;
+		goto out;
+	}
+	printf("%s\n", text);
+	(*n)++;
+out:
+	lz_err_clear(&err);
+	free(text);
+	client_free(cl);
+	free(path);
+}
+
+int
+cmd_ls(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cfg *cfg = NULL;
+	struct dirent **ents = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int c, i, k, n = 0, rc = 1;
+	size_t len;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
+		case 'h':
+			printf("usage: %s\n\n"
+			    "List every live domain of this user: each control socket in the\n"
+			    "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
+			    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. Sockets\n"
+			    "left by a coordinator that died are reported as stale and removed.\n",
+			    LS_USAGE);
+			return 0;
+		default:
+			return cli_usage_error("ls", LS_USAGE, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("ls", LS_USAGE, "unexpected argument '%s'", argv[optind]);
+	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	/* Talk only to sockets in a directory that is ours alone. */
+	if (ctl_server_dir_check(cfg->esc_socket_dir, false, &err) < 0) {
+		rc = err.code == ENOENT ? 0 : cli_fail(&err);
+		lz_err_clear(&err);
+		goto out;
+	}
+	printf("DOMAIN\tPROFILE\tCONTAINER\tSTATE\tMODE\tSESSIONS\tCLIENTS\tUPTIME\tWORKSPACE\n");
+	k = scandir(cfg->esc_socket_dir, &ents, NULL, alphasort);
+	if (k < 0) {
+		rc = errno == ENOENT ? 0 : 1;
+		if (rc != 0)
+			fprintf(stderr, "lazaret: cannot read %s: %s\n", cfg->esc_socket_dir,
+			    strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < k; i++) {
+		len = strlen(ents[i]->d_name);
+		if (len > 4 && strcmp(ents[i]->d_name + len - 4, ".ctl") == 0)
+			ls_one(cfg->esc_socket_dir, ents[i]->d_name, &n);
+		free(ents[i]);
+	}
+	free(ents);
+	rc = 0;
+out:
+	cfg_free(cfg);
+	return rc;
+}

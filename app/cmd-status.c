@@ -1,0 +1,126 @@
+/* cmd-status.c - lazaret status: what the domain's coordinator runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "client.h"
+#include "jsonw.h"
+
+#define STATUS_USAGE "lazaret status [--profile P] [--workspace DIR] [--json]"
+
+static void
+status_not_running(const struct anchor *a, bool json)
+{
+	struct lz_jsonw w;
+	char *s;
+
+	if (!json) {
+		printf("domain:      %s\nprofile:     %s\nworkspace:   %s\n"
+		    "coordinator: not running\n", a->hash, a->profile, a->workspace);
+		return;
+	}
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "running"); lz_jsonw_bool(&w, false);
+	lz_jsonw_key(&w, "domain_hash"); lz_jsonw_str(&w, a->hash);
+	lz_jsonw_key(&w, "profile"); lz_jsonw_str(&w, a->profile);
+	lz_jsonw_key(&w, "workspace"); lz_jsonw_str(&w, a->workspace);
+	lz_jsonw_obj_close(&w);
+	s = lz_jsonw_steal(&w);
+	printf("%s\n", s);
+	free(s);
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *profile = NULL, *workspace = NULL;
+	struct client *cl = NULL;
+	struct cfg *cfg = NULL;
+	struct anchor *a = NULL;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+	lz_err_t err = LZ_ERR_INIT;
+	char *text = NULL;
+	bool json = false;
+	int c, r, rc = 1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': profile = optarg; break;
+		case 'w': workspace = optarg; break;
+		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
+		case 'j': json = true; break;
+		case 'h':
+			printf("usage: %s\n\n"
+			    "Ask the domain's Session Coordinator what runs: container and its\n"
+			    "state, sessions (id, pid, command, attached clients), uptime.\n"
+			    "Exit status 0 when a coordinator runs, 1 when none does (like\n"
+			    "'podman container exists').\n\n"
+			    "  -p, --profile P      agent profile (default: \"default\")\n"
+			    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+			    "  --json               print JSON\n", STATUS_USAGE);
+			return 0;
+		default:
+			return cli_usage_error("status", STATUS_USAGE, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("status", STATUS_USAGE, "unexpected argument '%s'",
+		    argv[optind]);
+	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
+	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (client_connect(a, NULL, &cl, &err) < 0) {
+		if (err.code != ENOENT && err.code != ECONNREFUSED) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		lz_err_clear(&err);
+		status_not_running(a, json);
+		rc = 1;
+		goto out;
+	}
+	proto_encode_status_req(&b, json ? PROTO_STATUS_JSON : PROTO_STATUS_TEXT);
+	if (client_send(cl, &b, &err) < 0 || (r = client_recv(cl, 30000, &h, &p, &err)) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (r == 0 || h.type != PROTO_STATUS) {
+		if (r != 0 && h.type == PROTO_ERROR)
+			client_error_frame(p, h.length, &err);
+		else
+			lz_err_set(&err, ECONNRESET, "the coordinator did not answer STATUS");
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (proto_decode_text(p, h.length, &text, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	fputs(text, stdout);
+	if (json)
+		fputc('\n', stdout);
+	rc = 0;
+out:
+	free(text);
+	client_free(cl);
+	anchor_free(a);
+	cfg_free(cfg);
+	return rc;
+}

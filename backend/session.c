@@ -1,0 +1,413 @@
+/* session.c - a podman exec process on a PTY (or pipes) the coordinator owns.
+ *
+ * Theory of operation: each uv handle the session opens holds a reference,
+ * dropped in its close callback, so the session outlives every callback that
+ * can reach it. When the process exits, output may still sit in the PTY or
+ * the pipes: the session keeps reading until EOF (EIO on a PTY master) and
+ * gives up after SESSION_DRAIN_MS (something else may hold the slave open),
+ * draining what is left by hand; only then is exit_cb called, so a client
+ * sees all output before SESSION_EXIT.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "pty.h"
+#include "session.h"
+#include "xmalloc.h"
+
+#define SESSION_DRAIN_MS	500
+#define SESSION_KILL_MS		2000
+
+struct session_write {
+	uv_write_t req;
+	struct session *s;
+	char data[];
+};
+
+void
+session_ref(struct session *s)
+{
+	s->refs++;
+}
+
+void
+session_unref(struct session *s)
+{
+	LZ_ASSERT(s->refs > 0);
+	if (--s->refs > 0)
+		return;
+	free(s->command);
+	free(s->clients);
+	free(s);
+}
+
+static void
+session_close_cb(uv_handle_t *h)
+{
+	session_unref(h->data);
+}
+
+static void
+session_check_done(struct session *s)
+{
+	if (s->done || !s->exited || !s->out_eof || (!s->tty && !s->err_eof))
+		return;
+	s->done = true;
+	uv_timer_stop(&s->timer);
+	s->cbs.exit_cb(s, s->arg);
+}
+
+static void
+session_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	(void)h;
+	(void)hint;
+	/* PROTO_DATA_MAX per read: one read becomes one DATA frame. */
+	buf->base = xmalloc(PROTO_DATA_MAX);
+	buf->len = PROTO_DATA_MAX;
+}
+
+static void
+session_read(struct session *s, uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+	bool is_err = st == (uv_stream_t *)&s->err;
+
+	if (n > 0)
+		s->cbs.output_cb(s, is_err ? PROTO_STREAM_ERR : PROTO_STREAM_OUT,
+		    (const uint8_t *)buf->base, (size_t)n, s->arg);
+	free(buf->base);
+	if (n >= 0)
+		return;
+	/* UV_EOF on a pipe; UV_EIO on a PTY master once the slave is gone. */
+	uv_read_stop(st);
+	if (is_err)
+		s->err_eof = true;
+	else
+		s->out_eof = true;
+	session_check_done(s);
+}
+
+static void
+session_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+	session_read(st->data, st, n, buf);
+}
+
+/* Read what is left on the master without the loop (after the drain timeout). */
+static void
+session_drain_master(struct session *s)
+{
+	uint8_t buf[PROTO_DATA_MAX];
+	uv_os_fd_t fd;
+	ssize_t n;
+	int i;
+
+	uv_read_stop((uv_stream_t *)&s->out);
+	if (s->tty && uv_fileno((uv_handle_t *)&s->out, &fd) == 0)
+		for (i = 0; i < 64 && (n = read(fd, buf, sizeof buf)) > 0; i++)
+			s->cbs.output_cb(s, PROTO_STREAM_OUT, buf, (size_t)n, s->arg);
+	s->out_eof = true;
+	if (!s->tty) {
+		uv_read_stop((uv_stream_t *)&s->err);
+		s->err_eof = true;
+	}
+}
+
+static void
+session_timer_cb(uv_timer_t *t)
+{
+	struct session *s = t->data;
+
+	if (!s->exited) {
+		if (s->pid > 0)
+			kill(s->pid, SIGKILL);
+		return;
+	}
+	session_drain_master(s);
+	session_check_done(s);
+}
+
+static void
+session_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct session *s = p->data;
+
+	s->exited = true;
+	s->status = sig != 0 ? 128 + sig : (int)status;
+	uv_timer_stop(&s->timer);
+	uv_timer_start(&s->timer, session_timer_cb, SESSION_DRAIN_MS, 0);
+	session_check_done(s);
+}
+
+static void
+session_init_handle(struct session *s, uv_handle_t *h)
+{
+	h->data = s;
+	session_ref(s);
+}
+
+int
+session_start(uv_loop_t *loop, const struct session_opts *o, const struct session_cbs *cbs,
+    void *arg, struct session **out, lz_err_t *err)
+{
+	uv_process_options_t po;
+	uv_stdio_container_t io[3];
+	struct session *s;
+	int master = -1, slave = -1, r, i;
+
+	*out = NULL;
+	s = xcalloc(1, sizeof *s);
+	s->refs = 1;
+	s->loop = loop;
+	s->id = o->id;
+	s->command = xstrdup(o->command != NULL ? o->command : "");
+	s->tty = o->tty;
+	s->cbs = *cbs;
+	s->arg = arg;
+	s->master = -1;
+	snprintf(s->uuid, sizeof s->uuid, "%s", o->uuid != NULL ? o->uuid : "");
+	s->started_ms = (int64_t)time(NULL) * 1000;
+
+	uv_timer_init(loop, &s->timer);
+	session_init_handle(s, (uv_handle_t *)&s->timer);
+	uv_pipe_init(loop, &s->out, 0);
+	session_init_handle(s, (uv_handle_t *)&s->out);
+	memset(&po, 0, sizeof po);
+	if (s->tty) {
+		if (pty_open(o->rows, o->cols, &master, &slave, err) < 0)
+			goto fail;
+		if ((r = uv_pipe_open(&s->out, master)) != 0) {
+			lz_err_set(err, -r, "pty: %s", uv_strerror(r));
+			close(master);
+			goto fail;
+		}
+		s->master = master;
+		for (i = 0; i < 3; i++) {
+			io[i].flags = UV_INHERIT_FD;
+			io[i].data.fd = slave;
+		}
+		s->err_eof = s->in_closed = true;
+	} else {
+		uv_pipe_init(loop, &s->in, 0);
+		session_init_handle(s, (uv_handle_t *)&s->in);
+		uv_pipe_init(loop, &s->err, 0);
+		session_init_handle(s, (uv_handle_t *)&s->err);
+		io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+		io[0].data.stream = (uv_stream_t *)&s->in;
+		io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		io[1].data.stream = (uv_stream_t *)&s->out;
+		io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		io[2].data.stream = (uv_stream_t *)&s->err;
+	}
+	po.file = o->exec_argv[0];
+	po.args = o->exec_argv;
+	po.stdio = io;
+	po.stdio_count = 3;
+	po.exit_cb = session_exit_cb;
+	/* setsid(): the exec is no child of the user's terminal session. */
+	po.flags = UV_PROCESS_DETACHED;
+	session_init_handle(s, (uv_handle_t *)&s->proc);
+	r = uv_spawn(loop, &s->proc, &po);
+	if (slave >= 0)
+		close(slave);
+	if (r != 0) {
+		lz_err_set(err, -r, "cannot run %s: %s", o->exec_argv[0], uv_strerror(r));
+		s->exited = true;
+		goto fail;
+	}
+	s->pid = s->proc.pid;
+	uv_read_start((uv_stream_t *)&s->out, session_alloc_cb, session_read_cb);
+	if (!s->tty)
+		uv_read_start((uv_stream_t *)&s->err, session_alloc_cb, session_read_cb);
+	*out = s;
+	return 0;
+fail:
+	s->done = true;
+	session_close(s);
+	session_unref(s);
+	return -1;
+}
+
+static void
+session_write_cb(uv_write_t *req, int status)
+{
+	struct session_write *w = req->data;
+
+	(void)status;	/* a dead process shows up in exit_cb */
+	session_unref(w->s);
+	free(w);
+}
+
+void
+session_write(struct session *s, const uint8_t *buf, size_t len)
+{
+	uv_stream_t *st = s->tty ? (uv_stream_t *)&s->out : (uv_stream_t *)&s->in;
+	struct session_write *w;
+	uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
+	int n;
+
+	if (s->closing || s->exited || len == 0 || (!s->tty && s->in_closed))
+		return;
+	/* Most writes go through at once; queue only the rest. */
+	if (uv_stream_get_write_queue_size(st) == 0) {
+		n = uv_try_write(st, &b, 1);
+		if (n == (int)len)
+			return;
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		}
+	}
+	w = xmalloc(sizeof *w + len);
+	memcpy(w->data, buf, len);
+	w->s = s;
+	w->req.data = w;
+	b = uv_buf_init(w->data, (unsigned)len);
+	if (uv_write(&w->req, st, &b, 1, session_write_cb) != 0) {
+		free(w);
+		return;
+	}
+	session_ref(s);
+}
+
+static void
+session_shutdown_cb(uv_shutdown_t *req, int status)
+{
+	struct session *s = req->data;
+
+	(void)status;
+	free(req);
+	if (!s->closing)
+		uv_close((uv_handle_t *)&s->in, session_close_cb);
+	session_unref(s);
+}
+
+void
+session_eof(struct session *s)
+{
+	uv_shutdown_t *req;
+
+	if (s->closing || s->exited)
+		return;
+	if (s->tty) {
+		session_write(s, (const uint8_t *)"\x04", 1);
+		return;
+	}
+	if (s->in_closed)
+		return;
+	s->in_closed = true;
+	req = xcalloc(1, sizeof *req);
+	req->data = s;
+	session_ref(s);
+	if (uv_shutdown(req, (uv_stream_t *)&s->in, session_shutdown_cb) != 0) {
+		free(req);
+		session_unref(s);
+		uv_close((uv_handle_t *)&s->in, session_close_cb);
+	}
+}
+
+int
+session_resize(struct session *s, uint16_t rows, uint16_t cols, lz_err_t *err)
+{
+	if (!s->tty || s->exited || s->closing || rows == 0 || cols == 0)
+		return 0;
+	if (pty_resize(s->master, rows, cols, err) < 0)
+		return -1;
+	/* No controlling terminal: podman learns of the change from us. */
+	if (s->pid > 0)
+		kill(s->pid, SIGWINCH);
+	return 0;
+}
+
+void
+session_pause(struct session *s, bool paused)
+{
+	if (s->paused == paused || s->closing)
+		return;
+	s->paused = paused;
+	if (paused) {
+		if (!s->out_eof)
+			uv_read_stop((uv_stream_t *)&s->out);
+		if (!s->err_eof)
+			uv_read_stop((uv_stream_t *)&s->err);
+		return;
+	}
+	if (!s->out_eof)
+		uv_read_start((uv_stream_t *)&s->out, session_alloc_cb, session_read_cb);
+	if (!s->err_eof)
+		uv_read_start((uv_stream_t *)&s->err, session_alloc_cb, session_read_cb);
+}
+
+void
+session_kill(struct session *s)
+{
+	if (s->exited || s->killing || s->pid <= 0)
+		return;
+	s->killing = true;
+	kill(s->pid, SIGTERM);
+	uv_timer_start(&s->timer, session_timer_cb, SESSION_KILL_MS, 0);
+}
+
+static void
+session_close_handle(struct session *s, uv_handle_t *h)
+{
+	if (h->data == s && !uv_is_closing(h))
+		uv_close(h, session_close_cb);
+}
+
+void
+session_close(struct session *s)
+{
+	if (s->closing)
+		return;
+	s->closing = true;
+	if (!s->exited && s->pid > 0)
+		kill(s->pid, SIGKILL);
+	session_close_handle(s, (uv_handle_t *)&s->timer);
+	session_close_handle(s, (uv_handle_t *)&s->out);
+	session_close_handle(s, (uv_handle_t *)&s->proc);
+	if (!s->tty) {
+		session_close_handle(s, (uv_handle_t *)&s->err);
+		session_close_handle(s, (uv_handle_t *)&s->in);
+	}
+}
+
+void
+session_attach(struct session *s, struct ctl_server_client *c)
+{
+	if (session_has_client(s, c))
+		return;
+	s->clients = xreallocarray(s->clients, s->n_clients + 1, sizeof *s->clients);
+	s->clients[s->n_clients++] = c;
+}
+
+void
+session_detach(struct session *s, struct ctl_server_client *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_clients; i++)
+		if (s->clients[i] == c) {
+			s->clients[i] = s->clients[--s->n_clients];
+			break;
+		}
+	if (s->owner == c)
+		s->owner = NULL;
+}
+
+bool
+session_has_client(const struct session *s, const struct ctl_server_client *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_clients; i++)
+		if (s->clients[i] == c)
+			return true;
+	return false;
+}

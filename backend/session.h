@@ -1,0 +1,104 @@
+/* session.h - one shell or command in the sandbox (DESIGN "Sessions and PTYs").
+ *
+ * A session is the `podman exec` process the coordinator spawned, either on a
+ * PTY the coordinator owns (tty sessions: podman exec -t reads its window size
+ * from that terminal and forwards SIGWINCH) or on three pipes (no terminal:
+ * stdin, stdout and stderr stay apart, EOF is forwarded). The session reads
+ * the output and hands it to output_cb; who receives it is the coordinator's
+ * business (the clients in `clients`, and later a per-session screen).
+ */
+#ifndef LZ_SESSION_H
+#define LZ_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "err.h"
+
+struct session;
+struct ctl_server_client;
+
+struct session_cbs {
+	/* Output bytes (PROTO_STREAM_OUT or _ERR); valid during the call. */
+	void (*output_cb)(struct session *, uint8_t stream, const uint8_t *buf, size_t len,
+	    void *arg);
+	/* The process has exited and its output is drained (called once). */
+	void (*exit_cb)(struct session *, void *arg);
+};
+
+struct session_opts {
+	uint32_t id;
+	const char *uuid;	/* LAZARET_SESSION_ID (32 hex chars) */
+	char **exec_argv;	/* what to spawn (podman exec ...) */
+	const char *command;	/* for status: the command as the user gave it */
+	bool tty;
+	uint16_t rows, cols;
+};
+
+/* Per-session screen hook (issue 5): the libvterm screen the coordinator will
+ * keep; NULL for now. */
+struct session_screen;
+
+struct session {
+	uint32_t id;
+	char uuid[33];		/* LAZARET_SESSION_ID */
+	char *command;
+	bool tty;
+	pid_t pid;
+	int64_t started_ms;
+	bool exited;
+	int status;		/* exit status, or 128+signal; valid once exited */
+	struct ctl_server_client **clients;	/* attached (not owned) */
+	size_t n_clients;
+	struct ctl_server_client *owner;	/* ends the session when it leaves */
+	struct session_screen *screen;
+	void *data;		/* the coordinator's */
+
+	/* private */
+	int refs;
+	uv_loop_t *loop;
+	struct session_cbs cbs;
+	void *arg;
+	uv_process_t proc;
+	uv_pipe_t out;		/* PTY master (read+write) or stdout pipe */
+	uv_pipe_t err;		/* stderr pipe (pipe sessions) */
+	uv_pipe_t in;		/* stdin pipe (pipe sessions) */
+	uv_timer_t timer;	/* drain deadline after exit; SIGKILL after SIGTERM */
+	int master;
+	int open_handles;
+	bool out_eof, err_eof, in_closed;
+	bool paused;
+	bool done;		/* exit_cb delivered */
+	bool closing;
+	bool killing;
+};
+
+/* Spawn opts->exec_argv (own session, setsid)
+ * and start reading. On success *out holds one reference. */
+int session_start(uv_loop_t *loop, const struct session_opts *opts,
+    const struct session_cbs *cbs, void *arg, struct session **out, lz_err_t *err);
+/* Input for the process (tty: to the PTY master; else its stdin). */
+void session_write(struct session *, const uint8_t *buf, size_t len);
+/* End of input: closes stdin of a pipe session, sends ^D (VEOF) to a tty one. */
+void session_eof(struct session *);
+/* Set the PTY size and tell podman (SIGWINCH). */
+int session_resize(struct session *, uint16_t rows, uint16_t cols, lz_err_t *err);
+/* Stop reading output (a client is backed up) or resume. */
+void session_pause(struct session *, bool paused);
+/* SIGTERM the process, SIGKILL 2 s later if it is still there. */
+void session_kill(struct session *);
+/* Close every handle; the session is freed when they are closed and the last
+ * reference is gone. */
+void session_close(struct session *);
+void session_ref(struct session *);
+void session_unref(struct session *);
+
+/* Attached clients. */
+void session_attach(struct session *, struct ctl_server_client *);
+void session_detach(struct session *, struct ctl_server_client *);
+bool session_has_client(const struct session *, const struct ctl_server_client *);
+
+#endif
