@@ -1,0 +1,176 @@
+/* probe.c - lazaret-probe: a static multi-tool run INSIDE the sandbox that
+ * tries one filesystem operation per path and prints what the kernel said
+ * (crun's tests/init.c). Integration tests copy it in read-only and assert
+ * the errno.
+ *
+ *   lazaret-probe write|append|truncate|chmod|unlink|rename-over|rename-away|
+ *                 mkdir|owner PATH [PATH...]
+ *
+ * One line per path: "CMD PATH: ok", "CMD PATH: EROFS", or for owner
+ * "owner PATH: UID:GID". Exit 0 whatever the outcome; 2 on a usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROBE_DATA "lazaret-probe was here\n"
+
+struct probe_errname {
+	int code;
+	const char *name;
+};
+
+static const struct probe_errname probe_errnames[] = {
+	{ EROFS, "EROFS" }, { EBUSY, "EBUSY" }, { EACCES, "EACCES" }, { EPERM, "EPERM" },
+	{ ENOENT, "ENOENT" }, { EEXIST, "EEXIST" }, { EXDEV, "EXDEV" },
+	{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" },
+	{ ENOTEMPTY, "ENOTEMPTY" }, { ENOSPC, "ENOSPC" }, { ENOTCONN, "ENOTCONN" },
+	{ EIO, "EIO" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ELOOP, "ELOOP" },
+	{ ENAMETOOLONG, "ENAMETOOLONG" }, { ETXTBSY, "ETXTBSY" }, { EFAULT, "EFAULT" },
+	{ ENOSYS, "ENOSYS" }, { EBADF, "EBADF" }, { EMLINK, "EMLINK" },
+};
+
+static const char *
+probe_errname(int e)
+{
+	static char buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof probe_errnames / sizeof probe_errnames[0]; i++)
+		if (probe_errnames[i].code == e)
+			return probe_errnames[i].name;
+	snprintf(buf, sizeof buf, "E%d", e);
+	return buf;
+}
+
+static int
+probe_write_fd(int fd)
+{
+	size_t len = strlen(PROBE_DATA), off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		if ((n = write(fd, PROBE_DATA + off, len - off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* open(flags) and write; 0 or -1 with errno. */
+static int
+probe_open_write(const char *path, int flags)
+{
+	int fd, e;
+
+	if ((fd = open(path, flags | O_CLOEXEC, 0755)) < 0)
+		return -1;
+	if (probe_write_fd(fd) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Put a new file at path by rename from a sibling, as `git config` and
+ * editors do; the sibling is removed again when the rename fails. */
+static int
+probe_rename_over(const char *path)
+{
+	char tmp[4096];
+	int e;
+
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.lzprobe", path) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (probe_open_write(tmp, O_WRONLY | O_CREAT | O_TRUNC) < 0)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Move path away; put it back when that worked (the test fails anyway). */
+static int
+probe_rename_away(const char *path)
+{
+	char tmp[4096];
+
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.lzprobe-away", path) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (rename(path, tmp) < 0)
+		return -1;
+	(void)rename(tmp, path);
+	return 0;
+}
+
+static int
+probe_one(const char *cmd, const char *path)
+{
+	struct stat st;
+	int r;
+
+	if (strcmp(cmd, "write") == 0)
+		r = probe_open_write(path, O_WRONLY | O_CREAT | O_TRUNC);
+	else if (strcmp(cmd, "append") == 0)
+		r = probe_open_write(path, O_WRONLY | O_APPEND);
+	else if (strcmp(cmd, "truncate") == 0)
+		r = truncate(path, 0);
+	else if (strcmp(cmd, "chmod") == 0)
+		r = chmod(path, 0777);
+	else if (strcmp(cmd, "unlink") == 0)
+		r = unlink(path);
+	else if (strcmp(cmd, "rename-over") == 0)
+		r = probe_rename_over(path);
+	else if (strcmp(cmd, "rename-away") == 0)
+		r = probe_rename_away(path);
+	else if (strcmp(cmd, "mkdir") == 0)
+		r = mkdir(path, 0755);
+	else if (strcmp(cmd, "owner") == 0) {
+		if ((r = lstat(path, &st)) == 0) {
+			printf("owner %s: %u:%u\n", path, (unsigned)st.st_uid, (unsigned)st.st_gid);
+			return 0;
+		}
+	} else
+		return -1;
+	if (r < 0)
+		printf("%s %s: %s\n", cmd, path, probe_errname(errno));
+	else
+		printf("%s %s: ok\n", cmd, path);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: lazaret-probe write|append|truncate|chmod|unlink|"
+		    "rename-over|rename-away|mkdir|owner PATH [PATH...]\n");
+		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		if (probe_one(argv[1], argv[i]) < 0) {
+			fprintf(stderr, "lazaret-probe: unknown operation '%s'\n", argv[1]);
+			return 2;
+		}
+		fflush(stdout);
+	}
+	return 0;
+}
