@@ -92,3 +92,29 @@ make_repo() {
 		git config user.name test && echo hello > README && git add README && git commit -qm init"
 	echo "$r"
 }
+
+# The as_user command line, shell-quoted, for places that take one string
+# (a tmux pane's command).
+as_user_line() {
+	local envv=(HOME="$LZ_HOME" USER="$LZ_USER" LOGNAME="$LZ_USER" LC_ALL=C.UTF-8
+		PATH="$T/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+		XDG_RUNTIME_DIR="$LZ_RUNDIR" XDG_CONFIG_HOME="$T/home/config"
+		XDG_DATA_HOME="$T/home/data" TERM="${TERM:-xterm-256color}" "${LZ_ENV[@]}")
+	if [ "$(id -u)" -eq 0 ]; then
+		printf '%q ' runuser -u "$LZ_USER" -- env -i "${envv[@]}" "$@"
+	else
+		printf '%q ' env -i "${envv[@]}" "$@"
+	fi
+}
+
+# The default sandbox image must exist for the user (built once, then reused).
+need_default_image() {
+	as_user podman image exists localhost/lazaret-default:latest && return 0
+	note "building localhost/lazaret-default:latest"
+	lz image build-default >/dev/null || fail "lazaret image build-default failed"
+}
+
+# Processes of `lazaret coordinator` serving workspace $1 (canonical path).
+coord_count() {
+	timeout 10 ps -u "$LZ_USER" -o args= | grep -cF -- "coordinator --profile ${2:-default} --workspace $1 --mode" || true
+}
