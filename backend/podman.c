@@ -197,8 +197,7 @@ podman_run_argv(const struct drv_spec *spec, const char *init_host, char ***argv
 		lz_strv_pushf(&v, "--runtime-flag=%s", spec->runtime_flags[i]);
 	}
 	lz_strv_pushf(&v, "--network=%s", spec->network != NULL ? spec->network : "none");
-	if (spec->network == NULL || strncmp(spec->network, "container:", 10) != 0)
-		lz_strv_push(&v, "--hostname=lazaret");	/* a joined netns brings its own UTS */
+	lz_strv_push(&v, "--hostname=lazaret");	/* also accepted with container:X */
 	lz_strv_push(&v, "--security-opt=no-new-privileges");
 	lz_strv_push(&v, "--cap-drop=all");
 	for (i = 0; i < sizeof podman_caps_keep / sizeof podman_caps_keep[0]; i++)

@@ -80,6 +80,20 @@ stopped() { [ "$(lz driver inspect "$N-stop")" = stopped ]; }
 wait_for 20 stopped || fail "container with an exiting command not reported stopped"
 note "ok: exited container is stopped"
 
+# the sidecar topology: crun owns the netns (slirp4netns), the sandbox joins it
+lz_on_exit "as_user podman rm -f -t 0 $N-sbx"
+lz_on_exit "as_user podman rm -f -t 0 $N-side"
+lz driver create --runtime crun --cap-add NET_ADMIN -n slirp4netns "$N-side" "$IMG" ||
+	fail "crun sidecar create failed"
+lz driver create -n "container:$N-side" "$N-sbx" "$IMG" || fail "sandbox in the sidecar's netns failed"
+out=$(lz driver exec "$N-sbx" sh -c 'cat /proc/version; ip addr; hostname' 2>&1) || fail "exec in joined sandbox failed: $out"
+assert_contains "$out" "Linux version 4.4.0" "joined sandbox runs under gVisor"
+assert_contains "$out" "10.0.2.100/24" "joined sandbox sees the sidecar's slirp4netns address"
+assert_contains "$out" "lazaret" "joined sandbox keeps hostname lazaret"
+assert_contains "$(lz driver exec "$N-side" grep CapEff /proc/self/status)" "00000000000010fb" \
+	"sidecar gets NET_ADMIN on top of the kept capabilities"
+lz driver rm "$N-sbx" && lz driver rm "$N-side" || fail "rm of the sidecar pair failed"
+
 lz driver rm "$N" || fail "rm failed"
 assert_eq "$(lz driver inspect "$N")" absent "removed container is absent"
 lz driver rm "$N" || fail "rm of an absent container is an error"
