@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -1103,6 +1104,43 @@ test_cfg_print_resolved_hides_host_env_values(void **state)
 	cfg_free(cfg);
 }
 
+/* The fuzz seeds say what they are: valid-* load, invalid-* fail. Run from
+ * the source root (tests/run does). */
+static void
+test_cfg_fuzz_corpus_files_load_or_fail_as_named(void **state)
+{
+	const char *dir = "tests/fuzz/corpus-config";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n_valid = 0, n_invalid = 0;
+
+	(void)state;
+	if (d == NULL)
+		fail_msg("%s: %s (run from the source root)", dir, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct cfg *cfg = NULL;
+		lz_err_t err = LZ_ERR_INIT;
+		int rc;
+
+		if (strncmp(e->d_name, "valid-", 6) != 0 && strncmp(e->d_name, "invalid-", 8) != 0)
+			continue;
+		rc = cfg_load(path, &cfg, &err);
+		if (e->d_name[0] == 'v' && rc < 0)
+			fail_msg("%s: %s", path, err.msg);
+		if (e->d_name[0] == 'i' && rc == 0)
+			fail_msg("%s: loaded, expected an error", path);
+		if (rc < 0 && strncmp(err.msg, path, strlen(path)) != 0)
+			fail_msg("%s: message '%s' does not start with the file", path, err.msg);
+		*(e->d_name[0] == 'v' ? &n_valid : &n_invalid) += 1;
+		lz_err_clear(&err);
+		cfg_free(cfg);
+	}
+	closedir(d);
+	assert_true(n_valid >= 3);
+	assert_true(n_invalid >= 10);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_home, teardown_home)
 
 int
@@ -1145,6 +1183,7 @@ main(void)
 		T(test_cfg_load_and_resolve_create_nothing),
 		T(test_cfg_print_round_trips),
 		T(test_cfg_print_resolved_hides_host_env_values),
+		T(test_cfg_fuzz_corpus_files_load_or_fail_as_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
