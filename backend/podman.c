@@ -367,6 +367,8 @@ podman_image_exists(const char *image, bool *exists, lz_err_t *err)
 	return lz_err_set(err, LZ_EINVAL, "cannot check image %s: %s", image, msg);
 }
 
+static int podman_remove(const char *name, lz_err_t *err);
+
 static int
 podman_create(const struct drv_spec *spec, lz_err_t *err)
 {
@@ -392,6 +394,14 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 	}
 	if (r.status != 0) {
 		msg = podman_errmsg(r.errout);
+		/* a failed start leaves a "Created" container holding the name; one that
+		 * was already in use is someone else's and stays */
+		if (strstr(r.errout, "already in use") == NULL) {
+			lz_err_t rm_err = LZ_ERR_INIT;
+
+			(void)podman_remove(spec->name, &rm_err);
+			lz_err_clear(&rm_err);
+		}
 		lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", spec->name, msg);
 		proc_result_clear(&r);
 		goto out;

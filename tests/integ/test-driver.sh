@@ -69,6 +69,11 @@ assert_contains "$out" "image localhost/lazaret-missing:1 not found locally: bui
 	"missing image error with the fix"
 assert_eq "$(lz driver inspect "$N2")" absent "no container after a failed create"
 
+# a start that fails in the runtime: runsc's message, and the name is free again
+out=$(lz driver create -r bogus-flag=1 "$N2" "$IMG" 2>&1) && fail "create with a bogus runsc flag succeeded"
+assert_contains "$out" "flag provided but not defined: -bogus-flag" "runtime's error is carried"
+assert_eq "$(lz driver inspect "$N2")" absent "no half-created container left"
+
 # a newline in a mount path is refused before podman sees it
 out=$(lz driver create --bind "$T/a
 b:/w" "$N2" "$IMG" 2>&1) && fail "newline in a mount path accepted"
