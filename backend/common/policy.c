@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "policy.h"
 #include "shellwords.h"
 #include "strv.h"
@@ -411,6 +412,49 @@ policy_decide(const struct policy *p, const char *raw, char ***argv_out,
     enum policy_verdict *verdict, char **why)
 {
 	policy_decide_in(p, raw, NULL, argv_out, verdict, why);
+}
+
+/* Is p root itself or below it (both canonical)? */
+static bool
+path_within(const char *p, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return p[0] == '/';
+	return strncmp(p, root, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+int
+policy_map_cwd(const char *sandbox_cwd, const char *sandbox_root, const char *host_root,
+    char **out, lz_err_t *err)
+{
+	_cleanup_free_ char *root = NULL, *host = NULL;
+	size_t n = strlen(sandbox_root);
+	struct stat st;
+	char *real;
+
+	*out = NULL;
+	if (sandbox_cwd[0] != '/' || lz_path_has_dotdot(sandbox_cwd) ||
+	    strncmp(sandbox_cwd, sandbox_root, n) != 0 ||
+	    (sandbox_cwd[n] != '\0' && sandbox_cwd[n] != '/'))
+		return lz_err_set(err, LZ_EINVAL, "cwd %s is not inside %s", sandbox_cwd,
+		    sandbox_root);
+	root = realpath(host_root, NULL);
+	if (root == NULL)
+		return lz_err_sys(err, errno, "workspace %s", host_root);
+	host = xasprintf("%s%s", root, sandbox_cwd + n);
+	real = realpath(host, NULL);
+	if (real == NULL)
+		return lz_err_sys(err, errno, "cwd %s (host %s)", sandbox_cwd, host);
+	if (!path_within(real, root) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		lz_err_set(err, EACCES, "cwd %s leads to %s, outside the workspace %s",
+		    sandbox_cwd, real, root);
+		free(real);
+		return -1;
+	}
+	*out = real;
+	return 0;
 }
 
 const char *

@@ -57,6 +57,14 @@ void policy_decide(const struct policy *, const char *raw_command,
 /* Why argv may never be auto-approved (allocated), or NULL when it may. */
 char *policy_ban_reason(char *const *argv, const char *path, const char *cwd);
 
+/* Map the request's sandbox cwd to the host: it must be sandbox_root
+ * ("/workspace") or below it; the same relative path under host_root must
+ * exist as a directory whose realpath() is still host_root or below (a
+ * symlink the agent planted cannot lead out). *out is that realpath (caller
+ * frees). The runner should chdir() to it and check getcwd() once more. */
+int policy_map_cwd(const char *sandbox_cwd, const char *sandbox_root, const char *host_root,
+    char **out, lz_err_t *err);
+
 /* "auto-approve", "needs-prompt", "invalid". */
 const char *policy_verdict_name(enum policy_verdict);
 

@@ -282,6 +282,45 @@ test_policy_new_names_the_bad_entry(void **state)
 	lz_err_clear(&err);
 }
 
+static void
+test_policy_map_cwd_stays_inside_the_workspace(void **state)
+{
+	struct fx *f = *state;
+	char *ws = xasprintf("%s/ws", f->dir), *p, *out = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	assert_int_equal(mkdir(ws, 0700), 0);
+	p = xasprintf("%s/sub", ws);
+	assert_int_equal(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/out", ws);	/* planted by the agent */
+	assert_int_equal(symlink("/etc", p), 0);
+	free(p);
+	assert_int_equal(policy_map_cwd("/workspace", "/workspace", ws, &out, &err), 0);
+	assert_string_equal(out, ws);
+	free(out);
+	assert_int_equal(policy_map_cwd("/workspace/sub", "/workspace", ws, &out, &err), 0);
+	p = xasprintf("%s/sub", ws);
+	assert_string_equal(out, p);
+	free(p);
+	free(out);
+	assert_int_equal(policy_map_cwd("/workspace/out", "/workspace", ws, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "leads to /etc, outside the workspace"));
+	lz_err_clear(&err);
+	assert_int_equal(policy_map_cwd("/workspacex", "/workspace", ws, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "is not inside /workspace"));
+	lz_err_clear(&err);
+	assert_int_equal(policy_map_cwd("/workspace/../etc", "/workspace", ws, &out, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(policy_map_cwd("/tmp", "/workspace", ws, &out, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(policy_map_cwd("/workspace/missing", "/workspace", ws, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	lz_err_clear(&err);
+	assert_null(out);
+	free(ws);
+}
+
 int
 main(void)
 {
@@ -294,6 +333,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_policy_bans_git_by_name_path_and_relative, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_symlinks_to_shells, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_hard_links_to_banned_programs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_policy_map_cwd_stays_inside_the_workspace, setup, teardown),
 		cmocka_unit_test(test_policy_ban_reason_for_interpreters_and_wrappers),
 		cmocka_unit_test(test_policy_entry_validate_rejects_banned_entries),
 		cmocka_unit_test(test_policy_new_names_the_bad_entry),
