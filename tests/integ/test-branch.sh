@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test-branch.sh - branch isolation across sessions, in the real sandbox:
+# isolated mode keeps the agent's checkout and branch over restarts and
+# rebuilds a deleted checkout; direct mode edits the host files live but
+# commits only to the agent branch; a non-git workspace is plain; paths
+# podman cannot carry and repos without a commit are refused clearly.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib-sentry.sh"
+need_stack
+need_debug
+need_default_image
+sx_config
+
+git_u() { as_user git -C "$@"; }
+commit_in() { # container message: the agent commits everything in /workspace
+	sx_exec "$1" sh -c "cd /workspace && git add -A && git -c user.name=agent \
+		-c user.email=agent@example.invalid commit -qm '$2'"
+}
+
+# --- isolated: restart keeps everything, a deleted checkout comes back
+repo=$(make_repo "iso repo")
+sx_mounts "$repo"
+assert_contains "$SX_NOTICE" "created branch lazaret/agent-default" "first session creates the branch"
+sx_start lz-br1-$$
+sx_exec lz-br1-$$ sh -c 'echo one > /workspace/one.txt'
+commit_in lz-br1-$$ "agent one"
+sx_exec lz-br1-$$ sh -c 'echo wip > /workspace/wip.txt'
+as_user podman rm -f -t0 lz-br1-$$ >/dev/null
+tip=$(git_u "$repo" rev-parse lazaret/agent-default)
+
+sx_mounts "$repo"
+assert_not_contains "$SX_NOTICE" "created branch" "restart reuses the branch"
+sx_start lz-br2-$$
+assert_eq "$(sx_exec lz-br2-$$ cat /workspace/wip.txt)" "wip" "uncommitted work survives a restart"
+assert_eq "$(sx_exec lz-br2-$$ git -C /workspace rev-parse HEAD)" "$tip" "restart: same commit checked out"
+assert_eq "$(sx_exec lz-br2-$$ git -C /workspace status --porcelain)" "?? wip.txt" "restart: same index"
+as_user podman rm -f -t0 lz-br2-$$ >/dev/null
+
+wt=$(git_u "$repo" worktree list --porcelain | sed -n 's/^worktree \(.*\/lazaret-[0-9a-f]*\)$/\1/p')
+[ -d "$wt" ] || fail "agent checkout not found"
+as_user rm -rf "$wt"
+sx_mounts "$repo"
+sx_start lz-br3-$$
+assert_eq "$(sx_exec lz-br3-$$ cat /workspace/one.txt)" "one" "deleted checkout rebuilt with the agent's commit"
+assert_eq "$(sx_exec lz-br3-$$ git -C /workspace rev-parse --abbrev-ref HEAD)" "lazaret/agent-default" \
+	"rebuilt checkout is on the agent branch"
+assert_not_contains "$(git_u "$repo" worktree list --porcelain)" "prunable" "no stale worktree left"
+assert_eq "$(git_u "$repo" rev-parse lazaret/agent-default)" "$tip" "branch kept"
+as_user podman rm -f -t0 lz-br3-$$ >/dev/null
+
+# --- direct: the host checkout itself, private HEAD and index
+drepo=$(make_repo "direct repo")
+before_head=$(sha256sum <"$drepo/.git/HEAD") before_index=$(sha256sum <"$drepo/.git/index")
+main=$(git_u "$drepo" rev-parse main)
+sx_mounts "$drepo" --mode direct
+assert_contains "${SX_ARGS[*]}" "--env=GIT_DIR=/workspace/.git/worktrees/lazaret-" "direct mode points git at the private gitdir"
+sx_start lz-br4-$$
+sx_exec lz-br4-$$ sh -c 'echo "agent line" >> /workspace/README'
+assert_eq "$(tail -n 1 "$drepo/README")" "agent line" "direct: the agent edits the host file live"
+commit_in lz-br4-$$ "direct commit"
+assert_eq "$(git_u "$drepo" log -1 --format=%s lazaret/agent-default)" "direct commit" "direct: commit on the agent branch"
+assert_eq "$(git_u "$drepo" rev-parse main)" "$main" "direct: main not moved"
+assert_eq "$(sha256sum <"$drepo/.git/HEAD")" "$before_head" "direct: host HEAD byte-identical"
+assert_eq "$(sha256sum <"$drepo/.git/index")" "$before_index" "direct: host index byte-identical"
+assert_eq "$(git_u "$drepo" symbolic-ref HEAD)" "refs/heads/main" "direct: host still on main"
+# Without the private gitdir env, git finds the host's own HEAD and index:
+# read-only, so it fails instead of committing to main.
+out=$(sx_exec lz-br4-$$ sh -c 'cd /workspace && env -u GIT_DIR -u GIT_WORK_TREE git -c user.name=a \
+	-c user.email=a@example.invalid commit -qam sneaky' 2>&1) && fail "commit without GIT_DIR succeeded"
+assert_contains "$out" "Read-only file system" "direct: a commit past the env fails closed"
+assert_eq "$(git_u "$drepo" rev-parse main)" "$main" "direct: main still not moved"
+as_user podman rm -f -t0 lz-br4-$$ >/dev/null
+
+# --- a plain directory: RW /workspace, no branch, a notice
+plain=$T/plain; mkdir -p "$plain"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$plain"
+sx_mounts "$plain"
+assert_contains "$SX_NOTICE" "not a git repository: no branch isolation" "non-git notice"
+assert_eq "${#SX_ARGS[@]}" 1 "non-git: one mount"
+sx_start lz-br5-$$
+sx_exec lz-br5-$$ sh -c 'echo x > /workspace/made-inside'
+assert_eq "$(stat -c %U "$plain/made-inside")" "$LZ_USER" "non-git: file on the host, owned by the user"
+as_user podman rm -f -t0 lz-br5-$$ >/dev/null
+
+# --- refused, clearly
+mkdir -p "$T/a,b"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/a,b"
+set +e
+out=$(as_user lazaret debug mounts --workspace "$T/a,b" 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "comma in the workspace path: exit 1"
+assert_contains "$out" "workspace '$(realpath "$T/a,b")' contains a comma" "comma error names the path"
+as_user git init -q "$T/unborn"
+set +e
+out=$(as_user lazaret debug mounts --workspace "$T/unborn" 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "repo without a commit: exit 1"
+assert_contains "$out" "has no commit yet: commit once on the host" "unborn HEAD error says what to do"
