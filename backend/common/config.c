@@ -103,7 +103,8 @@ ctx_fail(const struct ctx *c, int line, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	return lz_err_set(c->err, LZ_EINVAL, "%s:%d: %s: %s", c->file, line, key, m);
+	return lz_err_set(c->err, LZ_EINVAL, "%s:%d: %s: %s", c->file, line,
+	    *key ? key : "(top level)", m);
 }
 
 /* Prefix a lower layer's message with FILE:LINE: KEY. */

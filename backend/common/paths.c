@@ -166,7 +166,7 @@ token_at(const char *s, size_t *len, lz_err_t *err)
 int
 lz_path_tokens_check(const char *s, lz_err_t *err)
 {
-	size_t len;
+	size_t len = 0;
 
 	for (; *s != '\0'; s++) {
 		if (*s != '{')
@@ -187,7 +187,7 @@ lz_path_expand_tokens(const char *s, const struct lz_path_tokens *t, char **out,
     lz_err_t *err)
 {
 	char *buf = NULL;
-	size_t n = 0, cap = 0, len;
+	size_t n = 0, cap = 0, len = 0;
 	const char *v;
 	int i;
 

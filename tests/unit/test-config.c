@@ -333,6 +333,8 @@ test_cfg_rejects_empty_and_non_mapping_documents(void **state)
 	expect_err("---\n", "empty configuration");
 	expect_err("- a\n- b\n", "t.yaml:1: expected a mapping at the top level, got a sequence");
 	expect_err("just text\n", "expected a mapping at the top level, got a string");
+	expect_err("? [a]\n: b\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: (top level): keys must be strings, got a sequence");
 	expect_err("data_root: /x\n", "t.yaml:1: profiles: missing: define at least one profile");
 	expect_err("profiles: {}\n", "t.yaml:1: profiles: empty");
 	expect_err("profiles:\n  web:\n    env: {}\n", "t.yaml:3: profiles.web.image: missing");
