@@ -8,18 +8,25 @@
 #include "cli.h"
 #include "xmalloc.h"
 
+static void
+cli_print_warnings(char *const *w)
+{
+	size_t i;
+
+	for (i = 0; w != NULL && w[i] != NULL; i++)
+		fprintf(stderr, "lazaret: warning: %s\n", w[i]);
+}
+
 int
 cli_load_config(struct cfg **out, lz_err_t *err)
 {
 	const char *path = getenv(CLI_CONFIG_ENV);
-	size_t i;
 
 	if (path != NULL && *path == '\0')
 		path = NULL;
 	if (cfg_load(path, out, err) < 0)
 		return -1;
-	for (i = 0; (*out)->warnings != NULL && (*out)->warnings[i] != NULL; i++)
-		fprintf(stderr, "lazaret: warning: %s\n", (*out)->warnings[i]);
+	cli_print_warnings((*out)->warnings);
 	return 0;
 }
 
@@ -42,6 +49,7 @@ cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
 		*a = NULL;
 		return -1;
 	}
+	cli_print_warnings(r != NULL ? (*r)->warnings : NULL);
 	return 0;
 }
 
