@@ -1,6 +1,7 @@
 /* cmd-coordinator.c - lazaret coordinator: the hidden entry the leader spawns
  * (detached, stdio on /dev/null, the ready pipe on --ready-fd). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,11 @@ cmd_coordinator(int argc, char **argv)
 				return cli_usage_error("coordinator", COORDINATOR_USAGE,
 				    "bad --ready-fd '%s'", optarg);
 			ready_fd = (int)v;
+			/* Our children (podman, fuse-overlayfs daemons) must not hold it:
+			 * the leader waits for its EOF. */
+			if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) < 0)
+				return cli_usage_error("coordinator", COORDINATOR_USAGE,
+				    "--ready-fd %ld is not open", v);
 			break;
 		default:
 			return cli_usage_error("coordinator", COORDINATOR_USAGE,

@@ -361,6 +361,15 @@ coord_state_name(const struct coord_status_job *j)
 	return "unknown";
 }
 
+/* Clients other than the one asking. */
+static size_t
+coord_other_clients(const struct coord *c)
+{
+	size_t n = ctl_server_clients(c->srv);
+
+	return n > 0 ? n - 1 : 0;
+}
+
 static char *
 coord_status_text(struct coord *c, const struct coord_status_job *j)
 {
@@ -387,7 +396,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "name"); lz_jsonw_str(&w, c->a->container);
 		lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, coord_state_name(j));
 		lz_jsonw_obj_close(&w);
-		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)ctl_server_clients(c->srv));
+		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
 		lz_jsonw_key(&w, "sessions");
 		lz_jsonw_arr_open(&w);
 		for (i = 0; i < c->n_sessions; i++) {
@@ -410,7 +419,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		return xasprintf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%lld\t%s", c->a->hash, c->a->profile,
 		    c->a->container, coord_state_name(j),
 		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
-		    ctl_server_clients(c->srv), (long long)up, c->a->workspace);
+		    coord_other_clients(c), (long long)up, c->a->workspace);
 	case PROTO_STATUS_TEXT:
 		break;
 	}
@@ -418,7 +427,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 	    "container:   %s (%s)\ncoordinator: pid %ld, up %llds\nclients:     %zu\n"
 	    "sessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
 	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->a->container,
-	    coord_state_name(j), (long)getpid(), (long long)up, ctl_server_clients(c->srv),
+	    coord_state_name(j), (long)getpid(), (long long)up, coord_other_clients(c),
 	    c->n_sessions);
 	if (c->n_sessions > 0) {
 		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",

@@ -140,6 +140,9 @@ session_exit_cb(uv_process_t *p, int64_t status, int sig)
 
 	s->exited = true;
 	s->status = sig != 0 ? 128 + sig : (int)status;
+	/* podman exec exits 0 on our SIGTERM: the session was terminated all the same. */
+	if (s->killing && s->status == 0)
+		s->status = 128 + SIGTERM;
 	uv_timer_stop(&s->timer);
 	uv_timer_start(&s->timer, session_timer_cb, SESSION_DRAIN_MS, 0);
 	session_check_done(s);
