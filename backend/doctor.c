@@ -186,6 +186,13 @@ doctor_runsc_registered(struct doctor_ctx *c)
 		doctor_fail(c, "runtime runsc", problem, c->setup);
 		return;
 	}
+	if (strstr(body, "--tty") == NULL) {
+		problem = xasprintf("podman's runtime \"runsc\" is %s, which passes conmon's --tty "
+		    "to runsc exec (podman exec -t fails: \"flag provided but not defined: -tty\")",
+		    path);
+		doctor_fail(c, "runtime runsc", problem, c->setup);
+		return;
+	}
 	doctor_ok(c, "runtime runsc", "registered with podman as %s", path);
 }
 

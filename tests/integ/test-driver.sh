@@ -52,6 +52,13 @@ more" "existing file writable from the sandbox"
 assert_eq "$(cat "$W/.git/hooks/pre-commit")" host-hook "host hook untouched"
 assert_eq "$(cat "$R/f")" ro "ro source unchanged"
 
+# exec -t on a terminal (what the coordinator does under its PTY): a real tty
+# inside gVisor with the caller's size; needs the wrapper that drops conmon's --tty
+out=$(as_user script -qec "stty rows 33 cols 111; lazaret driver exec -t $N sh -c 'test -t 0 && echo IS-A-TTY; stty size'" /dev/null </dev/null 2>&1) ||
+	fail "exec -t failed: $out"
+assert_contains "$out" "IS-A-TTY" "exec -t gives the shell a terminal"
+assert_contains "$out" "33 111" "terminal size reaches the sandbox"
+
 # orphans of an exec are reaped by PID 1 (no zombies pile up)
 lz driver exec "$N" sh -c '(sleep 0.2 &); exit 0' || fail "orphan exec failed"
 no_zombie() { ! lz driver exec "$N" ps -o stat | grep -q '^Z'; }
