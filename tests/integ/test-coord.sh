@@ -25,6 +25,7 @@ ctr=lazaret-default-$hash
 sock=$LZ_RUNDIR/lazaret/$hash.ctl
 lz_on_exit "as_user podman rm -f -t0 $ctr"
 lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon --mode'"
+lz_on_exit "lz stop -w '$repo'"	# runs first: a clean teardown releases the mounts
 
 ctr_count() { as_user podman ps -aq --filter "name=^$ctr\$" | wc -l; }
 fuse_mounted() { as_user podman unshare cat /proc/self/mountinfo | grep -qF "domains/$hash/"; }
@@ -65,6 +66,7 @@ repo2=$(make_repo ws2)
 canon2=$(realpath "$repo2")
 hash2=$(printf '%s' "default:$canon2" | sha256sum | cut -c1-12)
 lz_on_exit "as_user podman rm -f -t0 lazaret-default-$hash2"
+lz_on_exit "lz stop -w '$repo2'"
 for i in $(seq 1 20); do
 	(rc=0; lz run -w "$repo2" -- sh -c "echo started-$i; sleep 4" </dev/null >"$T/c$i.out" 2>&1 ||
 	 rc=$?; echo $rc >"$T/c$i.rc") &

@@ -13,6 +13,7 @@ hash=$(printf '%s' "default:$canon" | sha256sum | cut -c1-12)
 ctr=lazaret-default-$hash
 sock=$LZ_RUNDIR/lazaret/$hash.ctl
 lz_on_exit "as_user podman rm -f -t0 $ctr"
+lz_on_exit "lz stop -w '$repo'"
 
 gone() { # hash container workspace: nothing of the domain is left
 	[ ! -e "$LZ_RUNDIR/lazaret/$1.ctl" ] &&
