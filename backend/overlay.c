@@ -200,7 +200,7 @@ static int
 overlay_root(const struct anchor *a, bool make, char **out, lz_err_t *err)
 {
 	*out = xasprintf("%s/overlay", a->domain_root);
-	if (make && (overlay_mkdir(a->domain_root, err) < 0 || overlay_mkdir(*out, err) < 0)) {
+	if (make && sentry_mkdirs("", *out + 1, 0700, err) < 0) {
 		free(*out);
 		*out = NULL;
 		return -1;
@@ -395,8 +395,9 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		    overlay_mkdir(work, err) < 0 || overlay_mkdir(merged, err) < 0)
 			goto fail;
 		if (same_image && overlay_mountinfo_has(info, merged)) {
-			/* Reuse when the daemon still answers. */
-			if (overlay_podman(true, NULL, &st, err, "stat", "-c", "%i", "--", merged,
+			/* Reuse when the daemon still answers: statfs always asks it, stat may
+			 * be answered from the kernel's attribute cache. */
+			if (overlay_podman(true, NULL, &st, err, "stat", "-f", "-c", "%t", "--", merged,
 			    NULL) < 0)
 				goto fail;
 			if (st != 0 && overlay_umount_one(info, merged, err) < 0)

@@ -327,9 +327,7 @@ fail:
 	return -1;
 }
 
-/* mkdir -p with mode for the directories it creates; refuses a symlink in
- * the part it walks (below base, which must exist). */
-static int
+int
 sentry_mkdirs(const char *base, const char *rel, mode_t mode, lz_err_t *err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", base, rel);
@@ -345,7 +343,7 @@ sentry_mkdirs(const char *base, const char *rel, mode_t mode, lz_err_t *err)
 		*p = '\0';
 		if (mkdir(path, mode) < 0 && errno != EEXIST)
 			return lz_err_sys(err, errno, "cannot create '%s'", path);
-		if (lstat(path, &st) < 0)
+		if (stat(path, &st) < 0)
 			return lz_err_sys(err, errno, "cannot stat '%s'", path);
 		if (!S_ISDIR(st.st_mode))
 			return lz_err_set(err, ENOTDIR, "'%s' exists and is not a directory", path);
@@ -755,7 +753,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	}
 	if (sentry_path_check("git directory", r.common, true, err) < 0)
 		goto fail;
-	if (sentry_mkdirs("/", a->domain_root + 1, 0700, err) < 0)
+	if (sentry_mkdirs("", a->domain_root + 1, 0700, err) < 0)
 		goto fail;
 	if ((dr = realpath(a->domain_root, NULL)) == NULL) {
 		lz_err_sys(err, errno, "domain root '%s'", a->domain_root);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "anchor.h"
 #include "driver.h"
@@ -54,6 +55,10 @@ int sentry_mode_parse(const char *s, enum sentry_mode *mode, lz_err_t *err);
  * syntax cannot carry (',', '"', ':' when colon_ok is false, control
  * characters); what names the path in the message ("workspace"). */
 int sentry_path_check(const char *what, const char *path, bool colon_ok, lz_err_t *err);
+
+/* mkdir -p of base/rel (base must exist; "" is /) with mode for the dirs it
+ * creates; a non-directory on the way is an error. */
+int sentry_mkdirs(const char *base, const char *rel, mode_t mode, lz_err_t *err);
 
 /* Run argv (env NULL = ours) to completion. With status NULL a non-zero
  * exit is an error "<what> failed (exit N): <last fatal/error line>";

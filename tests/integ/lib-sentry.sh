@@ -12,6 +12,9 @@ need_debug() {
 	[ -x "$T/bin/lazaret-probe" ] || fail "no lazaret-probe in $LZ_BUILD: run make"
 }
 
+# The usual start: the stack, lazaret debug, the default image, a config.
+sx_begin() { need_stack; need_debug; need_default_image; sx_config "$@"; }
+
 # A config with the one profile "default" on $SX_IMG; extra profile lines
 # (4-space indented YAML) as arguments.
 sx_config() {

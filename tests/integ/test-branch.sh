@@ -6,10 +6,7 @@
 # podman cannot carry and repos without a commit are refused clearly.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-sentry.sh"
-need_stack
-need_debug
-need_default_image
-sx_config
+sx_begin
 
 git_u() { as_user git -C "$@"; }
 commit_in() { # container message: the agent commits everything in /workspace

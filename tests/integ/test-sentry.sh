@@ -6,10 +6,7 @@
 # index, main and working tree stay byte-identical.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-sentry.sh"
-need_stack
-need_debug
-need_default_image
-sx_config
+sx_begin
 
 repo=$(make_repo "my repo")		# a space in the path, on purpose
 G=/run/lazaret/git			# where the sandbox sees the host's .git
