@@ -49,8 +49,13 @@ term_sb_free(struct term_sb *sb)
 static bool
 cell_is_blank(const VTermScreenCell *c, const VTermScreenCell *blank)
 {
-	return c->chars[0] == 0 && c->width == 1 &&
-	    memcmp(&c->attrs, &blank->attrs, sizeof(c->attrs)) == 0 &&
+	const VTermScreenCellAttrs *a = &c->attrs, *b = &blank->attrs;
+
+	/* Field by field: the bit-field struct has padding libvterm leaves as is. */
+	return c->chars[0] == 0 && c->width == 1 && a->bold == b->bold &&
+	    a->underline == b->underline && a->italic == b->italic && a->blink == b->blink &&
+	    a->reverse == b->reverse && a->strike == b->strike && a->font == b->font &&
+	    a->dwl == b->dwl && a->dhl == b->dhl &&
 	    vterm_color_is_equal(&c->fg, &blank->fg) &&
 	    vterm_color_is_equal(&c->bg, &blank->bg);
 }

@@ -38,6 +38,8 @@ struct snap_buf {
 static void
 buf_put(struct snap_buf *b, const void *data, size_t n)
 {
+	if (n == 0)
+		return;
 	if (n > b->cap - b->len) {
 		size_t cap = b->cap > 0 ? b->cap : 4096;
 
@@ -144,7 +146,8 @@ term_snap_take(const struct term *t, size_t sb_max)
 		const VTermScreenCell *cells = term_sb_line(sb, n_sb - 1 - i, &l->ncells);
 
 		l->cells = xcalloc((size_t)l->ncells, sizeof(*l->cells));
-		memcpy(l->cells, cells, (size_t)l->ncells * sizeof(*cells));
+		if (l->ncells > 0)
+			memcpy(l->cells, cells, (size_t)l->ncells * sizeof(*cells));
 		for (int c = 0; c < l->ncells; c++)
 			cell_normalize(&l->cells[c]);
 	}
@@ -371,7 +374,9 @@ rd_line(struct snap_rd *r, VTermScreenCell *cells, int n, const char **why)
 
 			if (rd_varint(r, &ch) < 0)
 				return *why = "truncated character", -1;
-			if (ch == 0 || (ch > 0x10ffff && ch != CELL_CONT) || (ch == CELL_CONT && k > 0))
+			/* libvterm keeps what it decoded, even beyond U+10FFFF;
+			 * rendering replaces such values, so they are harmless. */
+			if (ch == 0 || (ch == CELL_CONT && k > 0))
 				return *why = "bad character", -1;
 			c->chars[k] = ch;
 		}
@@ -407,9 +412,9 @@ term_snap_decode(const uint8_t *buf, size_t len, struct term_snap **out, lz_err_
 	ccol = (unsigned)buf[14] | (unsigned)buf[15] << 8;
 	tlen = (unsigned)buf[16] | (unsigned)buf[17] << 8;
 	n_sb = (uint32_t)buf[18] | (uint32_t)buf[19] << 8 | (uint32_t)buf[20] << 16 | (uint32_t)buf[21] << 24;
-	if (flags & ~F_ALL || shape < 1 || shape >= VTERM_N_PROP_CURSORSHAPES || mouse >= VTERM_N_PROP_MOUSES)
+	if (flags & ~F_ALL || shape >= VTERM_N_PROP_CURSORSHAPES || mouse >= VTERM_N_PROP_MOUSES)
 		return lz_err_set(err, LZ_EINVAL, "terminal snapshot: bad modes");
-	if (rows < 1 || rows > TERM_MAX_ROWS || cols < 1 || cols > TERM_MAX_COLS)
+	if (rows < 1 || rows > TERM_MAX_ROWS || cols < TERM_MIN_COLS || cols > TERM_MAX_COLS)
 		return lz_err_set(err, LZ_EINVAL, "terminal snapshot: size %ux%u out of range", rows, cols);
 	if (crow >= rows || ccol > cols)
 		return lz_err_set(err, LZ_EINVAL, "terminal snapshot: cursor %u,%u outside %ux%u", crow, ccol, rows, cols);

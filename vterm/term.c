@@ -194,7 +194,7 @@ static const VTermScreenCallbacks term_screen_cbs = {
 static void
 output_append(struct term *t, const char *s, size_t len)
 {
-	if (len > TERM_OUTPUT_MAX - t->out_len)
+	if (len == 0 || len > TERM_OUTPUT_MAX - t->out_len)
 		return;
 	if (t->out_len + len > t->out_cap) {
 		size_t cap = t->out_cap > 0 ? t->out_cap : 256;
@@ -221,9 +221,9 @@ output_cb(const char *s, size_t len, void *user)
 static int
 check_size(int rows, int cols, lz_err_t *err)
 {
-	if (rows < 1 || rows > TERM_MAX_ROWS || cols < 1 || cols > TERM_MAX_COLS)
-		return lz_err_set(err, LZ_EINVAL, "terminal size %dx%d out of range (1..%d rows, 1..%d columns)",
-		    rows, cols, TERM_MAX_ROWS, TERM_MAX_COLS);
+	if (rows < 1 || rows > TERM_MAX_ROWS || cols < TERM_MIN_COLS || cols > TERM_MAX_COLS)
+		return lz_err_set(err, LZ_EINVAL, "terminal size %dx%d out of range (1..%d rows, %d..%d columns)",
+		    rows, cols, TERM_MAX_ROWS, TERM_MIN_COLS, TERM_MAX_COLS);
 	return 0;
 }
 
@@ -283,11 +283,27 @@ term_feed(struct term *t, const char *buf, size_t len)
 int
 term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 {
+	bool shrink;
+
 	if (check_size(rows, cols, err) < 0)
 		return -1;
 	if (rows == t->rows && cols == t->cols)
 		return 0;
+	shrink = rows < t->rows;
 	vterm_set_size(t->vt, rows, cols);
+	if (shrink) {
+		/* libvterm 0.1.4 does not clamp a top margin (DECSTBM) to the new
+		 * height, and the next scroll memmoves a negative size. Reset the
+		 * margins like xterm does on resize (the app redraws on SIGWINCH)
+		 * and put the cursor back. */
+		VTermPos pos;
+		char seq[32];
+		int n;
+
+		vterm_state_get_cursorpos(t->st, &pos);
+		n = snprintf(seq, sizeof(seq), "\x1b[r\x1b[%d;%dH", pos.row + 1, pos.col + 1);
+		vterm_input_write(t->vt, seq, (size_t)n);
+	}
 	vterm_screen_flush_damage(t->vs);
 	t->rows = rows;
 	t->cols = cols;
@@ -352,7 +368,13 @@ term_title(const struct term *t)
 void
 term_cursor(const struct term *t, struct term_cursor *out)
 {
+	VTermPos pos;
+
 	*out = t->cursor;
+	/* The state's position, clamped: movecursor may lag behind a resize. */
+	vterm_state_get_cursorpos(t->st, &pos);
+	out->row = pos.row < 0 ? 0 : pos.row >= t->rows ? t->rows - 1 : pos.row;
+	out->col = pos.col < 0 ? 0 : pos.col >= t->cols ? t->cols - 1 : pos.col;
 }
 
 bool

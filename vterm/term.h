@@ -28,6 +28,7 @@ struct term_sb;
 
 #define TERM_MAX_ROWS	1000	/* bounds for sizes from outside (resize, snapshot) */
 #define TERM_MAX_COLS	1000
+#define TERM_MIN_COLS	2	/* libvterm 0.1.4 crashes on a wide char in 1 column */
 #define TERM_SB_DEFAULT	2000	/* scrollback lines, like tmux's history-limit */
 #define TERM_TITLE_MAX	1024	/* longer titles are cut */
 

@@ -240,6 +240,29 @@ test_term_resize_keeps_top_left_content(void **state)
 }
 
 static void
+test_term_shrink_below_a_scroll_margin_does_not_crash(void **state)
+{
+	struct term *t = mk(24, 80);
+	lz_err_t err = LZ_ERR_INIT;
+	struct term_cursor cur;
+
+	(void)state;
+	/* vim with a split sets a top margin; then the user shrinks the window.
+	 * Unfixed, libvterm 0.1.4 memmoves a negative size on the next scroll. */
+	feed(t, "\x1b[10;r\x1b[12;3Hvim");
+	assert_int_equal(term_resize(t, 5, 80, &err), 0);
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 4);
+	assert_int_equal(cur.col, 5);
+	feed(t, "\r\n\n\n\n\n\n\nafter");
+	assert_row(t, 4, "after");
+	assert_int_equal(term_resize(t, 1, 80, &err), 0);
+	feed(t, "\r\n\n\nlast");
+	assert_row(t, 0, "last");
+	term_free(t);
+}
+
+static void
 test_term_rejects_out_of_range_sizes(void **state)
 {
 	struct term *t = NULL;
@@ -252,9 +275,17 @@ test_term_rejects_out_of_range_sizes(void **state)
 	lz_err_clear(&err);
 	assert_int_equal(term_new(24, TERM_MAX_COLS + 1, 0, &t, &err), -1);
 	lz_err_clear(&err);
+	/* One column would let a wide char crash libvterm 0.1.4. */
+	assert_int_equal(term_new(24, 1, 0, &t, &err), -1);
+	lz_err_clear(&err);
 	t = mk(24, 80);
 	assert_int_equal(term_resize(t, -1, 5, &err), -1);
 	lz_err_clear(&err);
+	assert_int_equal(term_resize(t, 24, 1, &err), -1);
+	lz_err_clear(&err);
+	term_feed(t, "\xe6\xbc\xa2", 3);
+	assert_int_equal(term_resize(t, 24, 2, &err), 0);
+	term_feed(t, "\xe6\xbc\xa2", 3);
 	term_free(t);
 }
 
@@ -349,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_term_dsr_and_da_queries_produce_replies),
 		cmocka_unit_test(test_term_replies_off_still_queues_key_encodings),
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
+		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
