@@ -389,6 +389,36 @@ doctor_propagation(struct doctor_ctx *c)
 	doctor_fail(c, "/ propagation", problem, fix);
 }
 
+/* / made shared after podman's pause process started does not reach the
+ * namespace it holds: that one must be a slave (or shared) copy. */
+static void
+doctor_podman_propagation(struct doctor_ctx *c)
+{
+	char *argv[] = { (char *)"podman", (char *)"unshare", (char *)"cat",
+	    (char *)"/proc/self/mountinfo", NULL };
+	_cleanup_free_ char *problem = NULL;
+	struct proc_result r;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *prop = NULL;
+
+	if (proc_run(argv, NULL, NULL, 0, &r, &err) < 0) {
+		doctor_fail(c, "podman's mount namespace", err.msg, c->setup);
+		lz_err_clear(&err);
+		return;
+	}
+	if (r.status == 0)
+		prop = doctor_root_propagation(r.out);
+	proc_result_clear(&r);
+	if (prop != NULL && strcmp(prop, "private") != 0) {
+		doctor_ok(c, "podman's mount namespace", "receives host mounts (%s)", prop);
+		return;
+	}
+	problem = xasprintf("/ is %s in the namespace podman's pause process holds "
+	    "(it predates / being made shared)", prop != NULL ? prop : "unknown");
+	doctor_fail(c, "podman's mount namespace", problem,
+	    "podman system migrate (stops your running containers)");
+}
+
 /* crun 1.8 refuses a hybrid v1+v2 layout whose v2 hierarchy holds controllers. */
 static void
 doctor_cgroups(struct doctor_ctx *c)
@@ -584,6 +614,8 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	doctor_device(&c, "/dev/net/tun", "slirp4netns opens it");
 	doctor_runtime_dir(&c);
 	doctor_propagation(&c);
+	if (have_podman)
+		doctor_podman_propagation(&c);
 	doctor_cgroups(&c);
 	have_image = have_podman && doctor_image(&c);
 	if (opts->deep && have_image && c.failed == 0) {
