@@ -520,7 +520,7 @@ esc_payload_frame_output(struct proto_buf *b, uint8_t stream, const void *data, 
 }
 
 void
-esc_payload_frame_result(struct proto_buf *b, const struct esc_result *r)
+esc_payload_frame_result(struct proto_buf *b, const struct esc_payload_result *r)
 {
 	struct proto_buf t = { NULL, 0, 0 };
 	uint8_t o = (uint8_t)r->outcome;
@@ -557,7 +557,7 @@ text_dup(const uint8_t *p, size_t n, char **out, lz_err_t *err)
 }
 
 int
-esc_payload_decode_result(const uint8_t *p, size_t len, struct esc_result *out, lz_err_t *err)
+esc_payload_decode_result(const uint8_t *p, size_t len, struct esc_payload_result *out, lz_err_t *err)
 {
 	uint32_t n;
 
@@ -567,7 +567,7 @@ esc_payload_decode_result(const uint8_t *p, size_t len, struct esc_result *out, 
 	n = (uint32_t)p[5] << 24 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 8 | p[8];
 	if (n != len - 9)
 		return lz_err_set(err, LZ_EINVAL, "bad RESULT frame length");
-	out->outcome = (enum esc_outcome)p[0];
+	out->outcome = (enum esc_payload_outcome)p[0];
 	out->status = (int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 |
 	    (uint32_t)p[3] << 8 | p[4]);
 	return text_dup(p + 9, n, &out->message, err);
@@ -580,7 +580,7 @@ esc_payload_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err)
 }
 
 void
-esc_payload_result_clear(struct esc_result *r)
+esc_payload_result_clear(struct esc_payload_result *r)
 {
 	if (r == NULL)
 		return;

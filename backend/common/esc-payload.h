@@ -38,7 +38,7 @@
 #define ESC_OUTPUT_MAX		(64u * 1024)	/* bytes per OUTPUT frame sent */
 
 /* Message numbers (proto.h range 100..149). */
-enum esc_msg {
+enum esc_payload_msg {
 	ESC_MSG_REQUEST = 100,	/* c->s: JSON request */
 	ESC_MSG_PENDING = 101,	/* s->c: text, "waiting for approval ..." */
 	ESC_MSG_OUTPUT = 102,	/* s->c: u8 stream (1 out, 2 err) + bytes */
@@ -46,7 +46,7 @@ enum esc_msg {
 };
 
 /* RESULT outcomes. */
-enum esc_outcome {
+enum esc_payload_outcome {
 	ESC_OUTCOME_RAN = 0,		/* approved and ran: status = exit status or 128+signal */
 	ESC_OUTCOME_DENIED = 1,		/* the human (or no one, in time) said no */
 	ESC_OUTCOME_TIMEOUT = 2,	/* no decision before the host's deadline */
@@ -65,8 +65,8 @@ struct esc_payload {
 	uint8_t signature[ESC_SIG_LEN];
 };
 
-struct esc_result {
-	enum esc_outcome outcome;
+struct esc_payload_result {
+	enum esc_payload_outcome outcome;
 	int32_t status;
 	char *message;		/* owned, "" when none */
 };
@@ -86,15 +86,15 @@ void esc_payload_frame_request(struct proto_buf *b, const char *json);
 void esc_payload_frame_pending(struct proto_buf *b, const char *text);
 /* len <= ESC_OUTPUT_MAX. */
 void esc_payload_frame_output(struct proto_buf *b, uint8_t stream, const void *data, size_t len);
-void esc_payload_frame_result(struct proto_buf *b, const struct esc_result *r);
+void esc_payload_frame_result(struct proto_buf *b, const struct esc_payload_result *r);
 
 /* Decoders of frame payloads; exact layouts, trailing bytes are an error. */
 int esc_payload_decode_output(const uint8_t *p, size_t len, uint8_t *stream,
     const uint8_t **data, size_t *dlen, lz_err_t *err);
-int esc_payload_decode_result(const uint8_t *p, size_t len, struct esc_result *out, lz_err_t *err);
+int esc_payload_decode_result(const uint8_t *p, size_t len, struct esc_payload_result *out, lz_err_t *err);
 /* PENDING text, NUL-terminated copy (no NUL inside). */
 int esc_payload_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err);
-void esc_payload_result_clear(struct esc_result *);
+void esc_payload_result_clear(struct esc_payload_result *);
 
 /* Lowercase hex of n bytes into out[2n+1]. */
 void esc_payload_hex(const uint8_t *bin, size_t n, char *out);

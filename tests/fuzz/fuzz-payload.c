@@ -14,7 +14,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct esc_payload p, q;
-	struct esc_result r;
+	struct esc_payload_result r;
 	lz_err_t err = LZ_ERR_INIT;
 	const uint8_t *d;
 	uint8_t stream, *c1, *c2;

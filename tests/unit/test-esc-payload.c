@@ -311,7 +311,7 @@ test_payload_frames_round_trip(void **state)
 	struct proto_header h;
 	const uint8_t *pl, *data;
 	char msg[] = "exit 3";
-	struct esc_result r = { ESC_OUTCOME_RAN, 3, msg }, r2;
+	struct esc_payload_result r = { ESC_OUTCOME_RAN, 3, msg }, r2;
 	lz_err_t err = LZ_ERR_INIT;
 	uint8_t stream;
 	size_t dlen;

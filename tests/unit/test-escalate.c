@@ -182,7 +182,7 @@ server_cb(void *arg)
 	esc_payload_clear(&f->got);
 	if (esc_payload_parse(pl, h.length, &f->got, &err) < 0 ||
 	    lz_sign_verify(&f->got, f->registered.pk, time(NULL), &err) < 0) {
-		struct esc_result r = { ESC_OUTCOME_REJECTED, 0, err.msg };
+		struct esc_payload_result r = { ESC_OUTCOME_REJECTED, 0, err.msg };
 
 		esc_payload_frame_result(&out, &r);
 		send_frames(ssl, &out);
@@ -191,7 +191,7 @@ server_cb(void *arg)
 	switch (f->sc) {
 	case SC_RUN: {
 		char m[] = "";
-		struct esc_result r = { ESC_OUTCOME_RAN, 3, m };
+		struct esc_payload_result r = { ESC_OUTCOME_RAN, 3, m };
 
 		esc_payload_frame_pending(&out, "waiting for approval on the host");
 		esc_payload_frame_output(&out, 1, "hello\n", 6);
@@ -201,14 +201,14 @@ server_cb(void *arg)
 	}
 	case SC_DENY: {
 		char m[] = "not today";
-		struct esc_result r = { ESC_OUTCOME_DENIED, 0, m };
+		struct esc_payload_result r = { ESC_OUTCOME_DENIED, 0, m };
 
 		esc_payload_frame_result(&out, &r);
 		break;
 	}
 	case SC_HOST_TIMEOUT: {
 		char m[] = "nobody attached";
-		struct esc_result r = { ESC_OUTCOME_TIMEOUT, 0, m };
+		struct esc_payload_result r = { ESC_OUTCOME_TIMEOUT, 0, m };
 
 		esc_payload_frame_result(&out, &r);
 		break;
