@@ -444,22 +444,30 @@ trust_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int
+trust_want(SSL *ssl, int ret, const char *what, lz_err_t *err)
+{
+	int e = SSL_get_error(ssl, ret);
+
+	if (e == SSL_ERROR_WANT_READ)
+		return TRUST_WANT_READ;
+	if (e == SSL_ERROR_WANT_WRITE)
+		return TRUST_WANT_WRITE;
+	if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)
+		return lz_err_set(err, errno != 0 ? errno : ECONNRESET, "%s: connection closed", what);
+	return trust_ssl_err(err, EPROTO, what);
+}
+
 /* Wait for what SSL asked for (ret from an SSL call); -1 on error/timeout. */
 static int
 trust_wait(SSL *ssl, int ret, int64_t deadline, const char *what, lz_err_t *err)
 {
-	int e = SSL_get_error(ssl, ret);
 	struct pollfd pfd = { SSL_get_fd(ssl), 0, 0 };
-	int left, n;
+	int w = trust_want(ssl, ret, what, err), left, n;
 
-	if (e == SSL_ERROR_WANT_READ)
-		pfd.events = POLLIN;
-	else if (e == SSL_ERROR_WANT_WRITE)
-		pfd.events = POLLOUT;
-	else if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)
-		return lz_err_set(err, errno != 0 ? errno : ECONNRESET, "%s: connection closed", what);
-	else
-		return trust_ssl_err(err, EPROTO, what);
+	if (w < 0)
+		return -1;
+	pfd.events = w == TRUST_WANT_READ ? POLLIN : POLLOUT;
 	for (;;) {
 		left = deadline < 0 ? -1 : (int)(deadline - trust_now_ms());
 		if (deadline >= 0 && left <= 0)
@@ -478,8 +486,8 @@ trust_deadline(int timeout_ms)
 	return timeout_ms < 0 ? -1 : trust_now_ms() + timeout_ms;
 }
 
-static SSL *
-trust_ssl_on(SSL_CTX *ctx, int fd, lz_err_t *err)
+SSL *
+trust_ssl_new(SSL_CTX *ctx, int fd, bool server, lz_err_t *err)
 {
 	int fl = fcntl(fd, F_GETFL);
 	SSL *ssl;
@@ -494,6 +502,14 @@ trust_ssl_on(SSL_CTX *ctx, int fd, lz_err_t *err)
 		trust_ssl_err(err, LZ_EINVAL, "TLS: cannot attach to the socket");
 		return NULL;
 	}
+	if (server)
+		SSL_set_accept_state(ssl);
+	else if (SSL_set1_host(ssl, TRUST_SERVER_NAME) != 1) {
+		SSL_free(ssl);
+		trust_ssl_err(err, LZ_EINVAL, "TLS: cannot set the server name");
+		return NULL;
+	} else
+		SSL_set_connect_state(ssl);
 	return ssl;
 }
 
@@ -552,8 +568,22 @@ cleanup:
 	return rc;
 }
 
-/* Set up TLS on fd and run the handshake in the role given by SSL_accept or
- * SSL_connect, bounded by timeout_ms. */
+int
+trust_handshake_step(SSL *ssl, lz_err_t *err)
+{
+	int r;
+
+	ERR_clear_error();
+	r = SSL_do_handshake(ssl);
+	if (r == 1)
+		return 0;
+	r = trust_want(ssl, r, "TLS handshake", err);
+	if (r < 0)
+		trust_verify_note(ssl, err);
+	return r;
+}
+
+/* Set up TLS on fd and run the handshake in either role, bounded by timeout_ms. */
 static SSL *
 trust_handshake(SSL_CTX *ctx, int fd, bool server, int timeout_ms, lz_err_t *err)
 {
@@ -562,15 +592,10 @@ trust_handshake(SSL_CTX *ctx, int fd, bool server, int timeout_ms, lz_err_t *err
 	int r;
 
 	ERR_clear_error();
-	ssl = trust_ssl_on(ctx, fd, err);
+	ssl = trust_ssl_new(ctx, fd, server, err);
 	if (ssl == NULL)
 		return NULL;
-	if (!server && SSL_set1_host(ssl, TRUST_SERVER_NAME) != 1) {
-		SSL_free(ssl);
-		trust_ssl_err(err, LZ_EINVAL, "TLS: cannot set the server name");
-		return NULL;
-	}
-	while ((r = server ? SSL_accept(ssl) : SSL_connect(ssl)) != 1) {
+	while ((r = SSL_do_handshake(ssl)) != 1) {
 		if (trust_wait(ssl, r, deadline, "TLS handshake", err) < 0) {
 			trust_verify_note(ssl, err);
 			SSL_free(ssl);

@@ -14,6 +14,7 @@
 #ifndef LZ_TRUST_H
 #define LZ_TRUST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -78,6 +79,18 @@ int trust_server_accept(SSL_CTX *, int fd, const char *profile, const char *sand
 int trust_client_connect(SSL_CTX *, int fd, int timeout_ms, SSL **out, lz_err_t *err);
 /* The verified peer certificate's single URI SAN is the expected one. */
 int trust_peer_check(SSL *, const char *profile, const char *sandbox_id, lz_err_t *err);
+
+/* The same pieces for an event loop (uv_poll_t on fd): trust_ssl_new()
+ * attaches (non-blocking, role set); call trust_handshake_step() whenever fd
+ * is ready as asked until it returns 0, then trust_peer_check() before
+ * reading anything. trust_want() classifies the return of any SSL_* call. */
+#define TRUST_WANT_READ		1
+#define TRUST_WANT_WRITE	2
+SSL *trust_ssl_new(SSL_CTX *, int fd, bool server, lz_err_t *err);
+/* 0 when the handshake is complete, TRUST_WANT_READ/WRITE, or -1. */
+int trust_handshake_step(SSL *, lz_err_t *err);
+/* TRUST_WANT_READ/WRITE, or -1 with err ("what: ..."). */
+int trust_want(SSL *, int ret, const char *what, lz_err_t *err);
 
 /* Write all of buf before the deadline. */
 int trust_write_all(SSL *, const void *buf, size_t len, int timeout_ms, lz_err_t *err);

@@ -350,6 +350,46 @@ test_trust_handshake_times_out(void **state)
 }
 
 static void
+test_trust_step_api_handshakes_from_an_event_loop(void **state)
+{
+	struct fx *f = *state;
+	SSL_CTX *c = client_ctx(f->ca_pem, &f->good);
+	struct job j = { .ctx = c };
+	lz_err_t err = LZ_ERR_INIT;
+	pthread_t t;
+	SSL *ssl;
+	int srv, r, turns = 0;
+	char buf[4];
+
+	uds_pair(f, &srv, &j.fd);
+	assert_int_equal(pthread_create(&t, NULL, client_cb, &j), 0);
+	ssl = trust_ssl_new(f->sctx, srv, true, &err);
+	assert_non_null(ssl);
+	/* what a uv_poll_t callback would do, one readiness event at a time */
+	while ((r = trust_handshake_step(ssl, &err)) > 0) {
+		struct pollfd pfd = { srv, r == TRUST_WANT_READ ? POLLIN : POLLOUT, 0 };
+
+		assert_int_equal(poll(&pfd, 1, TO_MS), 1);
+		turns++;
+	}
+	if (r < 0)
+		fail_msg("%s", err.msg);
+	assert_true(turns > 0);
+	assert_int_equal(trust_peer_check(ssl, "web", "sb1", &err), 0);
+	assert_int_equal(trust_peer_check(ssl, "web", "sb9", &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(trust_read(ssl, buf, 4, TO_MS, &err), 4);
+	assert_int_equal(trust_write_all(ssl, "pong", 4, TO_MS, &err), 0);
+	trust_shutdown(ssl, 1000);
+	SSL_free(ssl);
+	close(srv);
+	pthread_join(t, NULL);
+	assert_null(j.err);
+	assert_string_equal(j.reply, "pong");
+	SSL_CTX_free(c);
+}
+
+static void
 test_trust_san_uri_refuses_odd_names(void **state)
 {
 	struct fx *f = *state;
@@ -381,6 +421,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_trust_refuses_server_cert_as_client_cert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_client_refuses_server_of_another_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_handshake_times_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trust_step_api_handshakes_from_an_event_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_san_uri_refuses_odd_names, setup, teardown),
 	};
 
