@@ -28,7 +28,8 @@
 #define F_REVERSE	0x02u
 #define F_CURSOR_VIS	0x04u
 #define F_CURSOR_BLINK	0x08u
-#define F_ALL		0x0fu
+#define F_MODES_SHIFT	4		/* TERM_MODE_* in bits 4-7 */
+#define F_ALL		0xffu
 
 struct snap_buf {
 	uint8_t *p;
@@ -123,7 +124,7 @@ cell_normalize(VTermScreenCell *c)
 }
 
 struct term_snap *
-term_snap_take(const struct term *t, size_t sb_max)
+term_snap_take(struct term *t, size_t sb_max)
 {
 	const struct term_sb *sb = term_scrollback(t);
 	struct term_snap *s = xcalloc(1, sizeof(*s));
@@ -134,6 +135,7 @@ term_snap_take(const struct term *t, size_t sb_max)
 	s->altscreen = term_altscreen(t);
 	s->reverse = term_reverse(t);
 	s->mouse = term_mouse(t);
+	s->modes = term_modes(t);
 	s->title = xstrdup(term_title(t));
 	if (n_sb > sb_max)
 		n_sb = sb_max;
@@ -257,6 +259,7 @@ term_snap_encode(const struct term_snap *s, uint8_t **out, size_t *len)
 	flags |= s->reverse ? F_REVERSE : 0;
 	flags |= s->cursor.visible ? F_CURSOR_VIS : 0;
 	flags |= s->cursor.blink ? F_CURSOR_BLINK : 0;
+	flags |= (s->modes & 0xfu) << F_MODES_SHIFT;
 	buf_put(&b, SNAP_MAGIC, 4);
 	buf_u8(&b, TERM_SNAP_VERSION);
 	buf_u8(&b, flags);
@@ -438,6 +441,7 @@ term_snap_decode(const uint8_t *buf, size_t len, struct term_snap **out, lz_err_
 	s->altscreen = flags & F_ALT;
 	s->reverse = flags & F_REVERSE;
 	s->mouse = (int)mouse;
+	s->modes = flags >> F_MODES_SHIFT;
 	s->title = xstrndup((const char *)buf + r.off, tlen);
 	r.off += tlen;
 	s->sb = xcalloc(n_sb, sizeof(*s->sb));
@@ -501,6 +505,7 @@ term_snap_equal(const struct term_snap *a, const struct term_snap *b)
 {
 	if (a->rows != b->rows || a->cols != b->cols || a->altscreen != b->altscreen ||
 	    a->reverse != b->reverse || a->mouse != b->mouse || a->n_sb != b->n_sb ||
+	    a->modes != b->modes ||
 	    a->cursor.row != b->cursor.row || a->cursor.col != b->cursor.col ||
 	    a->cursor.visible != b->cursor.visible || a->cursor.blink != b->cursor.blink ||
 	    a->cursor.shape != b->cursor.shape || strcmp(a->title, b->title) != 0)
@@ -636,6 +641,14 @@ term_snap_to_ansi(const struct term_snap *s, size_t *len)
 	buf_put(&b, "\x1b[m", 3);
 	if (s->reverse)
 		buf_put(&b, "\x1b[?5h", 5);
+	if (s->modes & TERM_MODE_APPCURSOR)
+		buf_put(&b, "\x1b[?1h", 5);
+	if (s->modes & TERM_MODE_APPKEYPAD)
+		buf_put(&b, "\x1b=", 2);
+	if (s->modes & TERM_MODE_BRACKETPASTE)
+		buf_put(&b, "\x1b[?2004h", 8);
+	if (s->modes & TERM_MODE_FOCUS)
+		buf_put(&b, "\x1b[?1004h", 8);
 	if (s->mouse > 0 && s->mouse < VTERM_N_PROP_MOUSES)
 		buf_put(&b, mouse[s->mouse], strlen(mouse[s->mouse]));
 	if (s->title[0] != '\0') {

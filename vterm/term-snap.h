@@ -3,7 +3,8 @@
  *
  * A snapshot holds the cells of the visible screen (chars, width, attributes,
  * colours), the cursor, the modes we can observe (alt screen, reverse video,
- * mouse, cursor shape/blink/visibility), the title, the size and the newest
+ * mouse, cursor shape/blink/visibility, cursor keys/keypad/bracketed paste/
+ * focus reports), the title, the size and the newest
  * scrollback lines. term_snap_encode() makes a compact little-endian byte
  * string; term_snap_decode() checks every length before it allocates or
  * copies, so it may be fed anything. term_snap_to_ansi() renders a snapshot
@@ -12,8 +13,8 @@
  * Limits of libvterm 0.1.4: while the alt screen is active only its cells
  * can be read, so the main screen under it is not in the snapshot (after
  * the app leaves the alt screen the replayed main screen is blank; its
- * scrollback is kept). Keypad/cursor-key modes and bracketed paste cannot be
- * read back either; the application sets them again on its next redraw.
+ * scrollback is kept). The mouse encoding (?1006 SGR), margins, tab stops,
+ * charsets and the saved cursor cannot be read back either.
  */
 #ifndef LZ_TERM_SNAP_H
 #define LZ_TERM_SNAP_H
@@ -39,6 +40,7 @@ struct term_snap {
 	bool altscreen;
 	bool reverse;
 	int mouse;			/* VTERM_PROP_MOUSE_* */
+	unsigned modes;			/* TERM_MODE_* */
 	char *title;			/* never NULL */
 	size_t n_sb;			/* scrollback lines, oldest first */
 	struct term_snap_line *sb;
@@ -46,7 +48,7 @@ struct term_snap {
 };
 
 /* Snapshot of t's screen with at most sb_max scrollback lines (newest). */
-struct term_snap *term_snap_take(const struct term *t, size_t sb_max);
+struct term_snap *term_snap_take(struct term *t, size_t sb_max);
 void term_snap_free(struct term_snap *);
 
 /* Encode into a new buffer (*buf, *len), freed by the caller. */

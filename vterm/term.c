@@ -395,6 +395,44 @@ term_mouse(const struct term *t)
 	return t->mouse;
 }
 
+/* Bytes one probe added to the output, then forgotten. */
+static size_t
+probe_len(struct term *t, size_t mark, char *last2)
+{
+	size_t n = t->out_len - mark;
+
+	last2[0] = n >= 2 ? t->out[t->out_len - 2] : '\0';
+	last2[1] = n >= 1 ? t->out[t->out_len - 1] : '\0';
+	t->out_len = mark;
+	return n;
+}
+
+unsigned
+term_modes(struct term *t)
+{
+	size_t mark = t->out_len;
+	bool in_key = t->in_key;
+	unsigned m = 0;
+	char l2[2];
+
+	t->in_key = true;
+	vterm_keyboard_key(t->vt, VTERM_KEY_UP, VTERM_MOD_NONE);
+	/* ESC O A (or SS3 A) in application mode, ESC [ A otherwise */
+	if (probe_len(t, mark, l2) >= 2 && l2[1] == 'A' && (l2[0] == 'O' || l2[0] == (char)0x8f))
+		m |= TERM_MODE_APPCURSOR;
+	vterm_keyboard_key(t->vt, VTERM_KEY_KP_0, VTERM_MOD_NONE);
+	if (probe_len(t, mark, l2) > 1)
+		m |= TERM_MODE_APPKEYPAD;
+	vterm_keyboard_start_paste(t->vt);
+	if (probe_len(t, mark, l2) > 0)
+		m |= TERM_MODE_BRACKETPASTE;
+	vterm_state_focus_in(t->st);
+	if (probe_len(t, mark, l2) > 0)
+		m |= TERM_MODE_FOCUS;
+	t->in_key = in_key;
+	return m;
+}
+
 const char *
 term_output(const struct term *t, size_t *len)
 {

@@ -40,6 +40,12 @@ struct term_sb;
 #define TERM_EV_RESIZE		0x10u
 #define TERM_EV_MODE		0x20u	/* reverse video or mouse mode changed */
 
+/* Keyboard modes set by the application, from term_modes(). */
+#define TERM_MODE_APPCURSOR	0x01u	/* DECCKM: arrows send ESC O A */
+#define TERM_MODE_APPKEYPAD	0x02u	/* DECKPAM */
+#define TERM_MODE_BRACKETPASTE	0x04u	/* ?2004 */
+#define TERM_MODE_FOCUS		0x08u	/* ?1004 focus reports */
+
 struct term_cursor {
 	int row, col;		/* screen coordinates */
 	bool visible;
@@ -75,6 +81,9 @@ void term_cursor(const struct term *, struct term_cursor *out);
 bool term_altscreen(const struct term *);
 bool term_reverse(const struct term *);
 int term_mouse(const struct term *);	/* VTERM_PROP_MOUSE_* */
+/* TERM_MODE_* bits. libvterm 0.1.4 has no getter, so this encodes probe
+ * keys and looks at the bytes (then drops them; nothing is queued). */
+unsigned term_modes(struct term *);
 
 /* Pending bytes for the PTY; consume what was written. */
 const char *term_output(const struct term *, size_t *len);

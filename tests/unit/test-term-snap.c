@@ -48,7 +48,7 @@ busy_term(void)
 	feed(t, "\x1b[4;7;3mflags\x1b[0m \x1b[21mdouble\x1b[0m \x1b[9mstrike\x1b[0m\r\n");
 	feed(t, "\x1b[44m\x1b[K\x1b[m\r\n");	/* a blue erased row */
 	feed(t, "\x1b[48;2;1;2;3mbg\x1b[m   \x1b[5mblink\x1b[m\r\n");
-	feed(t, "\x1b]2;build: make -j2\x07\x1b[3 q\x1b[?25l\x1b[?1002h$ ");
+	feed(t, "\x1b]2;build: make -j2\x07\x1b[3 q\x1b[?25l\x1b[?1002h\x1b[?1h\x1b[?2004h$ ");
 	return t;
 }
 
@@ -80,6 +80,7 @@ test_term_snap_round_trips_cell_by_cell(void **state)
 	assert_false(s->cursor.visible);
 	assert_int_equal(s->cursor.shape, VTERM_PROP_CURSORSHAPE_UNDERLINE);
 	assert_int_equal(s->mouse, VTERM_PROP_MOUSE_DRAG);
+	assert_int_equal(s->modes, TERM_MODE_APPCURSOR | TERM_MODE_BRACKETPASTE);
 	assert_snap_matches_term(s, t);
 	term_snap_encode(s, &buf, &len);
 	/* ~2 bytes per ASCII cell: much less than the 480 cells * 40 bytes. */
@@ -109,6 +110,15 @@ test_term_snap_ansi_replay_into_fresh_term_gives_same_cells(void **state)
 	s2 = term_snap_take(u, 1000);
 	assert_true(term_snap_equal(s, s2));
 	assert_snap_matches_term(s, u);
+	/* Keys typed after attach encode as the application expects. */
+	term_key(u, VTERM_KEY_UP, VTERM_MOD_NONE);
+	{
+		size_t n;
+		const char *o = term_output(u, &n);
+
+		assert_int_equal(n, 3);
+		assert_memory_equal(o, "\x1bOA", 3);
+	}
 	/* The replayed term scrolls back to the same history. */
 	term_scroll(u, 24);
 	{

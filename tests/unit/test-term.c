@@ -216,6 +216,28 @@ test_term_replies_off_still_queues_key_encodings(void **state)
 }
 
 static void
+test_term_modes_are_read_back_without_output(void **state)
+{
+	struct term *t = mk(24, 80);
+	size_t n;
+
+	(void)state;
+	assert_int_equal(term_modes(t), 0);
+	feed(t, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1004h");	/* what vim sets */
+	assert_int_equal(term_modes(t), TERM_MODE_APPCURSOR | TERM_MODE_APPKEYPAD |
+	    TERM_MODE_BRACKETPASTE | TERM_MODE_FOCUS);
+	term_output(t, &n);
+	assert_int_equal(n, 0);
+	feed(t, "\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l");
+	assert_int_equal(term_modes(t), 0);
+	/* Pending replies survive a probe. */
+	feed(t, "\x1b[6n\x1b[?1h");
+	assert_int_equal(term_modes(t), TERM_MODE_APPCURSOR);
+	assert_output(t, "\x1b[1;1R");
+	term_free(t);
+}
+
+static void
 test_term_resize_keeps_top_left_content(void **state)
 {
 	struct term *t = mk(24, 80);
@@ -379,6 +401,7 @@ main(void)
 		cmocka_unit_test(test_term_combining_mark_attaches_to_base_char),
 		cmocka_unit_test(test_term_dsr_and_da_queries_produce_replies),
 		cmocka_unit_test(test_term_replies_off_still_queues_key_encodings),
+		cmocka_unit_test(test_term_modes_are_read_back_without_output),
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
