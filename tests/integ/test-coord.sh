@@ -50,6 +50,64 @@ assert_eq "$(as_user podman exec "$ctr" sh -c 'ps -eo args | grep -c "^sleep 10[
 out=$(lz ls)
 assert_contains "$out" "$hash	default	$ctr	running	isolated	2	2	" "ls lists the domain with 2 sessions"
 
+# --- the control socket: malformed input gets an ERROR frame, never a crash
+cat >"$T/proto.py" <<'PY'
+import socket, struct, sys
+MAGIC = 0x4c5a4354
+def frame(t, payload=b"", ver=1):
+    return struct.pack("!IBBHI", MAGIC, ver, 0, t, len(payload)) + payload
+def recv(s):
+    h = b""
+    while len(h) < 12:
+        c = s.recv(12 - len(h))
+        if not c:
+            return None
+        h += c
+    magic, ver, fl, t, n = struct.unpack("!IBBHI", h)
+    p = b""
+    while len(p) < n:
+        p += s.recv(n - len(p))
+    return t, p
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    s.connect(sys.argv[1])
+    return s
+def error_code(r, want, what):
+    assert r is not None and r[0] == 2, "%s: expected ERROR, got %r" % (what, r)
+    code = struct.unpack("!I", r[1][:4])[0]
+    assert code == want, "%s: ERROR code %d, expected %d (%r)" % (what, code, want, r[1])
+    print("ok:", what, "->", r[1][8:].decode())
+hello = frame(1, struct.pack("!III", 1, 0, 0))
+s = conn(); s.sendall(hello); assert recv(s)[0] == 1
+s.sendall(frame(4242, b"xx")); error_code(recv(s), 3, "unknown type")
+s.sendall(frame(120)); error_code(recv(s), 3, "reserved escalation type")
+s.sendall(frame(20, b"\x00\x01")); error_code(recv(s), 4, "truncated NEW_SESSION")
+s.sendall(frame(20, struct.pack("!IHHII", 0, 0, 0, 0, 0xFFFFFFF0))); error_code(recv(s), 4, "huge argc")
+s.sendall(frame(23, struct.pack("!IB", 999, 0) + b"x")); error_code(recv(s), 5, "DATA for no session")
+s.sendall(frame(60, b"\x00")); r = recv(s); assert r[0] == 61, "STATUS after errors: %r" % (r,)
+print("ok: the connection survives bad payloads")
+s.close()
+s = conn(); s.sendall(frame(1, struct.pack("!III", 1, 0, 0), ver=9))
+error_code(recv(s), 2, "frame version 9"); assert recv(s) is None
+s = conn(); s.sendall(frame(1, struct.pack("!III", 7, 0, 0)))
+error_code(recv(s), 2, "HELLO version 7"); assert recv(s) is None
+s = conn(); s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+error_code(recv(s), 1, "bad magic"); assert recv(s) is None
+s = conn(); s.sendall(struct.pack("!IBBHI", MAGIC, 1, 0, 23, 0xFFFFFFFF))
+error_code(recv(s), 1, "4 GiB length"); assert recv(s) is None
+s = conn(); s.sendall(frame(60, b"\x00"))
+error_code(recv(s), 9, "request before HELLO"); assert recv(s) is None
+s = conn(); s.sendall(hello[:7]); s.close()
+print("proto-ok")
+PY
+[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/proto.py"
+out=$(as_user python3 "$T/proto.py" "$sock") || fail "protocol check failed: $out"
+echo "$out" | sed 's/^/# /'
+assert_contains "$out" "proto-ok" "every malformed frame answered"
+sessions_are 2 || fail "the coordinator lost its sessions to malformed input"
+assert_eq "$(coord_count "$canon")" 1 "the coordinator survived malformed input"
+
 # --- kill -9 of one client ends its session only; of the last, everything
 p1=$(run_pid "sleep 101"); [ -n "$p1" ] || fail "no lazaret run process"
 kill -KILL "$p1"

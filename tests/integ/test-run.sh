@@ -67,6 +67,21 @@ assert_contains "$st" " echo " "terminal echo restored"
 assert_not_contains "$st" "-icanon" "no raw mode left"
 wait_for 20 gone "$hash" "$ctr" "$canon" || fail "domain not torn down after exit"
 
+# --- a signal to lazaret itself: the terminal is restored on that path too
+"${TM[@]}" kill-server 2>/dev/null || true
+rm -f "$T/stty.txt"
+"${TM[@]}" new-session -d -x 100 -y 30 "$inner"
+wait_for 30 pane_has "/workspace" || { "${TM[@]}" capture-pane -p; fail "no shell prompt"; }
+lp=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk -v m="lazaret run -w $repo" 'index($0, m) && !/runuser/ { print $1; exit }')
+[ -n "$lp" ] || fail "no lazaret run process in the pane"
+kill -TERM "$lp"
+wait_for 20 pane_has "rc=143" || { "${TM[@]}" capture-pane -p; fail "lazaret did not exit 128+SIGTERM"; }
+wait_for 5 test -s "$T/stty.txt" || fail "no stty output"
+assert_contains "$(cat "$T/stty.txt")" " icanon" "terminal restored after SIGTERM"
+assert_not_contains "$(cat "$T/stty.txt")" "-echo " "echo restored after SIGTERM"
+"${TM[@]}" kill-server
+wait_for 20 gone "$hash" "$ctr" "$canon" || fail "domain not torn down after SIGTERM to lazaret"
+
 # --- awkward workspaces: spaces; symlinks and .. name the same domain
 sp=$(make_repo "my ws")
 out=$(lz run -w "$sp" -- cat README </dev/null)
