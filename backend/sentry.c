@@ -58,9 +58,17 @@
  * container's root, so the files appear owned by the uid git runs as and
  * git's safe.directory check passes without configuration.
  *
+ * Symlinks: the agent can plant them in what it may write, and host git
+ * follows some (a COMMIT_EDITMSG symlink makes the user's next commit in the
+ * agent's checkout overwrite the target; logs/HEAD gets reflog lines
+ * appended). sentry_prepare and sentry_release remove every symlink and
+ * special file there (sentry_scrub); while a session runs, look at the
+ * agent's work from the main checkout (git diff main lazaret/agent-<p>).
+ *
  * Accepted limits: refs outside refs/heads/lazaret/ (tags, stash, other
  * branches, packed refs) cannot be changed from the sandbox; agents of
- * different profiles on one repo share refs/heads/lazaret/.
+ * different profiles on one repo share refs/heads/lazaret/; submodules are
+ * read-only inside (their gitdirs are under the read-only G/modules).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -583,8 +591,15 @@ sentry_worktree_ensure(const struct anchor *a, const struct sentry_repo *r, cons
 		if (st == 0) {
 			if (sentry_git(r->top, NULL, NULL, err, "worktree", "add", "-q",
 			    mode == SENTRY_DIRECT ? "--no-checkout" : "--checkout", wt,
-			    a->branch, NULL) < 0)
+			    a->branch, NULL) < 0) {
+				/* Another domain of this repo (same profile), or the user. */
+				if (err != NULL && err->msg != NULL &&
+				    strstr(err->msg, "already checked out") != NULL)
+					lz_err_wrap(err, "branch %s is in use by another checkout; "
+					    "finish there, or free it with 'git worktree remove' on "
+					    "that path", a->branch);
 				return -1;
+			}
 		} else {
 			if (sentry_git(r->top, NULL, NULL, err, "worktree", "add", "-q",
 			    "--no-track", mode == SENTRY_DIRECT ? "--no-checkout" : "--checkout",
@@ -731,6 +746,68 @@ sentry_git_prepare(const char *g, const char *id, lz_err_t *err)
 	return 0;
 }
 
+/* Remove from directory dfd (shown as path) what host git must never
+ * follow out of the agent's writable parts: symlinks (a COMMIT_EDITMSG
+ * pointing at ~/.bashrc is truncated by the user's next commit in that
+ * checkout, a logs/HEAD one gets reflog lines appended) and other
+ * non-regular files (a FIFO hangs host git). Down depth levels; counts what
+ * it removed, *first takes the first path. Takes dfd. */
+static size_t
+sentry_scrub_at(int dfd, const char *path, int depth, char **first)
+{
+	struct dirent *e;
+	struct stat st;
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			_cleanup_free_ char *sub = NULL;
+			int fd;
+
+			if (depth == 0 || (fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				continue;
+			sub = xasprintf("%s/%s", path, e->d_name);
+			n += sentry_scrub_at(fd, sub, depth - 1, first);
+		} else if (!S_ISREG(st.st_mode) && unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			if (first != NULL && *first == NULL)
+				*first = xasprintf("%s/%s", path, e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* sentry_scrub_at over everything of G the agent can write. */
+static size_t
+sentry_scrub(const char *g, const char *id, char **first)
+{
+	_cleanup_free_ char *admin = xasprintf("worktrees/%s", id);
+	const struct { const char *rel; int depth; } parts[] = {
+		{ admin, 16 }, { "refs/heads/lazaret", 16 }, { "logs/refs/heads/lazaret", 16 },
+		{ "objects", 2 },
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", g, parts[i].rel);
+		int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0)
+			n += sentry_scrub_at(fd, p, parts[i].depth, first);
+	}
+	return n;
+}
+
 int
 sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layout *out,
     lz_err_t *err)
@@ -739,6 +816,8 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	_cleanup_free_ char *dr = NULL, *wt = NULL, *sdir = NULL, *empty = NULL;
 	_cleanup_free_ char *gitfile = NULL, *gitfile_txt = NULL, *id = NULL;
 	_cleanup_free_ char *wt_note = NULL, *modefile = NULL, *prev_mode = NULL;
+	_cleanup_free_ char *first = NULL;
+	size_t scrubbed;
 	const char *gdst;
 	int ret = -1, kind;
 
@@ -802,6 +881,14 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	if (wt_note != NULL)
 		out->notice = xasprintf("%s (checkout %s)", wt_note,
 		    mode == SENTRY_ISOLATED ? wt : a->workspace);
+	if ((scrubbed = sentry_scrub(r.common, id, &first)) > 0) {
+		char *t = xasprintf("%s%sremoved %zu symlink(s) or special file(s) the agent "
+		    "left in .git (first: %s)", out->notice != NULL ? out->notice : "",
+		    out->notice != NULL ? "; " : "", scrubbed, first);
+
+		free(out->notice);
+		out->notice = t;
+	}
 	ret = 0;
 	goto out;
 fail:
@@ -830,7 +917,28 @@ sentry_layout_clear(struct sentry_layout *l)
 int
 sentry_release(const struct anchor *a, lz_err_t *err)
 {
-	(void)a;
+	_cleanup_free_ char *dr = NULL, *wt = NULL, *gitfile = NULL, *content = NULL;
+	_cleanup_free_ char *admin = NULL, *common = NULL, *id = NULL;
+	char *slash;
+
 	(void)err;
+	/* No worktree, nothing to do: a plain workspace, or never prepared. */
+	if ((dr = realpath(a->domain_root, NULL)) == NULL)
+		return 0;
+	wt = xasprintf("%s/lazaret-%s", dr, a->hash);
+	gitfile = xasprintf("%s/.git", wt);
+	if (sentry_read_small(gitfile, &content, NULL) < 0 ||
+	    strncmp(content, "gitdir: ", 8) != 0 ||
+	    (admin = realpath(content + 8, NULL)) == NULL)
+		return 0;
+	/* <G>/worktrees/<id>: take G, then check the pair really belongs together. */
+	common = xstrdup(admin);
+	for (int up = 0; up < 2; up++)
+		if ((slash = strrchr(common, '/')) != NULL && slash != common)
+			*slash = '\0';
+	if (sentry_worktree_id(common, wt, &id, NULL) != 1)
+		return 0;
+	/* Nothing to unmount; the worktree and branch are the user's data. */
+	(void)sentry_scrub(common, id, NULL);
 	return 0;
 }

@@ -97,3 +97,18 @@ assert_eq "$(as_user git -C "$repo" symbolic-ref HEAD)" "refs/heads/main" "host 
 as_user sh -c "cd '$repo' && echo host >> README && git commit -qam 'host commit'"
 [ ! -e "$repo/HOOK-RAN" ] || fail "sandbox hook ran on a host commit"
 note "ok: host commit ran no sandbox hook"
+
+# Symlinks planted where host git writes (COMMIT_EDITMSG, logs/HEAD) would
+# make the user's next git command in the agent's checkout overwrite or
+# append to their target; teardown removes them, the target stays intact.
+victim=$T/victim; echo precious >"$victim"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$victim"
+sx_exec "$CTR" ln -sf "$victim" "$G/worktrees/$wtid/COMMIT_EDITMSG"
+sx_exec "$CTR" ln -sf "$victim" "$G/worktrees/$wtid/logs/HEAD"
+[ -L "$repo/.git/worktrees/$wtid/COMMIT_EDITMSG" ] || fail "the sandbox could not plant a symlink (test premise)"
+as_user podman rm -f -t0 "$CTR" >/dev/null
+as_user lazaret debug unmount --workspace "$repo" || fail "debug unmount failed"
+[ ! -L "$repo/.git/worktrees/$wtid/COMMIT_EDITMSG" ] && [ ! -L "$repo/.git/worktrees/$wtid/logs/HEAD" ] ||
+	fail "planted symlinks survived teardown"
+note "ok: planted symlinks removed at teardown"
+as_user sh -c "cd '$wt' && echo more >> agent.txt && git commit -qam 'user commit in the agent checkout'"
+assert_eq "$(cat "$victim")" "precious" "a host commit in the agent checkout left the target alone"

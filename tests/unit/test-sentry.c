@@ -803,6 +803,67 @@ test_sentry_linked_worktree_workspace_uses_common_dir(void **state)
 	free(r);
 }
 
+/* The agent branch is checked out elsewhere (the user did, or another
+ * domain of the same repo): a clear refusal, nothing forced. */
+static void
+test_sentry_refuses_agent_branch_checked_out_elsewhere(void **state)
+{
+	char *r = make_repo("repo");
+	struct anchor *a;
+
+	(void)state;
+	git_do(r, "branch", "lazaret/agent-default", NULL);
+	git_do(r, "stash", "-q", NULL);
+	git_do(r, "checkout", "-q", "lazaret/agent-default", NULL);
+	a = anchor_for(r);
+	expect_refused(a, SENTRY_ISOLATED, "branch lazaret/agent-default is in use by another checkout");
+	expect_git("refs/heads/lazaret/agent-default", r, "symbolic-ref", "HEAD", NULL);
+	anchor_free(a);
+	free(r);
+}
+
+/* Symlinks and FIFOs the agent left where host git writes or reads are
+ * removed before the next session and at teardown; their targets untouched. */
+static void
+test_sentry_removes_symlinks_the_agent_planted(void **state)
+{
+	char *r = make_repo("repo"), *victim = path_in("victim"), *p, *q;
+	struct sentry_layout l;
+	struct anchor *a;
+	struct stat st;
+
+	(void)state;
+	write_file(victim, "precious\n");
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_null(strstr(l.notice, "removed"));
+	sentry_layout_clear(&l);
+	p = xasprintf("%s/.git/worktrees/lazaret-%s/COMMIT_EDITMSG", r, a->hash);
+	assert_int_equal(symlink(victim, p), 0);
+	q = xasprintf("%s/.git/refs/heads/lazaret/fifo", r);
+	assert_int_equal(mkfifo(q, 0644), 0);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_non_null(l.notice);
+	assert_non_null(strstr(l.notice, "removed 2 symlink(s) or special file(s)"));
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(lstat(q, &st), -1);
+	sentry_layout_clear(&l);
+	/* Teardown scrubs too. */
+	assert_int_equal(symlink(victim, p), 0);
+	assert_int_equal(sentry_release(a, NULL), 0);
+	assert_int_equal(lstat(p, &st), -1);
+	expect_file(victim, "precious\n");
+	/* A plain workspace has nothing to release. */
+	anchor_free(a);
+	a = anchor_for(tmp);
+	assert_int_equal(sentry_release(a, NULL), 0);
+	anchor_free(a);
+	free(p);
+	free(q);
+	free(victim);
+	free(r);
+}
+
 static void
 test_sentry_mode_parse_accepts_the_two_modes_only(void **state)
 {
@@ -859,6 +920,8 @@ main(void)
 		T(test_sentry_refuses_bare_repository),
 		T(test_sentry_submodules_hooks_masked_and_checkout_refused),
 		T(test_sentry_linked_worktree_workspace_uses_common_dir),
+		T(test_sentry_refuses_agent_branch_checked_out_elsewhere),
+		T(test_sentry_removes_symlinks_the_agent_planted),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T
