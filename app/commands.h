@@ -4,6 +4,15 @@
 #define LZ_COMMANDS_H
 
 int cmd_config(int argc, char **argv);
+int cmd_coordinator(int argc, char **argv);
+int cmd_debug(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);
+int cmd_driver(int argc, char **argv);
+int cmd_image(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 
 #endif

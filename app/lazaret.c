@@ -17,8 +17,17 @@ struct lz_command {
 };
 
 static const struct lz_command lz_commands[] = {
+	{ "run",	cmd_run,	1, "Start a shell or a command in the domain's sandbox" },
+	{ "status",	cmd_status,	1, "Show this domain's coordinator, container and sessions" },
+	{ "ls",		cmd_ls,		1, "List every live domain of yours" },
+	{ "stop",	cmd_stop,	1, "Tear this domain's sandbox down" },
+	{ "image",	cmd_image,	1, "Build or list the local sandbox images" },
+	{ "doctor",	cmd_doctor,	1, "Check that this host can run rootless gVisor sandboxes" },
 	{ "config",	cmd_config,	0, "Validate and print the configuration" },
 	{ "domain",	cmd_domain,	0, "Print the Domain Anchor and the names derived from it" },
+	{ "coordinator", cmd_coordinator, 1, NULL },	/* hidden: spawned by the leader */
+	{ "debug",	cmd_debug,	1, NULL },	/* hidden: print the sandbox mount layout */
+	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };
 
 static void
