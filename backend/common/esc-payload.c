@@ -443,21 +443,6 @@ esc_payload_encode(const struct esc_payload *p)
 }
 
 static void
-put_be(struct proto_buf *b, uint64_t v, int bytes)
-{
-	uint8_t tmp[8];
-
-	for (int k = 0; k < bytes; k++)
-		tmp[k] = (uint8_t)(v >> (8 * (bytes - 1 - k)));
-	if (b->len + (size_t)bytes > b->cap) {
-		b->cap = (b->len + (size_t)bytes) * 2;
-		b->data = xrealloc(b->data, b->cap);
-	}
-	memcpy(b->data + b->len, tmp, (size_t)bytes);
-	b->len += (size_t)bytes;
-}
-
-static void
 put_bytes(struct proto_buf *b, const void *p, size_t n)
 {
 	if (b->len + n > b->cap) {
@@ -467,6 +452,18 @@ put_bytes(struct proto_buf *b, const void *p, size_t n)
 	if (n > 0)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
+}
+
+/* Big-endian integer of 4 or 8 bytes. */
+static void
+put_be(struct proto_buf *b, uint64_t v, size_t bytes)
+{
+	uint8_t tmp[8] = { 0 };
+
+	LZ_ASSERT(bytes <= sizeof tmp);
+	for (size_t k = 0; k < bytes; k++)
+		tmp[k] = (uint8_t)(v >> (8 * (bytes - 1 - k)));
+	put_bytes(b, tmp, bytes);
 }
 
 static void
