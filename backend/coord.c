@@ -227,6 +227,16 @@ coord_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t le
 }
 
 static void
+coord_input_cb(struct session *s, bool full, void *arg)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < s->n_clients; i++)
+		ctl_server_client_pause(s->clients[i], full);
+}
+
+static void
 coord_exit_cb(struct session *s, void *arg)
 {
 	struct coord *c = arg;
@@ -236,6 +246,7 @@ coord_exit_cb(struct session *s, void *arg)
 
 	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
 	for (i = 0; i < s->n_clients; i++) {
+		ctl_server_client_pause(s->clients[i], false);
 		proto_encode_exit(&b, &e);
 		ctl_server_send(s->clients[i], &b);
 	}
@@ -270,7 +281,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 {
 	struct proto_new_session ns;
 	struct session_opts so;
-	struct session_cbs cbs = { coord_output_cb, coord_exit_cb };
+	struct session_cbs cbs = { coord_output_cb, coord_exit_cb, coord_input_cb };
 	struct drv_exec ex;
 	struct proto_session reply;
 	struct proto_buf b = { 0 };

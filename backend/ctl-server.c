@@ -298,6 +298,18 @@ ctl_server_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	ctl_server_client_unref(c);
 }
 
+void
+ctl_server_client_pause(struct ctl_server_client *c, bool paused)
+{
+	if (c->closing || c->paused == paused)
+		return;
+	c->paused = paused;
+	if (paused)
+		uv_read_stop((uv_stream_t *)&c->pipe);
+	else
+		uv_read_start((uv_stream_t *)&c->pipe, ctl_server_alloc_cb, ctl_server_read_cb);
+}
+
 static void
 ctl_server_connection_cb(uv_stream_t *l, int status)
 {

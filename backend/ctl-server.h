@@ -32,6 +32,7 @@ struct ctl_server_client {
 	uint32_t id;		/* per coordinator, for logs */
 	bool hello;		/* HELLO exchanged */
 	bool closing;
+	bool paused;		/* not reading: a session's input is backed up */
 	pid_t pid;		/* peer credentials (SO_PEERCRED) */
 	uid_t uid;
 	struct proto_buf in;	/* bytes not yet a whole frame */
@@ -74,6 +75,8 @@ size_t ctl_server_clients(const struct ctl_server *);
 void ctl_server_send(struct ctl_server_client *, struct proto_buf *b);
 void ctl_server_send_error(struct ctl_server_client *, uint32_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Stop (or resume) reading the client's frames: back-pressure on input. */
+void ctl_server_client_pause(struct ctl_server_client *, bool paused);
 /* Flush what is queued, then close; disconnect_cb runs now. */
 void ctl_server_client_close(struct ctl_server_client *);
 void ctl_server_client_ref(struct ctl_server_client *);

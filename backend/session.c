@@ -237,20 +237,33 @@ fail:
 	return -1;
 }
 
+static uv_stream_t *
+session_in_stream(struct session *s)
+{
+	return s->tty ? (uv_stream_t *)&s->out : (uv_stream_t *)&s->in;
+}
+
 static void
 session_write_cb(uv_write_t *req, int status)
 {
 	struct session_write *w = req->data;
+	struct session *s = w->s;
 
 	(void)status;	/* a dead process shows up in exit_cb */
-	session_unref(w->s);
 	free(w);
+	if (s->in_full && !s->closing &&
+	    uv_stream_get_write_queue_size(session_in_stream(s)) < SESSION_IN_LOW) {
+		s->in_full = false;
+		if (s->cbs.input_cb != NULL)
+			s->cbs.input_cb(s, false, s->arg);
+	}
+	session_unref(s);
 }
 
 void
 session_write(struct session *s, const uint8_t *buf, size_t len)
 {
-	uv_stream_t *st = s->tty ? (uv_stream_t *)&s->out : (uv_stream_t *)&s->in;
+	uv_stream_t *st = session_in_stream(s);
 	struct session_write *w;
 	uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
 	int n;
@@ -277,6 +290,12 @@ session_write(struct session *s, const uint8_t *buf, size_t len)
 		return;
 	}
 	session_ref(s);
+	/* Back-pressure on input: the process reads slower than clients send. */
+	if (!s->in_full && uv_stream_get_write_queue_size(st) >= SESSION_IN_HIGH) {
+		s->in_full = true;
+		if (s->cbs.input_cb != NULL)
+			s->cbs.input_cb(s, true, s->arg);
+	}
 }
 
 static void

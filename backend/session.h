@@ -27,7 +27,13 @@ struct session_cbs {
 	    void *arg);
 	/* The process has exited and its output is drained (called once). */
 	void (*exit_cb)(struct session *, void *arg);
+	/* Input queued for the process crossed SESSION_IN_HIGH (full: stop
+	 * reading the clients) or fell below SESSION_IN_LOW again. May be NULL. */
+	void (*input_cb)(struct session *, bool full, void *arg);
 };
+
+#define SESSION_IN_HIGH	(1u << 20)
+#define SESSION_IN_LOW	(256u << 10)
 
 struct session_opts {
 	uint32_t id;
@@ -71,6 +77,7 @@ struct session {
 	int open_handles;
 	bool out_eof, err_eof, in_closed;
 	bool paused;
+	bool in_full;		/* input_cb(full) told, not yet undone */
 	bool done;		/* exit_cb delivered */
 	bool closing;
 	bool killing;
