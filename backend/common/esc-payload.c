@@ -303,6 +303,7 @@ esc_payload_parse(const uint8_t *buf, size_t len, struct esc_payload *out, lz_er
 
 		if (jr_string(&r, 32, &key, &klen, "key") < 0)
 			goto cleanup;
+		LZ_ASSERT(key != NULL);
 		for (k = 0; k < K_COUNT; k++)
 			if (strcmp(key, key_names[k]) == 0)
 				break;
