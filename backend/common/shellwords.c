@@ -1,6 +1,7 @@
 /* shellwords.c - POSIX shell-words splitting and metacharacter scan. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "shellwords.h"
@@ -159,6 +160,15 @@ lz_shellwords_utf8(const unsigned char *p, size_t avail, uint32_t *cp)
 	return n;
 }
 
+/* Invisible or reordering format characters (Trojan Source, CVE-2021-42574). */
+static bool
+sw_format_char(uint32_t cp)
+{
+	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061c || cp == 0xfeff || cp == 0x00ad ||
+	    cp == 0x2060;
+}
+
 unsigned
 lz_shellwords_scan(const char *s, size_t len)
 {
@@ -194,6 +204,8 @@ lz_shellwords_scan(const char *s, size_t len)
 				f |= LZ_SW_CONTROL;
 			else if (cp >= 0x80 && cp <= 0x9f)
 				f |= LZ_SW_C1;
+			else if (sw_format_char(cp))
+				f |= LZ_SW_FORMAT;
 			break;
 		}
 		i += n;
@@ -218,12 +230,63 @@ lz_shellwords_meta_name(unsigned flags)
 		{ LZ_SW_CONTROL, "a control character" },
 		{ LZ_SW_C1, "a C1 control character" },
 		{ LZ_SW_BADUTF8, "invalid UTF-8" },
+		{ LZ_SW_FORMAT, "an invisible or bidi format character" },
 	};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (flags & names[i].flag)
 			return names[i].name;
 	return "nothing";
+}
+
+static void
+sw_puts(struct sw_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		sw_put(b, *s);
+}
+
+char *
+lz_shellwords_visible(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct sw_buf b = { NULL, 0, 0 };
+	char tmp[16];
+	size_t i = 0;
+
+	sw_put(&b, 'x');
+	b.len = 0, b.p[0] = '\0';
+	while (i < len) {
+		uint32_t cp;
+		size_t n = lz_shellwords_utf8(p + i, len - i, &cp);
+
+		if (n == 0) {
+			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
+			sw_puts(&b, tmp);
+			i++;
+			continue;
+		}
+		if (cp == '\\')
+			sw_puts(&b, "\\\\");
+		else if (cp == '\n')
+			sw_puts(&b, "\\n");
+		else if (cp == '\r')
+			sw_puts(&b, "\\r");
+		else if (cp == '\t')
+			sw_puts(&b, "\\t");
+		else if (cp < 0x20 || cp == 0x7f) {
+			snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)cp);
+			sw_puts(&b, tmp);
+		} else if ((cp >= 0x80 && cp <= 0x9f) || sw_format_char(cp)) {
+			snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)cp);
+			sw_puts(&b, tmp);
+		} else {
+			for (size_t k = 0; k < n; k++)
+				sw_put(&b, (char)p[i + k]);
+		}
+		i += n;
+	}
+	return b.p;
 }
 
 static bool

@@ -33,6 +33,7 @@
 #define LZ_SW_CONTROL	0x0400u	/* other C0 (incl. NUL and tab), DEL */
 #define LZ_SW_C1	0x0800u	/* U+0080..U+009F (C1 controls) */
 #define LZ_SW_BADUTF8	0x1000u	/* not valid UTF-8 (overlong, surrogate, truncated) */
+#define LZ_SW_FORMAT	0x2000u	/* bidi controls, zero-width chars, BOM: text that hides text */
 
 /* Split s[0..len) into a NULL-terminated vector (*argv_out, free with
  * lz_strv_free). Errors: unterminated quote or trailing backslash, NUL byte,
@@ -51,6 +52,12 @@ size_t lz_shellwords_utf8(const unsigned char *p, size_t avail, uint32_t *cp);
 
 /* Human text for the lowest flag set in flags ("';'", "a newline", ...). */
 const char *lz_shellwords_meta_name(unsigned flags);
+
+/* s[0..len) for a human to read in a prompt, every byte accounted for:
+ * printable UTF-8 as is; backslash as \\; \n \r \t as such; other C0 and
+ * DEL as \xNN; C1 and LZ_SW_FORMAT characters as \uNNNN; invalid UTF-8
+ * bytes as \xNN. Caller frees. */
+char *lz_shellwords_visible(const char *s, size_t len);
 
 /* Quote argv into one string that lz_shellwords_split() turns back into the
  * same vector. Plain words stay bare; others go in single quotes, or double

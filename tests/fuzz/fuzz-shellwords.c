@@ -2,6 +2,7 @@
  * agrees with itself, and join() then split() gives the same vector back. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shellwords.h"
@@ -17,6 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char **v = NULL, **w = NULL, *joined;
 
 	(void)lz_shellwords_scan((const char *)data, size);
+	free(lz_shellwords_visible((const char *)data, size));
 	if (lz_shellwords_split((const char *)data, size, &v, &err) < 0) {
 		LZ_ASSERT(v == NULL && err.msg != NULL);
 		lz_err_clear(&err);

@@ -141,6 +141,7 @@ test_policy_each_metacharacter_forces_prompt(void **state)
 		{ "make\ttest", "a control character" }, { "make test\x1b", "a control character" },
 		{ "make test\x7f", "a control character" }, { "make te\xc2\x85st", "C1" },
 		{ "make test\xff", "invalid UTF-8" },
+		{ "make te\xe2\x80\x8bst", "an invisible or bidi format character" },
 		{ "make 'test;'", "';'" },	/* even quoted: the raw text decides */
 	};
 	struct fx *f = *state;

@@ -148,6 +148,8 @@ test_sw_scan_flags_each_metacharacter(void **state)
 		{ "make \xff", LZ_SW_BADUTF8 }, { "make \xc0\xaf", LZ_SW_BADUTF8 },
 		{ "make \xed\xa0\x80", LZ_SW_BADUTF8 }, { "make \xe2\x82", LZ_SW_BADUTF8 },
 		{ "'a;b'", LZ_SW_SEMICOLON },	/* quoted or not: the raw text counts */
+		{ "make test \xe2\x80\xae", LZ_SW_FORMAT },	/* U+202E right-to-left override */
+		{ "make te\xe2\x80\x8bst", LZ_SW_FORMAT },	/* U+200B zero-width space */
 	};
 
 	(void)state;
@@ -209,6 +211,35 @@ test_sw_join_round_trips(void **state)
 	}
 }
 
+static void
+test_sw_visible_shows_every_byte(void **state)
+{
+	static const struct { const char *in; const char *out; } cases[] = {
+		{ "make test", "make test" },
+		{ "a\nb\rc\td\\e", "a\\nb\\rc\\td\\\\e" },
+		{ "\x1b[2J\x7f", "\\x1b[2J\\x7f" },
+		{ "caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5" },
+		{ "x\xc2\x9by", "x\\u009by" },
+		{ "rm -rf \xe2\x80\xae/ fdp", "rm -rf \\u202e/ fdp" },
+		{ "\xff\xc0\xaf", "\\xff\\xc0\\xaf" },
+		{ "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *v = lz_shellwords_visible(cases[i].in, strlen(cases[i].in));
+
+		assert_string_equal(v, cases[i].out);
+		free(v);
+	}
+	{
+		char *v = lz_shellwords_visible("a\0b", 3);
+
+		assert_string_equal(v, "a\\x00b");
+		free(v);
+	}
+}
+
 int
 main(void)
 {
@@ -224,6 +255,7 @@ main(void)
 		cmocka_unit_test(test_sw_scan_flags_each_metacharacter),
 		cmocka_unit_test(test_sw_scan_passes_plain_requests),
 		cmocka_unit_test(test_sw_join_round_trips),
+		cmocka_unit_test(test_sw_visible_shows_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
