@@ -20,6 +20,11 @@ lock_open(const char *path, int *fdp, lz_err_t *err)
 		if (errno == ELOOP)
 			return lz_err_set(err, ELOOP, "lock file %s is a symlink: refusing it "
 			    "(remove it if you did not create it)", path);
+		if ((errno == EACCES || errno == EPERM) && lstat(path, &st) == 0 &&
+		    st.st_uid != geteuid())
+			return lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you "
+			    "(uid %u): refusing it; another user may be interfering (remove it)",
+			    path, (unsigned)st.st_uid, (unsigned)geteuid());
 		return lz_err_sys(err, errno, "cannot open lock file %s", path);
 	}
 	if (fstat(fd, &st) < 0) {

@@ -4,6 +4,7 @@
 # pane (raw mode restored), awkward workspace paths, and clear errors that
 # leave nothing running.
 source "$(dirname "$0")/lib.sh"
+lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/lazaret.c table)"
 need_stack
 need_default_image
 
@@ -136,7 +137,38 @@ assert_contains "$out" "lazaret image build-default" "the error names the fix"
 gone "$nh" "lazaret-noimg-$nh" "$canon" || fail "something left running after a missing image"
 note "ok: no coordinator, socket or container after a missing image"
 
+# a socket directory so deep that the socket path cannot be bound
+long=$T/$(printf 'd%.0s' $(seq 1 60))/$(printf 'e%.0s' $(seq 1 60))
+cat >"$T/long.yaml" <<YAML
+escalation:
+  socket_dir: $long
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+YAML
+[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/long.yaml"
+set +e
+out=$(lz --config "$T/long.yaml" run -w "$repo" -- true 2>&1); rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "a socket path longer than sun_path was accepted"
+assert_contains "$out" "longer than" "an over-long socket path is refused clearly"
+assert_eq "$(coord_count "$canon")" 0 "no coordinator after an over-long socket path"
+
 if [ "$(id -u)" -eq 0 ]; then
+	# another user pre-creates the lock file: refused, never followed or used
+	touch "/tmp/lazaret_coord_$hash.lock"
+	lz_on_exit "rm -f /tmp/lazaret_coord_$hash.lock"
+	chown root "/tmp/lazaret_coord_$hash.lock"
+	chmod 0600 "/tmp/lazaret_coord_$hash.lock"
+	set +e
+	out=$(lz run -w "$repo" -- true 2>&1); rc=$?
+	set -e
+	[ "$rc" -ne 0 ] || fail "a lock file owned by another user was used"
+	assert_contains "$out" "not to you" "a foreign lock file is refused"
+	rm -f "/tmp/lazaret_coord_$hash.lock"
+	out=$(lz run -w "$repo" -- echo fine </dev/null)
+	assert_eq "$out" "fine" "works again once the foreign lock file is gone"
+
 	set +e
 	out=$(timeout 10 "$T/bin/lazaret" run -- true 2>&1); rc=$?
 	set -e
