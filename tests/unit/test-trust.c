@@ -389,6 +389,92 @@ test_trust_step_api_handshakes_from_an_event_loop(void **state)
 	SSL_CTX_free(c);
 }
 
+/* A TLS client that sends raw bytes, then closes. */
+struct raw_job {
+	int fd;
+	SSL_CTX *ctx;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static void *
+raw_client_cb(void *arg)
+{
+	struct raw_job *j = arg;
+	lz_err_t err = LZ_ERR_INIT;
+	SSL *ssl = NULL;
+
+	if (trust_client_connect(j->ctx, j->fd, TO_MS, &ssl, &err) == 0 &&
+	    trust_write_all(ssl, j->bytes, j->len, TO_MS, &err) == 0)
+		trust_shutdown(ssl, 1000);
+	lz_err_clear(&err);
+	SSL_free(ssl);
+	close(j->fd);
+	return NULL;
+}
+
+/* Serve one raw client; return trust_read_frame's result and message. */
+static int
+read_one_frame(struct fx *f, const uint8_t *bytes, size_t len, char **msg)
+{
+	SSL_CTX *c = client_ctx(f->ca_pem, &f->good);
+	struct raw_job j = { .ctx = c, .bytes = bytes, .len = len };
+	struct proto_buf in = { NULL, 0, 0 };
+	struct proto_header h;
+	const uint8_t *pl;
+	lz_err_t err = LZ_ERR_INIT;
+	pthread_t t;
+	SSL *ssl = NULL;
+	int srv, r;
+
+	uds_pair(f, &srv, &j.fd);
+	assert_int_equal(pthread_create(&t, NULL, raw_client_cb, &j), 0);
+	assert_int_equal(trust_server_accept(f->sctx, srv, "web", "sb1", TO_MS, &ssl, &err), 0);
+	r = trust_read_frame(ssl, &in, &h, &pl, TO_MS, &err);
+	*msg = lz_steal_ptr(&err.msg);
+	/* never buffered more than one header beyond what the frame allows */
+	assert_true(in.len <= PROTO_HEADER_LEN + (r == 1 ? h.length : 0) || r < 0);
+	assert_true(in.cap <= PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+	proto_buf_clear(&in);
+	SSL_free(ssl);
+	close(srv);
+	pthread_join(t, NULL);
+	SSL_CTX_free(c);
+	return r;
+}
+
+static void
+test_trust_read_frame_refuses_oversized_and_truncated_frames(void **state)
+{
+	struct fx *f = *state;
+	struct proto_buf b = { NULL, 0, 0 };
+	uint8_t hdr[PROTO_HEADER_LEN];
+	char *msg = NULL;
+
+	/* a header claiming 100 MB: refused from the header alone */
+	proto_encode_raw(&b, PROTO_VERSION, 100, "x", 1);
+	memcpy(hdr, b.data, sizeof hdr);
+	hdr[8] = 0x06, hdr[9] = 0x40, hdr[10] = 0x00, hdr[11] = 0x00;	/* 100 MiB */
+	assert_int_equal(read_one_frame(f, hdr, sizeof hdr, &msg), -1);
+	assert_non_null(strstr(msg, "exceeds the 1048576 limit"));
+	free(msg);
+	/* half a frame, then close_notify */
+	assert_int_equal(read_one_frame(f, b.data, b.len - 1, &msg), -1);
+	assert_string_equal(msg, "connection closed inside a frame");
+	free(msg);
+	/* a whole frame */
+	assert_int_equal(read_one_frame(f, b.data, b.len, &msg), 1);
+	assert_null(msg);
+	/* nothing at all: a clean close */
+	assert_int_equal(read_one_frame(f, b.data, 0, &msg), 0);
+	assert_null(msg);
+	/* not a Lazaret frame */
+	assert_int_equal(read_one_frame(f, (const uint8_t *)"{\"json\":1}", 10, &msg), -1);
+	assert_non_null(strstr(msg, "bad frame magic"));
+	free(msg);
+	proto_buf_clear(&b);
+}
+
 static void
 test_trust_san_uri_refuses_odd_names(void **state)
 {
@@ -422,6 +508,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_trust_client_refuses_server_of_another_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_handshake_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_step_api_handshakes_from_an_event_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trust_read_frame_refuses_oversized_and_truncated_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_san_uri_refuses_odd_names, setup, teardown),
 	};
 
