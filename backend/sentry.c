@@ -58,6 +58,12 @@
  * container's root, so the files appear owned by the uid git runs as and
  * git's safe.directory check passes without configuration.
  *
+ * The working tree can hold what host git obeys too: a core.hooksPath inside
+ * it (husky's .husky) runs on the user's next commit, and in direct mode a
+ * config include.path into it is read as config. Those get a read-only bind
+ * over their /workspace copy (a tmpfs or the empty file while they do not
+ * exist, so the agent cannot create them): sentry_tree_guards.
+ *
  * Symlinks: the agent can plant them in what it may write, and host git
  * follows some (a COMMIT_EDITMSG symlink makes the user's next commit in the
  * agent's checkout overwrite the target; logs/HEAD gets reflog lines
@@ -221,7 +227,9 @@ sentry_run(char *const argv[], char *const env[], const char *what, char **out,
 }
 
 /* Run `git -C dir -c core.hooksPath=/dev/null ARGS... NULL` (sentry_run's
- * status and out). */
+ * status and out): no hook of the user's runs for our checkouts. `git
+ * config` runs none and must see the real core.hooksPath, so it goes
+ * without. */
 static int
 sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
 {
@@ -234,10 +242,13 @@ sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
 	lz_strv_push(&argv, "git");
 	lz_strv_push(&argv, "-C");
 	lz_strv_push(&argv, dir);
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "core.hooksPath=/dev/null");
 	va_start(ap, err);
-	while ((s = va_arg(ap, const char *)) != NULL) {
+	s = va_arg(ap, const char *);
+	if (s != NULL && strcmp(s, "config") != 0) {
+		lz_strv_push(&argv, "-c");
+		lz_strv_push(&argv, "core.hooksPath=/dev/null");
+	}
+	for (; s != NULL; s = va_arg(ap, const char *)) {
 		if (sub == NULL && s[0] != '-')
 			sub = s;
 		lz_strv_push(&argv, s);
@@ -808,6 +819,141 @@ sentry_scrub(const char *g, const char *id, char **first)
 	return n;
 }
 
+/* Lexically normalise absolute path p ("." and ".." components, repeated
+ * slashes) in place. */
+static void
+sentry_normalise(char *p)
+{
+	char *out = p, *seg = p, *end;
+	size_t n;
+
+	while (*seg != '\0') {
+		while (*seg == '/')
+			seg++;
+		if (*seg == '\0')
+			break;
+		end = strchrnul(seg, '/');
+		n = (size_t)(end - seg);
+		if (n == 1 && seg[0] == '.') {
+			/* skip */
+		} else if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+		} else {
+			*out++ = '/';
+			memmove(out, seg, n);
+			out += n;
+		}
+		seg = end;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* Where host git takes config path value v (relative to dir, "~/" = $HOME):
+ * absolute, symlinks resolved in the part that exists. NULL when v cannot
+ * be placed. */
+static char *
+sentry_resolve(const char *dir, const char *v)
+{
+	_cleanup_free_ char *abs = NULL, *real = NULL;
+	const char *home = getenv("HOME");
+	char *cut;
+
+	if (strncmp(v, "~/", 2) == 0)
+		abs = home != NULL ? xasprintf("%s/%s", home, v + 2) : NULL;
+	else if (v[0] == '~')
+		return NULL;
+	else
+		abs = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", dir, v);
+	if (abs == NULL)
+		return NULL;
+	sentry_normalise(abs);
+	/* The longest prefix that exists, canonical, then the rest. */
+	for (cut = abs + strlen(abs);;) {
+		char c = *cut;
+
+		*cut = '\0';
+		real = realpath(*abs != '\0' ? abs : "/", NULL);
+		*cut = c;
+		if (real != NULL)
+			return xasprintf("%s%s", strcmp(real, "/") == 0 ? "" : real, cut);
+		while (cut > abs && *--cut != '/')
+			;
+		if (cut == abs)
+			return NULL;
+	}
+}
+
+/* path below base: the relative rest, else NULL. */
+static const char *
+sentry_below(const char *base, const char *path)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(path, base, n) != 0 || path[n] != '/' || path[n + 1] == '\0')
+		return NULL;
+	return path + n + 1;
+}
+
+/* What the checkout itself holds that host git obeys: a core.hooksPath in
+ * the working tree (husky's .husky, .githooks) runs on the user's next
+ * commit, a config include.path into it (direct mode) is read as config.
+ * Each gets a read-only bind over its /workspace copy (a tmpfs or the empty
+ * file when it does not exist yet, so the agent cannot create it). */
+static int
+sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const char *checkout,
+    const char *empty, lz_err_t *err)
+{
+	_cleanup_free_ char *hooks = NULL, *incs = NULL, *cfg = xasprintf("%s/config", r->common);
+	char *line, *save = NULL, *v;
+	int st, st_inc;
+
+	/* Exit 1 is "none set" for both. */
+	if (sentry_git(r->top, &hooks, &st, err, "config", "--get", "core.hooksPath", NULL) < 0 ||
+	    sentry_git(r->top, &incs, &st_inc, err, "config", "--file", cfg, "--get-regexp",
+	    "^include(if\\..*)?\\.path$", NULL) < 0)
+		return -1;
+	if (st_inc != 0)
+		*incs = '\0';
+	if (st == 0 && *hooks != '\0') {
+		_cleanup_free_ char *h = sentry_resolve(checkout, hooks);
+		const char *rel = h != NULL ? sentry_below(checkout, h) : NULL;
+		struct stat sb;
+
+		if (rel != NULL && strcmp(rel, ".git") != 0 && strncmp(rel, ".git/", 5) != 0) {
+			_cleanup_free_ char *dst = xasprintf(SENTRY_WORKSPACE_DST "/%s", rel);
+
+			if (sentry_path_check("core.hooksPath", h, true, err) < 0)
+				return -1;
+			if (stat(h, &sb) < 0)
+				sentry_push_mount(l, DRV_MOUNT_TMPFS, NULL, dst, false, NULL);
+			else if (S_ISDIR(sb.st_mode))
+				sentry_bind(l, h, dst, true);
+		}
+	}
+	for (line = strtok_r(incs, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *f = NULL, *dst = NULL;
+		const char *rel;
+		struct stat sb;
+
+		if ((v = strchr(line, ' ')) == NULL || *++v == '\0' ||
+		    (f = sentry_resolve(r->common, v)) == NULL ||
+		    (rel = sentry_below(checkout, f)) == NULL ||
+		    strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0)
+			continue;
+		if (sentry_path_check("include.path", f, true, err) < 0)
+			return -1;
+		dst = xasprintf(SENTRY_WORKSPACE_DST "/%s", rel);
+		if (stat(f, &sb) < 0)
+			sentry_bind(l, empty, dst, true);
+		else if (S_ISREG(sb.st_mode))
+			sentry_bind(l, f, dst, true);
+	}
+	return 0;
+}
+
 int
 sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layout *out,
     lz_err_t *err)
@@ -878,6 +1024,9 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 		gdst = SENTRY_GIT_DST;
 	}
 	sentry_git_mounts(out, r.common, gdst, id, empty);
+	if (sentry_tree_guards(out, &r, mode == SENTRY_ISOLATED ? wt : a->workspace, empty,
+	    err) < 0)
+		goto fail;
 	if (wt_note != NULL)
 		out->notice = xasprintf("%s (checkout %s)", wt_note,
 		    mode == SENTRY_ISOLATED ? wt : a->workspace);

@@ -47,11 +47,16 @@ as_user podman rm -f -t0 lz-br3-$$ >/dev/null
 
 # --- direct: the host checkout itself, private HEAD and index
 drepo=$(make_repo "direct repo")
+# husky-style hooks in the working tree: host git runs them on the next commit.
+as_user sh -c "cd '$drepo' && mkdir .husky && printf '#!/bin/sh\nexit 0\n' > .husky/pre-commit &&
+	chmod +x .husky/pre-commit && git add .husky && git commit -qm husky && git config core.hooksPath .husky"
 before_head=$(sha256sum <"$drepo/.git/HEAD") before_index=$(sha256sum <"$drepo/.git/index")
 main=$(git_u "$drepo" rev-parse main)
 sx_mounts "$drepo" --mode direct
 assert_contains "${SX_ARGS[*]}" "--env=GIT_DIR=/workspace/.git/worktrees/lazaret-" "direct mode points git at the private gitdir"
 sx_start lz-br4-$$
+assert_eq "$(sx_probe lz-br4-$$ write /workspace/.husky/pre-commit)" EROFS "direct: in-tree hook read-only"
+assert_eq "$(sx_probe lz-br4-$$ write /workspace/.husky/post-commit)" EROFS "direct: no new in-tree hook"
 sx_exec lz-br4-$$ sh -c 'echo "agent line" >> /workspace/README'
 assert_eq "$(tail -n 1 "$drepo/README")" "agent line" "direct: the agent edits the host file live"
 commit_in lz-br4-$$ "direct commit"

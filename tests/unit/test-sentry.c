@@ -864,6 +864,83 @@ test_sentry_removes_symlinks_the_agent_planted(void **state)
 	free(r);
 }
 
+/* A hooks dir in the working tree (husky) runs on the user's next commit:
+ * read-only in the sandbox, a tmpfs while it does not exist yet. */
+static void
+test_sentry_guards_hooks_path_inside_the_checkout(void **state)
+{
+	char *r = make_repo("repo"), *d, *s, *wt;
+	struct sentry_layout l;
+	const struct drv_mount *m;
+	struct anchor *a;
+
+	(void)state;
+	d = xasprintf("%s/.husky", r);
+	assert_int_equal(mkdir(d, 0755), 0);
+	s = xasprintf("%s/pre-commit", d);
+	write_file(s, "#!/bin/sh\necho hook\n");
+	git_do(r, "add", ".husky/pre-commit", NULL);
+	git_do(r, "commit", "-qm", "husky", NULL);
+	git_do(r, "config", "core.hooksPath", ".husky", NULL);
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	wt = xasprintf("%s/.husky", a->worktree);
+	assert_bind(&l, "/workspace/.husky", wt, true);
+	assert_parents_first(&l);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	/* Direct mode: the user's own copy. */
+	a = anchor_for(r);
+	run_ok("rm", "-rf", a->domain_root, NULL);
+	git_do(r, "worktree", "prune", NULL);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_bind(&l, "/workspace/.husky", d, true);
+	sentry_layout_clear(&l);
+	/* Not there yet: a tmpfs, so the agent cannot create it. */
+	git_do(r, "config", "core.hooksPath", "tools/hooks", NULL);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	m = find_mount(&l, "/workspace/tools/hooks");
+	assert_non_null(m);
+	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
+	sentry_layout_clear(&l);
+	/* Outside the checkout: nothing to guard in the sandbox. */
+	git_do(r, "config", "core.hooksPath", "../elsewhere", NULL);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_null(find_mount(&l, "/workspace/../elsewhere"));
+	assert_int_equal(l.n_mounts, 10);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(wt);
+	free(s);
+	free(d);
+	free(r);
+}
+
+/* A config include into the working tree would let the agent write config
+ * in direct mode: read-only, or the empty file while it does not exist. */
+static void
+test_sentry_guards_config_includes_inside_the_checkout(void **state)
+{
+	char *r = make_repo("repo"), *f;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	f = xasprintf("%s/project.gitconfig", r);
+	write_file(f, "[core]\n\tautocrlf = false\n");
+	git_do(r, "config", "include.path", "../project.gitconfig", NULL);
+	git_do(r, "config", "includeIf.gitdir:/.path", "../later.gitconfig", NULL);
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_bind(&l, "/workspace/project.gitconfig", f, true);
+	assert_bind(&l, "/workspace/later.gitconfig", NULL, true);
+	expect_file(find_mount(&l, "/workspace/later.gitconfig")->src, "");
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(f);
+	free(r);
+}
+
 static void
 test_sentry_mode_parse_accepts_the_two_modes_only(void **state)
 {
@@ -922,6 +999,8 @@ main(void)
 		T(test_sentry_linked_worktree_workspace_uses_common_dir),
 		T(test_sentry_refuses_agent_branch_checked_out_elsewhere),
 		T(test_sentry_removes_symlinks_the_agent_planted),
+		T(test_sentry_guards_hooks_path_inside_the_checkout),
+		T(test_sentry_guards_config_includes_inside_the_checkout),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T
