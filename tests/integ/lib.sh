@@ -114,7 +114,11 @@ need_default_image() {
 	lz image build-default >/dev/null || fail "lazaret image build-default failed"
 }
 
-# Processes of `lazaret coordinator` serving workspace $1 (canonical path).
+# Processes of `lazaret coordinator` serving workspace $1 (canonical path);
+# a coordinator's own fork that has not exec'd podman yet is not counted.
 coord_count() {
-	timeout 10 ps -u "$LZ_USER" -o args= | grep -cF -- "coordinator --profile ${2:-default} --workspace $1 --mode" || true
+	timeout 10 ps -u "$LZ_USER" -o pid=,ppid=,args= |
+		awk -v m="coordinator --profile ${2:-default} --workspace $1 --mode" '
+		index($0, m) { pid[$1] = 1; ppid[$1] = $2 }
+		END { n = 0; for (p in pid) if (!(ppid[p] in pid)) n++; print n }'
 }
