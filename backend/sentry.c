@@ -500,6 +500,10 @@ sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err
 	gitpath = xasprintf("%s/.git", ws);
 	if (lstat(gitpath, &st) < 0)
 		return lz_err_sys(err, errno, "'%s'", gitpath);
+	/* A mount point through a symlink would land wherever it points. */
+	if (S_ISLNK(st.st_mode))
+		return lz_err_set(err, LZ_EINVAL, "'%s' is a symbolic link: lazaret needs the "
+		    "git directory itself or a gitdir file there", gitpath);
 	r->dotgit_is_dir = S_ISDIR(st.st_mode);
 	if (r->dotgit_is_dir && strcmp(r->common, gitpath) != 0)
 		return lz_err_set(err, LZ_EINVAL, "'%s' is a directory but git uses '%s'", gitpath,

@@ -719,15 +719,29 @@ test_sentry_subdirectory_of_repo_is_plain_with_notice(void **state)
 }
 
 static void
-test_sentry_refuses_bare_repository(void **state)
+test_sentry_refuses_bare_repository_and_dotgit_symlink(void **state)
 {
-	char *ws = path_in("bare.git");
+	char *ws = path_in("bare.git"), *o, *q;
 	struct anchor *a;
 
 	(void)state;
 	git_do(tmp, "init", "-q", "--bare", ws, NULL);
 	a = anchor_for(ws);
 	expect_refused(a, SENTRY_ISOLATED, "git directory");
+	anchor_free(a);
+	free(ws);
+	/* .git as a symlink to the git dir: refused, not followed. */
+	ws = make_repo("linked-dotgit");
+	o = xasprintf("%s/.git", ws);
+	run_ok("mv", o, tmp, NULL);
+	free(o);
+	o = xasprintf("%s/.git", tmp);
+	q = xasprintf("%s/.git", ws);
+	assert_int_equal(symlink(o, q), 0);
+	a = anchor_for(ws);
+	expect_refused(a, SENTRY_ISOLATED, "is a symbolic link");
+	free(o);
+	free(q);
 	anchor_free(a);
 	free(ws);
 }
@@ -994,7 +1008,7 @@ main(void)
 		T(test_sentry_workspace_path_with_spaces_works),
 		T(test_sentry_refuses_repo_without_commit),
 		T(test_sentry_subdirectory_of_repo_is_plain_with_notice),
-		T(test_sentry_refuses_bare_repository),
+		T(test_sentry_refuses_bare_repository_and_dotgit_symlink),
 		T(test_sentry_submodules_hooks_masked_and_checkout_refused),
 		T(test_sentry_linked_worktree_workspace_uses_common_dir),
 		T(test_sentry_refuses_agent_branch_checked_out_elsewhere),
