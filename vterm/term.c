@@ -17,6 +17,17 @@
 
 #define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
 
+/* Where the byte stream stands, tracked alongside libvterm's own parser
+ * (which is opaque): enough to tell "between sequences" from "inside one". */
+enum term_scan {
+	SCAN_GROUND,
+	SCAN_ESC,		/* after ESC */
+	SCAN_ESC_INTER,		/* ESC and intermediates (ESC ( B, ESC # 6) */
+	SCAN_CSI,		/* ESC [ params/intermediates */
+	SCAN_STRING,		/* OSC/DCS/APC/PM/SOS body */
+	SCAN_STRING_ESC,	/* ESC inside a string: ST if '\\' follows */
+};
+
 struct term {
 	VTerm *vt;
 	VTermScreen *vs;
@@ -35,6 +46,8 @@ struct term {
 	size_t out_len, out_cap;
 	bool replies;			/* keep replies made while feeding */
 	bool in_key;			/* output now is a key encoding */
+	enum term_scan scan;
+	int utf8_left;			/* continuation bytes still expected */
 	VTermScreenCell blank;
 };
 
@@ -271,11 +284,87 @@ term_free(struct term *t)
 	free(t);
 }
 
+static void
+scan_bytes(struct term *t, const unsigned char *p, size_t len)
+{
+	enum term_scan st = t->scan;
+	int left = t->utf8_left;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = p[i];
+
+		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
+			if (c < 0x80)
+				left = 0;
+			else if (c < 0xc0)
+				left = left > 0 ? left - 1 : 0;
+			else
+				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : 0;
+			continue;
+		}
+		if (c == 0x18 || c == 0x1a) {	/* CAN/SUB abort any sequence */
+			st = SCAN_GROUND;
+			left = 0;
+			continue;
+		}
+		if (c == 0x1b) {
+			st = st == SCAN_STRING ? SCAN_STRING_ESC : SCAN_ESC;
+			left = 0;
+			continue;
+		}
+		switch (st) {
+		case SCAN_GROUND:
+			left = 0;
+			break;
+		case SCAN_ESC:
+			if (c == '[')
+				st = SCAN_CSI;
+			else if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')
+				st = SCAN_STRING;
+			else if (c >= 0x20 && c <= 0x2f)
+				st = SCAN_ESC_INTER;
+			else if (c >= 0x30)
+				st = SCAN_GROUND;
+			break;
+		case SCAN_ESC_INTER:
+			if (c >= 0x30)
+				st = SCAN_GROUND;
+			break;
+		case SCAN_CSI:
+			if (c >= 0x40 && c <= 0x7e)
+				st = SCAN_GROUND;
+			break;
+		case SCAN_STRING:
+			if (c == 0x07)
+				st = SCAN_GROUND;
+			break;
+		case SCAN_STRING_ESC:
+			/* ST ends the string; ESC and anything else ends it and
+			 * starts a new escape sequence, which c continues. */
+			st = SCAN_ESC;
+			if (c != '\\')
+				i--;
+			else
+				st = SCAN_GROUND;
+			break;
+		}
+	}
+	t->scan = st;
+	t->utf8_left = left;
+}
+
+bool
+term_idle(const struct term *t)
+{
+	return t->scan == SCAN_GROUND && t->utf8_left == 0;
+}
+
 void
 term_feed(struct term *t, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
+	scan_bytes(t, (const unsigned char *)buf, len);
 	vterm_input_write(t->vt, buf, len);
 	vterm_screen_flush_damage(t->vs);
 }

@@ -60,6 +60,11 @@ void term_free(struct term *);
 /* Feed bytes from the PTY (or a snapshot replay); damage is flushed. */
 void term_feed(struct term *, const char *buf, size_t len);
 
+/* True when the bytes fed so far end between sequences: no escape sequence,
+ * control string or UTF-8 character is half-way. A snapshot taken then
+ * replays exactly; one taken mid-sequence may garble the next cells. */
+bool term_idle(const struct term *);
+
 /* Resize; content is kept (libvterm moves lines to/from scrollback). */
 int term_resize(struct term *, int rows, int cols, lz_err_t *err);
 void term_size(const struct term *, int *rows, int *cols);

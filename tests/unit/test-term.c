@@ -238,6 +238,42 @@ test_term_modes_are_read_back_without_output(void **state)
 }
 
 static void
+test_term_idle_only_between_sequences(void **state)
+{
+	struct term *t = mk(24, 80);
+	static const char *const mid[] = {
+		"\x1b", "\x1b[", "\x1b[38;5;2", "\x1b[?10", "\x1b]2;tit", "\x1b]2;t\x1b",
+		"\x1bP+q", "\x1b(", "\xe6\xbc", "\xe6", "\xf0\x9f\x98",
+	};
+	static const char *const done[] = {
+		"plain", "\x1b[m", "\x1b[38;5;2m", "\x1b]2;title\x07", "\x1b]2;t\x1b\\",
+		"\x1b(B", "\x1b" "7", "\xe6\xbc\xa2", "\xf0\x9f\x98\x80", "\x1b[12\x18", "\r\n",
+	};
+
+	(void)state;
+	assert_true(term_idle(t));
+	for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++) {
+		feed(t, mid[i]);
+		if (term_idle(t))
+			fail_msg("idle after \"%s\"", mid[i] + 1);
+		feed(t, "\x18");	/* CAN: back to ground */
+		feed(t, "x");
+		assert_true(term_idle(t));
+	}
+	for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++) {
+		feed(t, done[i]);
+		if (!term_idle(t))
+			fail_msg("not idle after \"%s\"", done[i] + 1);
+	}
+	/* A sequence split across two reads is idle only after the second. */
+	feed(t, "\x1b[3");
+	assert_false(term_idle(t));
+	feed(t, "1mred");
+	assert_true(term_idle(t));
+	term_free(t);
+}
+
+static void
 test_term_resize_keeps_top_left_content(void **state)
 {
 	struct term *t = mk(24, 80);
@@ -402,6 +438,7 @@ main(void)
 		cmocka_unit_test(test_term_dsr_and_da_queries_produce_replies),
 		cmocka_unit_test(test_term_replies_off_still_queues_key_encodings),
 		cmocka_unit_test(test_term_modes_are_read_back_without_output),
+		cmocka_unit_test(test_term_idle_only_between_sequences),
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
