@@ -96,11 +96,12 @@ coord_log(const char *fmt, ...)
 {
 	char ts[32];
 	struct tm tm;
-	time_t now = time(NULL);
+	struct timespec now;
 	va_list ap;
 
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	fprintf(stderr, "%s coordinator[%ld]: ", ts, (long)getpid());
+	clock_gettime(CLOCK_REALTIME, &now);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&now.tv_sec, &tm));
+	fprintf(stderr, "%s.%03ldZ coordinator[%ld]: ", ts, now.tv_nsec / 1000000, (long)getpid());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
