@@ -414,6 +414,29 @@ policy_decide(const struct policy *p, const char *raw, char ***argv_out,
 	policy_decide_in(p, raw, NULL, argv_out, verdict, why);
 }
 
+char *
+policy_which(const struct policy *p, const char *argv0, const char *cwd)
+{
+	_cleanup_free_ char *cand = NULL;
+	struct stat st;
+	char *real;
+
+	if (strchr(argv0, '/') == NULL)
+		cand = path_lookup(argv0, p->path);
+	else if (argv0[0] != '/' && cwd != NULL)
+		cand = xasprintf("%s/%s", cwd, argv0);
+	else
+		cand = xstrdup(argv0);
+	if (cand == NULL)
+		return NULL;
+	real = realpath(cand, NULL);
+	if (real != NULL && (stat(real, &st) < 0 || !S_ISREG(st.st_mode) || access(real, X_OK) < 0)) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
 /* Is p root itself or below it (both canonical)? */
 static bool
 path_within(const char *p, const char *root)

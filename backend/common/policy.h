@@ -57,6 +57,12 @@ void policy_decide(const struct policy *, const char *raw_command,
 /* Why argv may never be auto-approved (allocated), or NULL when it may. */
 char *policy_ban_reason(char *const *argv, const char *path, const char *cwd);
 
+/* The file argv0 names for this policy: looked up in its PATH (no '/'),
+ * else taken relative to cwd; realpath()ed. The runner should execve()
+ * exactly this path (with argv[0] unchanged), so what was checked is what
+ * runs. NULL when nothing executable is found. Caller frees. */
+char *policy_which(const struct policy *, const char *argv0, const char *cwd);
+
 /* Map the request's sandbox cwd to the host: it must be sandbox_root
  * ("/workspace") or below it; the same relative path under host_root must
  * exist as a directory whose realpath() is still host_root or below (a

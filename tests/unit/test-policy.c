@@ -284,6 +284,24 @@ test_policy_new_names_the_bad_entry(void **state)
 }
 
 static void
+test_policy_which_names_the_file_that_was_checked(void **state)
+{
+	struct fx *f = *state;
+	char *w = policy_which(f->pol, "runtests-ok", NULL), *real = realpath("/usr/bin/true", NULL);
+
+	assert_non_null(w);
+	assert_string_equal(w, real);	/* through the policy's PATH and the symlink */
+	free(w);
+	w = policy_which(f->pol, "bin/runtests-ok", f->dir);
+	assert_string_equal(w, real);
+	free(w);
+	free(real);
+	assert_null(policy_which(f->pol, "no-such-program-here", NULL));
+	assert_null(policy_which(f->pol, "/etc/passwd", NULL));	/* not executable */
+	assert_null(policy_which(f->pol, "/tmp", NULL));
+}
+
+static void
 test_policy_map_cwd_stays_inside_the_workspace(void **state)
 {
 	struct fx *f = *state;
@@ -334,6 +352,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_policy_bans_git_by_name_path_and_relative, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_symlinks_to_shells, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_hard_links_to_banned_programs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_policy_which_names_the_file_that_was_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_map_cwd_stays_inside_the_workspace, setup, teardown),
 		cmocka_unit_test(test_policy_ban_reason_for_interpreters_and_wrappers),
 		cmocka_unit_test(test_policy_entry_validate_rejects_banned_entries),
