@@ -180,6 +180,18 @@ path_lookup(const char *name, const char *path)
 	return NULL;
 }
 
+/* The file argv0 would run: PATH lookup without a '/', else relative to
+ * cwd (NULL: ours). Allocated; NULL when not found in PATH. */
+static char *
+argv0_candidate(const char *argv0, const char *path, const char *cwd)
+{
+	if (strchr(argv0, '/') == NULL)
+		return path_lookup(argv0, path);
+	if (argv0[0] != '/' && cwd != NULL)
+		return xasprintf("%s/%s", cwd, argv0);
+	return xstrdup(argv0);
+}
+
 /* Every name argv0 goes by: as written, each symlink hop, the realpath target. */
 static void
 collect_names(const char *argv0, const char *path, const char *cwd, char ***names,
@@ -189,12 +201,7 @@ collect_names(const char *argv0, const char *path, const char *cwd, char ***name
 
 	*target = NULL;
 	lz_strv_push(names, base_name(argv0));
-	if (strchr(argv0, '/') == NULL)
-		p = path_lookup(argv0, path);
-	else if (argv0[0] != '/' && cwd != NULL)
-		p = xasprintf("%s/%s", cwd, argv0);
-	else
-		p = xstrdup(argv0);
+	p = argv0_candidate(argv0, path, cwd);
 	if (p == NULL)
 		return;
 	for (int hop = 0; hop < POLICY_MAX_HOPS; hop++) {
@@ -421,12 +428,7 @@ policy_which(const struct policy *p, const char *argv0, const char *cwd)
 	struct stat st;
 	char *real;
 
-	if (strchr(argv0, '/') == NULL)
-		cand = path_lookup(argv0, p->path);
-	else if (argv0[0] != '/' && cwd != NULL)
-		cand = xasprintf("%s/%s", cwd, argv0);
-	else
-		cand = xstrdup(argv0);
+	cand = argv0_candidate(argv0, p->path, cwd);
 	if (cand == NULL)
 		return NULL;
 	real = realpath(cand, NULL);
