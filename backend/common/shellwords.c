@@ -25,6 +25,16 @@ sw_put(struct sw_buf *b, char c)
 	b->p[b->len] = '\0';
 }
 
+/* An empty string, allocated (results are never NULL). */
+static void
+sw_start(struct sw_buf *b)
+{
+	b->cap = 32;
+	b->p = xmalloc(b->cap);
+	b->p[0] = '\0';
+	b->len = 0;
+}
+
 static bool
 sw_blank(char c)
 {
@@ -254,8 +264,7 @@ lz_shellwords_visible(const char *s, size_t len)
 	char tmp[16];
 	size_t i = 0;
 
-	sw_put(&b, 'x');
-	b.len = 0, b.p[0] = '\0';
+	sw_start(&b);
 	while (i < len) {
 		uint32_t cp;
 		size_t n = lz_shellwords_utf8(p + i, len - i, &cp);
@@ -306,8 +315,7 @@ lz_shellwords_join(char *const *argv)
 {
 	struct sw_buf b = { NULL, 0, 0 };
 
-	sw_put(&b, 'x');
-	b.len = 0, b.p[0] = '\0';
+	sw_start(&b);
 	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
 		const char *w = argv[i];
 
