@@ -52,8 +52,11 @@ debug_mounts(const struct anchor *a, const struct cfg_resolved *r, enum sentry_m
 	if (l.notice != NULL)
 		fprintf(stderr, "lazaret: %s\n", l.notice);
 	if (overlay && overlay_mount(a, r->profile->image, r->profile->persistent_dirs,
-	    r->profile->n_persistent_dirs, &om, &n_om, err) < 0)
+	    r->profile->n_persistent_dirs, &om, &n_om, err) < 0) {
+		/* Leave nothing half-mounted behind (the first dirs may be up). */
+		(void)overlay_unmount(a, NULL);
 		goto out;
+	}
 	/* Overlays first: system dirs never nest in /workspace, but the
 	 * Sentry's mounts must come after anything that could cover /run. */
 	if (debug_print_mounts(om, n_om, err) < 0 ||

@@ -96,3 +96,25 @@ out=$(as_user lazaret debug mounts --workspace "$T/unborn" 2>&1); rc=$?
 set -e
 assert_eq "$rc" 1 "repo without a commit: exit 1"
 assert_contains "$out" "has no commit yet: commit once on the host" "unborn HEAD error says what to do"
+
+# --- the same through `lazaret run` (the coordinator calls the Sentry):
+# one session after another, in isolated mode then direct.
+if lz run --help >/dev/null 2>&1; then
+	rrepo=$(make_repo "run repo")
+	lz_on_exit "lz stop -w '$rrepo'"
+	rmain=$(git_u "$rrepo" rev-parse main)
+	lz run -w "$rrepo" -- sh -c 'echo wip > wip.txt && echo c > c.txt && git add c.txt &&
+		git -c user.name=a -c user.email=a@example.invalid commit -qm "via run"' </dev/null ||
+		fail "lazaret run (isolated) failed"
+	assert_eq "$(git_u "$rrepo" log -1 --format=%s lazaret/agent-default)" "via run" "run: commit on the agent branch"
+	assert_eq "$(lz run -w "$rrepo" -- cat wip.txt </dev/null)" "wip" "run: next session finds the uncommitted work"
+	no_coord() { [ "$(coord_count "$1")" = 0 ]; }
+	wait_for 30 no_coord "$(realpath "$rrepo")" || fail "run: coordinator did not stop"
+	lz run --mode direct -w "$rrepo" -- sh -c 'echo d >> README && git -c user.name=a \
+		-c user.email=a@example.invalid commit -qam "direct via run"' </dev/null || fail "lazaret run (direct) failed"
+	assert_eq "$(git_u "$rrepo" log -1 --format=%s lazaret/agent-default)" "direct via run" "run --mode direct: commit on the agent branch"
+	assert_eq "$(git_u "$rrepo" rev-parse main)" "$rmain" "run: main never moved"
+	assert_eq "$(tail -n 1 "$rrepo/README")" "d" "run --mode direct: edits the host checkout"
+else
+	note "lazaret run not in the command table yet: its section skipped"
+fi
