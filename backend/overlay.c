@@ -252,10 +252,11 @@ overlay_state_write(const char *root, const char *id, const char *path, lz_err_t
 	return 0;
 }
 
-/* Unmount merged if podman's namespace has it mounted; a dead daemon's
- * mount needs the lazy form. */
+/* Unmount merged if podman's namespace has it mounted. A dead daemon's
+ * mount needs the lazy form (lazy_ok); one still in use by a container is
+ * never detached from under it: returns 1 then, without lazy_ok. */
 static int
-overlay_umount_one(const char *mountinfo, const char *merged, lz_err_t *err)
+overlay_umount_one(const char *mountinfo, const char *merged, bool lazy_ok, lz_err_t *err)
 {
 	int st;
 
@@ -265,6 +266,8 @@ overlay_umount_one(const char *mountinfo, const char *merged, lz_err_t *err)
 		return -1;
 	if (st == 0)
 		return 0;
+	if (!lazy_ok)
+		return 1;
 	if (overlay_podman(true, NULL, &st, err, "fusermount3", "-u", "-z", "--", merged,
 	    NULL) < 0)
 		return -1;
@@ -358,14 +361,19 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 	    overlay_mountinfo_has(info, img);
 	if (!same_image) {
 		char **merged = overlay_list_merged(root);
+		int r = 0;
 
-		/* Overlays over another (or a vanished) image mount go first. */
-		for (i = 0; merged != NULL && merged[i] != NULL; i++)
-			if (overlay_umount_one(info, merged[i], err) < 0) {
-				lz_strv_free(merged);
-				return -1;
-			}
+		/* Overlays over another (or a vanished) image mount go first;
+		 * one a running container still uses stays, with its image
+		 * (the new image applies from the next fresh start). */
+		for (i = 0; r == 0 && merged != NULL && merged[i] != NULL; i++)
+			r = overlay_umount_one(info, merged[i], false, err);
 		lz_strv_free(merged);
+		if (r < 0)
+			return -1;
+		same_image = r == 1;
+	}
+	if (!same_image) {
 		if (old_id != NULL)
 			(void)overlay_podman(true, NULL, &st, NULL, "podman", "image", "unmount",
 			    old_id, NULL);
@@ -400,7 +408,7 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 			if (overlay_podman(true, NULL, &st, err, "stat", "-f", "-c", "%t", "--", merged,
 			    NULL) < 0)
 				goto fail;
-			if (st != 0 && overlay_umount_one(info, merged, err) < 0)
+			if (st != 0 && overlay_umount_one(info, merged, true, err) < 0)
 				goto fail;
 		}
 		if (st != 0) {
@@ -451,7 +459,7 @@ overlay_unmount(const struct anchor *a, lz_err_t *err)
 	if (overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
 		goto out;
 	for (i = 0; merged != NULL && merged[i] != NULL; i++)
-		if (overlay_umount_one(info, merged[i], err) < 0)
+		if (overlay_umount_one(info, merged[i], true, err) < 0)
 			goto out;
 	if (id != NULL) {
 		/* Ours only: another domain on this image holds its own count. */

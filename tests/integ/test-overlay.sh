@@ -21,11 +21,11 @@ build_image() { # marker
 	echo "image-$1" >"$r/etc/motd"
 	tar -C "$r" --numeric-owner --owner=0 --group=0 -cf "$T/img.tar" .
 	chmod 0644 "$T/img.tar"
-	as_user podman import --quiet --change CMD=/bin/sh "$T/img.tar" "$SX_IMG" >/dev/null || fail "podman import"
+	id=$(as_user podman import --quiet --change CMD=/bin/sh "$T/img.tar" "$SX_IMG") || fail "podman import"
+	lz_on_exit "as_user podman rmi -f $id"	# each build: a rebuild leaves the old one untagged
 }
 command -v busybox >/dev/null || skip "busybox (static) not installed"
 build_image v1
-lz_on_exit "as_user podman rmi -f $SX_IMG"
 sx_config "    persistent_dirs: [/usr, /etc]"
 ws=$T/ws; mkdir -p "$ws"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$ws"
 lz_on_exit "as_user lazaret debug unmount --workspace $ws"
@@ -85,6 +85,19 @@ assert_eq "$(sx_exec lz-ov4-$$ cat /usr/share/marker)" "v2" "rebuilt image is th
 assert_eq "$(sx_exec lz-ov4-$$ cat /etc/motd)" "image-v2" "rebuilt image's /etc too"
 assert_eq "$(sx_exec lz-ov4-$$ cat /usr/share/persist.txt | tr '\n' ' ')" "run1 run2 " "changes kept over an image update"
 as_user podman rm -f -t0 lz-ov4-$$ >/dev/null
+
+# --- rebuilt while a container runs on it (a coordinator restarted): the
+# running container keeps a working /usr; the new image comes next time.
+sx_mounts "$ws"
+sx_start lz-ov5-$$
+build_image v3
+sx_mounts "$ws"
+assert_eq "$(sx_exec lz-ov5-$$ cat /usr/share/marker)" "v2" "running container keeps its /usr over a rebuild"
+as_user podman rm -f -t0 lz-ov5-$$ >/dev/null
+sx_mounts "$ws"
+sx_start lz-ov6-$$
+assert_eq "$(sx_exec lz-ov6-$$ cat /usr/share/marker)" "v3" "next start takes the rebuilt image"
+as_user podman rm -f -t0 lz-ov6-$$ >/dev/null
 
 # --- unmount: nothing of ours stays mounted; twice is fine
 as_user lazaret debug unmount --workspace "$ws" || fail "unmount failed"
