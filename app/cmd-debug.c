@@ -14,14 +14,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "overlay.h"
 #include "podman.h"
 #include "sentry.h"
 
 #define DEBUG_USAGE "lazaret debug mounts|unmount [--profile P] [--workspace DIR] " \
 	"[--mode isolated|direct] [--no-overlay]"
-
-int cmd_debug(int argc, char **argv);
 
 static int
 debug_print_mounts(const struct drv_mount *m, size_t n, lz_err_t *err)
