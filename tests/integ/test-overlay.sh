@@ -14,7 +14,7 @@ SX_IMG=localhost/lazaret-test-overlay:$$
 build_image() { # marker
 	local r=$T/img
 	rm -rf "$r"; mkdir -p "$r"/{bin,etc,tmp,proc,sys,dev,run,workspace,usr/share,var/lib}
-	cp /usr/bin/busybox "$r/bin/busybox"
+	cp "$bb" "$r/bin/busybox"
 	for a in sh cat echo sleep chown ls stat grep; do ln -sf busybox "$r/bin/$a"; done
 	echo "$1" >"$r/usr/share/marker"
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
@@ -24,7 +24,8 @@ build_image() { # marker
 	id=$(as_user podman import --quiet --change CMD=/bin/sh "$T/img.tar" "$SX_IMG") || fail "podman import"
 	lz_on_exit "as_user podman rmi -f $id"	# each build: a rebuild leaves the old one untagged
 }
-command -v busybox >/dev/null || skip "busybox (static) not installed"
+bb=$(command -v busybox) || skip "busybox-static not installed"
+ldd "$bb" >/dev/null 2>&1 && skip "$bb is dynamically linked: install busybox-static"
 build_image v1
 sx_config "    persistent_dirs: [/usr, /etc]"
 ws=$T/ws; mkdir -p "$ws"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$ws"
