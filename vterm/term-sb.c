@@ -4,17 +4,29 @@
  * the slot the next push writes, `count` how many are live. Line idx (0 =
  * newest) sits at slot (head - 1 - idx) mod max. A slot keeps its buffer
  * after a pop or an overwrite and only grows, so steady-state pushes copy
- * cells and never call malloc.
+ * cells and never call malloc. Cells are packed to 16 bytes (first char,
+ * colours, attributes, width); a line with a combining mark anywhere keeps
+ * libvterm's full 40-byte cells instead, so nothing is lost.
  */
 #include <string.h>
 
+#include "term.h"
 #include "term-sb.h"
 #include "xmalloc.h"
 
+struct term_sb_packed {
+	uint32_t ch;
+	VTermColor fg, bg;
+	uint16_t attrs;		/* term_attrs_pack() */
+	uint8_t width;
+	uint8_t pad;
+};
+
 struct term_sb_line {
-	VTermScreenCell *cells;
+	void *buf;		/* packed cells, or VTermScreenCell when full */
+	size_t cap;		/* bytes allocated */
 	int n;			/* stored cells */
-	int cap;		/* allocated cells */
+	bool full;
 };
 
 struct term_sb {
@@ -41,7 +53,7 @@ term_sb_free(struct term_sb *sb)
 	if (sb == NULL)
 		return;
 	for (size_t i = 0; i < sb->max; i++)
-		free(sb->lines[i].cells);
+		free(sb->lines[i].buf);
 	free(sb->lines);
 	free(sb);
 }
@@ -49,13 +61,9 @@ term_sb_free(struct term_sb *sb)
 static bool
 cell_is_blank(const VTermScreenCell *c, const VTermScreenCell *blank)
 {
-	const VTermScreenCellAttrs *a = &c->attrs, *b = &blank->attrs;
-
 	/* Field by field: the bit-field struct has padding libvterm leaves as is. */
-	return c->chars[0] == 0 && c->width == 1 && a->bold == b->bold &&
-	    a->underline == b->underline && a->italic == b->italic && a->blink == b->blink &&
-	    a->reverse == b->reverse && a->strike == b->strike && a->font == b->font &&
-	    a->dwl == b->dwl && a->dhl == b->dhl &&
+	return c->chars[0] == 0 && c->width == 1 &&
+	    term_attrs_pack(&c->attrs) == term_attrs_pack(&blank->attrs) &&
 	    vterm_color_is_equal(&c->fg, &blank->fg) &&
 	    vterm_color_is_equal(&c->bg, &blank->bg);
 }
@@ -65,27 +73,62 @@ term_sb_push(struct term_sb *sb, int cols, const VTermScreenCell *cells,
     const VTermScreenCell *blank)
 {
 	struct term_sb_line *l;
-	bool dropped = false;
+	bool dropped = false, full = false;
+	size_t need;
 	int n = cols;
 
 	if (sb->max == 0)
 		return true;
 	while (n > 0 && cell_is_blank(&cells[n - 1], blank))
 		n--;
+	for (int i = 0; i < n && !full; i++)
+		full = cells[i].chars[0] != 0 && cells[i].chars[1] != 0;
+	need = (size_t)n * (full ? sizeof(VTermScreenCell) : sizeof(struct term_sb_packed));
 	l = &sb->lines[sb->head];
-	if (n > l->cap) {
-		l->cells = xreallocarray(l->cells, (size_t)n, sizeof(*l->cells));
-		l->cap = n;
+	if (need > l->cap) {
+		l->buf = xrealloc(l->buf, need);
+		l->cap = need;
 	}
-	if (n > 0)
-		memcpy(l->cells, cells, (size_t)n * sizeof(*cells));
+	if (full)
+		memcpy(l->buf, cells, need);
+	else {
+		struct term_sb_packed *p = l->buf;
+
+		for (int i = 0; i < n; i++) {
+			p[i].ch = cells[i].chars[0];
+			p[i].fg = cells[i].fg;
+			p[i].bg = cells[i].bg;
+			p[i].attrs = (uint16_t)term_attrs_pack(&cells[i].attrs);
+			p[i].width = (uint8_t)cells[i].width;
+			p[i].pad = 0;
+		}
+	}
 	l->n = n;
+	l->full = full;
 	sb->head = (sb->head + 1) % sb->max;
 	if (sb->count < sb->max)
 		sb->count++;
 	else
 		dropped = true;
 	return dropped;
+}
+
+static void
+line_cell(const struct term_sb_line *l, int col, VTermScreenCell *out)
+{
+	const struct term_sb_packed *p;
+
+	if (l->full) {
+		*out = ((const VTermScreenCell *)l->buf)[col];
+		return;
+	}
+	p = &((const struct term_sb_packed *)l->buf)[col];
+	memset(out, 0, sizeof(*out));
+	out->chars[0] = p->ch;
+	out->fg = p->fg;
+	out->bg = p->bg;
+	out->width = (char)p->width;
+	term_attrs_unpack(p->attrs, &out->attrs);
 }
 
 bool
@@ -101,8 +144,8 @@ term_sb_pop(struct term_sb *sb, int cols, VTermScreenCell *cells,
 	sb->count--;
 	l = &sb->lines[sb->head];
 	n = l->n < cols ? l->n : cols;
-	if (n > 0)
-		memcpy(cells, l->cells, (size_t)n * sizeof(*cells));
+	for (int i = 0; i < n; i++)
+		line_cell(l, i, &cells[i]);
 	/* A wide char cut at the new right edge would leave half a glyph. */
 	if (n > 0 && n == cols && cells[n - 1].width == 2)
 		cells[n - 1] = *blank;
@@ -123,16 +166,31 @@ term_sb_max(const struct term_sb *sb)
 	return sb->max;
 }
 
-const VTermScreenCell *
-term_sb_line(const struct term_sb *sb, size_t idx, int *ncells)
+static const struct term_sb_line *
+line_at(const struct term_sb *sb, size_t idx)
 {
-	const struct term_sb_line *l;
-
 	if (idx >= sb->count)
 		return NULL;
-	l = &sb->lines[(sb->head + sb->max - 1 - idx) % sb->max];
-	*ncells = l->n;
-	return l->cells;
+	return &sb->lines[(sb->head + sb->max - 1 - idx) % sb->max];
+}
+
+int
+term_sb_line_len(const struct term_sb *sb, size_t idx)
+{
+	const struct term_sb_line *l = line_at(sb, idx);
+
+	return l != NULL ? l->n : -1;
+}
+
+bool
+term_sb_cell(const struct term_sb *sb, size_t idx, int col, VTermScreenCell *out)
+{
+	const struct term_sb_line *l = line_at(sb, idx);
+
+	if (l == NULL || col < 0 || col >= l->n)
+		return false;
+	line_cell(l, col, out);
+	return true;
 }
 
 void

@@ -1,8 +1,9 @@
 /* term-sb.h - scrollback ring: the lines libvterm scrolls off the top.
  *
- * A bounded ring of lines, each a trimmed copy of its cells. When full, the
- * oldest line's buffer is reused for the newest, so a long `cat` allocates
- * nothing once the ring has filled. Index 0 is the newest line.
+ * A bounded ring of lines, each a trimmed copy of its cells: 16 bytes a cell
+ * (40 for lines holding combining marks). When full, the oldest line's
+ * buffer is reused for the newest, so a long `cat` allocates nothing once
+ * the ring has filled. Index 0 is the newest line.
  */
 #ifndef LZ_TERM_SB_H
 #define LZ_TERM_SB_H
@@ -28,9 +29,11 @@ bool term_sb_pop(struct term_sb *, int cols, VTermScreenCell *cells,
 
 size_t term_sb_count(const struct term_sb *);
 size_t term_sb_max(const struct term_sb *);
-/* Line idx (0 = newest): its stored cells and their number (may be 0);
- * NULL when idx >= count. */
-const VTermScreenCell *term_sb_line(const struct term_sb *, size_t idx, int *ncells);
+/* Stored cells of line idx (0 = newest; trailing blanks are not stored),
+ * -1 when idx >= count. */
+int term_sb_line_len(const struct term_sb *, size_t idx);
+/* Cell col of line idx into *out; false past the stored cells. */
+bool term_sb_cell(const struct term_sb *, size_t idx, int col, VTermScreenCell *out);
 void term_sb_clear(struct term_sb *);
 
 #endif

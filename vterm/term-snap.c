@@ -145,13 +145,13 @@ term_snap_take(struct term *t, size_t sb_max)
 	s->sb = xcalloc(n_sb, sizeof(*s->sb));
 	for (size_t i = 0; i < n_sb; i++) {
 		struct term_snap_line *l = &s->sb[i];
-		const VTermScreenCell *cells = term_sb_line(sb, n_sb - 1 - i, &l->ncells);
 
+		l->ncells = term_sb_line_len(sb, n_sb - 1 - i);
 		l->cells = xcalloc((size_t)l->ncells, sizeof(*l->cells));
-		if (l->ncells > 0)
-			memcpy(l->cells, cells, (size_t)l->ncells * sizeof(*cells));
-		for (int c = 0; c < l->ncells; c++)
+		for (int c = 0; c < l->ncells; c++) {
+			term_sb_cell(sb, n_sb - 1 - i, c, &l->cells[c]);
 			cell_normalize(&l->cells[c]);
+		}
 	}
 	s->cells = xcalloc((size_t)s->rows * (size_t)s->cols, sizeof(*s->cells));
 	for (int r = 0; r < s->rows; r++)
@@ -177,31 +177,6 @@ term_snap_free(struct term_snap *s)
 	free(s);
 }
 
-static unsigned
-attrs_pack(const VTermScreenCellAttrs *a)
-{
-	return (unsigned)a->bold | (unsigned)a->underline << 1 | (unsigned)a->italic << 3 |
-	    (unsigned)a->blink << 4 | (unsigned)a->reverse << 5 | (unsigned)a->strike << 6 |
-	    (unsigned)a->font << 7 | (unsigned)a->dwl << 11 | (unsigned)a->dhl << 12;
-}
-
-static int
-attrs_unpack(unsigned v, VTermScreenCellAttrs *a)
-{
-	if (v >> 14 != 0 || ((v >> 7) & 0xf) > 9 || ((v >> 12) & 3) == 3)
-		return -1;
-	a->bold = v & 1;
-	a->underline = (v >> 1) & 3;
-	a->italic = (v >> 3) & 1;
-	a->blink = (v >> 4) & 1;
-	a->reverse = (v >> 5) & 1;
-	a->strike = (v >> 6) & 1;
-	a->font = (v >> 7) & 0xf;
-	a->dwl = (v >> 11) & 1;
-	a->dhl = (v >> 12) & 3;
-	return 0;
-}
-
 static void
 color_put(struct snap_buf *b, const VTermColor *c)
 {
@@ -219,7 +194,7 @@ color_put(struct snap_buf *b, const VTermColor *c)
 static bool
 pen_equal(const VTermScreenCell *a, const VTermScreenCell *b)
 {
-	return attrs_pack(&a->attrs) == attrs_pack(&b->attrs) &&
+	return term_attrs_pack(&a->attrs) == term_attrs_pack(&b->attrs) &&
 	    vterm_color_is_equal(&a->fg, &b->fg) && vterm_color_is_equal(&a->bg, &b->bg);
 }
 
@@ -237,7 +212,7 @@ line_put(struct snap_buf *b, const VTermScreenCell *cells, int n)
 			flags |= CELL_SAMEPEN;
 		buf_u8(b, flags);
 		if (!(flags & CELL_SAMEPEN)) {
-			buf_u16(b, attrs_pack(&c->attrs));
+			buf_u16(b, term_attrs_pack(&c->attrs));
 			color_put(b, &c->fg);
 			color_put(b, &c->bg);
 		}
@@ -369,7 +344,7 @@ rd_line(struct snap_rd *r, VTermScreenCell *cells, int n, const char **why)
 		} else {
 			if (rd_u16(r, &attrs) < 0 || rd_color(r, &c->fg) < 0 || rd_color(r, &c->bg) < 0)
 				return *why = "truncated or bad pen", -1;
-			if (attrs_unpack(attrs, &c->attrs) < 0)
+			if (term_attrs_unpack(attrs, &c->attrs) < 0)
 				return *why = "bad attributes", -1;
 		}
 		for (unsigned k = 0; k < nch; k++) {

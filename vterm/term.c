@@ -265,6 +265,12 @@ term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
 	vterm_screen_set_callbacks(t->vs, &term_screen_cbs, t);
 	vterm_screen_set_damage_merge(t->vs, VTERM_DAMAGE_SCROLL);
 	vterm_screen_reset(t->vs, 1);
+	/* libvterm 0.1.4 loops forever on REP (CSI b) before any character was
+	 * printed, and a reset does not clear the last character: print one
+	 * space and reset, so an early REP repeats a blank instead. */
+	vterm_input_write(t->vt, " ", 1);
+	vterm_screen_reset(t->vs, 1);
+	vterm_screen_flush_damage(t->vs);
 	t->blank.width = 1;
 	vterm_state_get_default_colors(t->st, &t->blank.fg, &t->blank.bg);
 	t->events = 0;
@@ -584,21 +590,40 @@ term_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 bool
 term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 {
-	const VTermScreenCell *line;
-	int n = 0;
-
 	if (row < 0 || row >= t->rows || col < 0 || col >= t->cols) {
 		memset(out, 0, sizeof(*out));
 		return false;
 	}
 	if ((size_t)row >= t->offset)
 		return term_cell(t, row - (int)t->offset, col, out);
-	line = term_sb_line(t->sb, t->offset - 1 - (size_t)row, &n);
-	if (line != NULL && col < n)
-		*out = line[col];
-	else
+	if (!term_sb_cell(t->sb, t->offset - 1 - (size_t)row, col, out))
 		*out = t->blank;
 	return true;
+}
+
+unsigned
+term_attrs_pack(const VTermScreenCellAttrs *a)
+{
+	return (unsigned)a->bold | (unsigned)a->underline << 1 | (unsigned)a->italic << 3 |
+	    (unsigned)a->blink << 4 | (unsigned)a->reverse << 5 | (unsigned)a->strike << 6 |
+	    (unsigned)a->font << 7 | (unsigned)a->dwl << 11 | (unsigned)a->dhl << 12;
+}
+
+int
+term_attrs_unpack(unsigned v, VTermScreenCellAttrs *a)
+{
+	if (v >> 14 != 0 || ((v >> 7) & 0xf) > 9 || ((v >> 12) & 3) == 3)
+		return -1;
+	a->bold = v & 1;
+	a->underline = (v >> 1) & 3;
+	a->italic = (v >> 3) & 1;
+	a->blink = (v >> 4) & 1;
+	a->reverse = (v >> 5) & 1;
+	a->strike = (v >> 6) & 1;
+	a->font = (v >> 7) & 0xf;
+	a->dwl = (v >> 11) & 1;
+	a->dhl = (v >> 12) & 3;
+	return 0;
 }
 
 size_t

@@ -112,6 +112,10 @@ bool term_view_cell(const struct term *, int row, int col, VTermScreenCell *out)
  * to fit size; returns the length written. */
 size_t term_view_text(const struct term *, int row, char *buf, size_t size);
 
+/* Cell attributes as 14 bits and back (unpack: -1 on bits out of range). */
+unsigned term_attrs_pack(const VTermScreenCellAttrs *);
+int term_attrs_unpack(unsigned v, VTermScreenCellAttrs *);
+
 /* UTF-8 of code point c into o[4] (U+FFFD beyond U+10FFFF); bytes written. */
 size_t term_utf8_put(uint32_t c, char *o);
 

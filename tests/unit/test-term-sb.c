@@ -48,22 +48,67 @@ test_term_sb_holds_lines_scrolled_off_the_top(void **state)
 {
 	struct term *t = mk(5, 20, 100);
 	const struct term_sb *sb = term_scrollback(t);
-	const VTermScreenCell *l;
-	int n;
+	VTermScreenCell c;
 
 	(void)state;
 	feed_lines(t, 0, 20);
 	/* Rows show lines 16..19 and the empty prompt row: 0..15 scrolled off. */
 	assert_int_equal(term_sb_count(sb), 16);
-	l = term_sb_line(sb, 0, &n);
-	assert_non_null(l);
-	assert_int_equal(n, 7);	/* "line 15", trailing blanks not stored */
-	assert_int_equal(l[5].chars[0], '1');
-	assert_int_equal(l[6].chars[0], '5');
-	l = term_sb_line(sb, 15, &n);
-	assert_int_equal(l[5].chars[0], '0');
-	assert_null(term_sb_line(sb, 16, &n));
+	assert_int_equal(term_sb_line_len(sb, 0), 7);	/* "line 15", trailing blanks not stored */
+	assert_true(term_sb_cell(sb, 0, 5, &c));
+	assert_int_equal(c.chars[0], '1');
+	assert_true(term_sb_cell(sb, 0, 6, &c));
+	assert_int_equal(c.chars[0], '5');
+	assert_false(term_sb_cell(sb, 0, 7, &c));
+	assert_true(term_sb_cell(sb, 15, 5, &c));
+	assert_int_equal(c.chars[0], '0');
+	assert_int_equal(term_sb_line_len(sb, 16), -1);
+	assert_false(term_sb_cell(sb, 16, 0, &c));
 	assert_row(t, 0, "line 16");
+	term_free(t);
+}
+
+static void
+test_term_sb_keeps_colours_attributes_wide_and_combining_chars(void **state)
+{
+	struct term *t = mk(3, 20, 100);
+	const struct term_sb *sb = term_scrollback(t);
+	VTermScreenCell c;
+	const char *in = "\x1b[1;4;38;5;200;48;2;1;2;3mB\x1b[m\xe6\xbc\xa2\r\n"
+	    "e\xcc\x81\x1b[7mR\x1b[m\r\n\r\n\r\n";
+
+	(void)state;
+	term_feed(t, in, strlen(in));
+	assert_int_equal(term_sb_count(sb), 2);
+	assert_true(term_sb_cell(sb, 1, 0, &c));	/* packed line */
+	assert_int_equal(c.chars[0], 'B');
+	assert_int_equal(c.chars[1], 0);
+	assert_int_equal(c.attrs.bold, 1);
+	assert_int_equal(c.attrs.underline, VTERM_UNDERLINE_SINGLE);
+	assert_int_equal(c.fg.indexed.idx, 200);
+	assert_true(VTERM_COLOR_IS_RGB(&c.bg));
+	assert_int_equal(c.bg.rgb.blue, 3);
+	assert_true(term_sb_cell(sb, 1, 1, &c));
+	assert_int_equal(c.chars[0], 0x6f22);
+	assert_int_equal(c.width, 2);
+	assert_true(term_sb_cell(sb, 0, 0, &c));	/* line with a combining mark */
+	assert_int_equal(c.chars[0], 'e');
+	assert_int_equal(c.chars[1], 0x301);
+	assert_true(term_sb_cell(sb, 0, 1, &c));
+	assert_int_equal(c.attrs.reverse, 1);
+	/* Popped back on grow, the cells come back the same. */
+	{
+		lz_err_t err = LZ_ERR_INIT;
+		VTermScreenCell s;
+
+		assert_int_equal(term_resize(t, 5, 20, &err), 0);
+		assert_int_equal(term_sb_count(sb), 0);
+		assert_true(term_cell(t, 0, 0, &s));
+		assert_int_equal(s.chars[0], 'B');
+		assert_int_equal(s.fg.indexed.idx, 200);
+		assert_true(term_cell(t, 1, 0, &s));
+		assert_int_equal(s.chars[1], 0x301);
+	}
 	term_free(t);
 }
 
@@ -212,6 +257,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_term_sb_holds_lines_scrolled_off_the_top),
+		cmocka_unit_test(test_term_sb_keeps_colours_attributes_wide_and_combining_chars),
 		cmocka_unit_test(test_term_sb_scrolling_back_shows_old_lines),
 		cmocka_unit_test(test_term_sb_scrolled_view_stays_put_while_output_continues),
 		cmocka_unit_test(test_term_sb_is_bounded_and_drops_the_oldest),

@@ -321,6 +321,23 @@ test_term_shrink_below_a_scroll_margin_does_not_crash(void **state)
 }
 
 static void
+test_term_rep_before_any_text_does_not_hang(void **state)
+{
+	struct term *t = mk(24, 80);
+	struct term_cursor cur;
+
+	(void)state;
+	/* Unfixed, libvterm 0.1.4 spins forever here (a hostile agent's DoS). */
+	feed(t, "\x1b[5b");
+	assert_row(t, 0, "");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.col, 5);
+	feed(t, "x\x1b[2b");	/* REP as ncurses uses it on xterm-256color */
+	assert_row(t, 0, "     xxx");
+	term_free(t);
+}
+
+static void
 test_term_rejects_out_of_range_sizes(void **state)
 {
 	struct term *t = NULL;
@@ -441,6 +458,7 @@ main(void)
 		cmocka_unit_test(test_term_idle_only_between_sequences),
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
+		cmocka_unit_test(test_term_rep_before_any_text_does_not_hang),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
