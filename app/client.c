@@ -216,6 +216,27 @@ client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err)
 	return -1;
 }
 
+int
+client_request(struct client *c, struct proto_buf *b, uint16_t want, int timeout_ms,
+    struct proto_header *h, const uint8_t **payload, lz_err_t *err)
+{
+	int r;
+
+	if (client_send(c, b, err) < 0)
+		return -1;
+	if ((r = client_recv(c, timeout_ms, h, payload, err)) < 0)
+		return -1;
+	/* Closed before answering: it was going away (the caller may retry). */
+	if (r == 0)
+		return lz_err_set(err, EAGAIN, "the coordinator closed the connection");
+	if (h->type == PROTO_ERROR)
+		return client_error_frame(*payload, h->length, err);
+	if (h->type != want)
+		return lz_err_set(err, LZ_EINVAL, "unexpected %s from the coordinator (wanted %s)",
+		    proto_type_name(h->type), proto_type_name(want));
+	return 0;
+}
+
 static int
 client_hello(struct client *c, lz_err_t *err)
 {
@@ -223,19 +244,12 @@ client_hello(struct client *c, lz_err_t *err)
 	struct proto_buf b = { 0 };
 	struct proto_header hdr;
 	const uint8_t *p;
-	int r;
 
 	proto_encode_hello(&b, &h);
-	if (client_send(c, &b, err) < 0)
+	if (client_request(c, &b, PROTO_HELLO, 10000, &hdr, &p, err) < 0)
 		return -1;
-	if ((r = client_recv(c, 10000, &hdr, &p, err)) < 0)
-		return -1;
-	if (r == 0)
-		return lz_err_set(err, ECONNRESET, "the coordinator closed the connection");
-	if (hdr.type == PROTO_ERROR)
-		return client_error_frame(p, hdr.length, err);
-	if (hdr.type != PROTO_HELLO || proto_decode_hello(p, hdr.length, &h, err) < 0)
-		return lz_err_set(err, LZ_EINVAL, "the coordinator did not answer HELLO");
+	if (proto_decode_hello(p, hdr.length, &h, err) < 0)
+		return lz_err_wrap(err, "the coordinator's HELLO");
 	c->coord_pid = (pid_t)h.pid;
 	return 0;
 }
@@ -665,7 +679,6 @@ client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *
 	const uint8_t *p;
 	const char *term = getenv("TERM");
 	char *none[] = { NULL };
-	int r;
 
 	memset(&ns, 0, sizeof ns);
 	ns.flags = (o->tty ? PROTO_SESSION_TTY : 0) | (o->direct ? PROTO_SESSION_DIRECT : 0);
@@ -674,17 +687,10 @@ client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *
 	ns.term = (char *)(term != NULL ? term : "");
 	ns.argv = o->argv != NULL ? o->argv : none;
 	proto_encode_new_session(&b, &ns);
-	if (client_send(c, &b, err) < 0)
+	if (client_request(c, &b, PROTO_SESSION, 30000, &h, &p, err) < 0)
 		return -1;
-	if ((r = client_recv(c, 30000, &h, &p, err)) < 0)
-		return -1;
-	if (r == 0)
-		return lz_err_set(err, EAGAIN, "the coordinator closed the connection");
-	if (h.type == PROTO_ERROR)
-		return client_error_frame(p, h.length, err);
-	if (h.type != PROTO_SESSION || proto_decode_session(p, h.length, &s, err) < 0)
-		return lz_err_set(err, LZ_EINVAL, "unexpected %s from the coordinator",
-		    proto_type_name(h.type));
+	if (proto_decode_session(p, h.length, &s, err) < 0)
+		return lz_err_wrap(err, "the coordinator's SESSION");
 	*id = s.id;
 	return 0;
 }

@@ -52,6 +52,10 @@ int client_send(struct client *, struct proto_buf *b, lz_err_t *err);
  * with a frame, 0 on EOF, -1 on error or timeout (err->code ETIMEDOUT). */
 int client_recv(struct client *, int timeout_ms, struct proto_header *h,
     const uint8_t **payload, lz_err_t *err);
+/* Send b and wait up to timeout_ms for one frame of type want: 0 with *h and
+ * *payload, or -1 (an ERROR frame becomes err; EOF gives code EAGAIN). */
+int client_request(struct client *, struct proto_buf *b, uint16_t want, int timeout_ms,
+    struct proto_header *h, const uint8_t **payload, lz_err_t *err);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 

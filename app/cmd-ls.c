@@ -36,8 +36,8 @@ ls_one(const char *dir, const char *name, int *n)
 		goto out;
 	}
 	proto_encode_status_req(&b, PROTO_STATUS_ROW);
-	if (client_send(cl, &b, &err) < 0 || client_recv(cl, 30000, &h, &p, &err) != 1 ||
-	    h.type != PROTO_STATUS || proto_decode_text(p, h.length, &text, &err) < 0) {
+	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, &err) < 0 ||
+	    proto_decode_text(p, h.length, &text, &err) < 0) {
 		printf("%.*s\t-\t-\tnot answering\n", (int)len, name);
 		(*n)++;
 		goto out;

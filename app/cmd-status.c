@@ -54,7 +54,7 @@ cmd_status(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	char *text = NULL;
 	bool json = false;
-	int c, r, rc = 1;
+	int c, rc = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
@@ -97,15 +97,7 @@ cmd_status(int argc, char **argv)
 		goto out;
 	}
 	proto_encode_status_req(&b, json ? PROTO_STATUS_JSON : PROTO_STATUS_TEXT);
-	if (client_send(cl, &b, &err) < 0 || (r = client_recv(cl, 30000, &h, &p, &err)) < 0) {
-		rc = cli_fail(&err);
-		goto out;
-	}
-	if (r == 0 || h.type != PROTO_STATUS) {
-		if (r != 0 && h.type == PROTO_ERROR)
-			client_error_frame(p, h.length, &err);
-		else
-			lz_err_set(&err, ECONNRESET, "the coordinator did not answer STATUS");
+	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -27,7 +27,7 @@ cmd_stop(int argc, char **argv)
 	struct proto_header h;
 	const uint8_t *p;
 	lz_err_t err = LZ_ERR_INIT;
-	int c, r, rc = 1;
+	int c, rc = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
@@ -59,12 +59,7 @@ cmd_stop(int argc, char **argv)
 		goto out;
 	}
 	proto_encode_stop(&b);
-	if (client_send(cl, &b, &err) < 0 || (r = client_recv(cl, 30000, &h, &p, &err)) < 0) {
-		rc = cli_fail(&err);
-		goto out;
-	}
-	if (r == 1 && h.type == PROTO_ERROR) {
-		client_error_frame(p, h.length, &err);
+	if (client_request(cl, &b, PROTO_OK, 30000, &h, &p, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -12,12 +12,7 @@ need_default_image
 RUNS=${RUNS:-10}
 IMG=localhost/lazaret-default:latest
 
-repo=$(make_repo bench)
-canon=$(realpath "$repo")
-hash=$(printf '%s' "default:$canon" | sha256sum | cut -c1-12)
-ctr=lazaret-default-$hash
-lz_on_exit "as_user podman rm -f -t0 $ctr"
-lz_on_exit "lz stop -w '$repo'"
+lz_domain bench
 
 RUN_TRUE=$(as_user_line lazaret run -w "$repo" -- true)
 RAW_RUN=$(as_user_line podman run --rm --runtime runsc --network none "$IMG" true)

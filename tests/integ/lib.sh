@@ -122,3 +122,17 @@ coord_count() {
 		index($0, m) { pid[$1] = 1; ppid[$1] = $2 }
 		END { n = 0; for (p in pid) if (!(ppid[p] in pid)) n++; print n }'
 }
+
+# A fresh git repo $1 as a Lazaret domain of profile ${2:-default}: sets repo,
+# canon, hash, ctr and sock, and stops the domain (then removes its container)
+# when the test exits.
+lz_domain() {
+	local p=${2:-default}
+	repo=$(make_repo "$1")
+	canon=$(realpath "$repo")
+	hash=$(printf '%s' "$p:$canon" | sha256sum | cut -c1-12)
+	ctr=lazaret-$p-$hash
+	sock=$LZ_RUNDIR/lazaret/$hash.ctl
+	lz_on_exit "as_user podman rm -f -t0 $ctr"
+	lz_on_exit "lz stop -p $p -w '$repo'"
+}

@@ -19,12 +19,7 @@ profiles:
 YAML
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
 
-repo=$(make_repo ws)
-canon=$(realpath "$repo")
-hash=$(printf '%s' "default:$canon" | sha256sum | cut -c1-12)
-ctr=lazaret-default-$hash
-sock=$LZ_RUNDIR/lazaret/$hash.ctl
-lz_on_exit "as_user podman rm -f -t0 $ctr"
+lz_domain ws
 lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon --mode'"
 lz_on_exit "lz stop -w '$repo'"	# runs first: a clean teardown releases the mounts
 

@@ -8,13 +8,7 @@ lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/laza
 need_stack
 need_default_image
 
-repo=$(make_repo ws)
-canon=$(realpath "$repo")
-hash=$(printf '%s' "default:$canon" | sha256sum | cut -c1-12)
-ctr=lazaret-default-$hash
-sock=$LZ_RUNDIR/lazaret/$hash.ctl
-lz_on_exit "as_user podman rm -f -t0 $ctr"
-lz_on_exit "lz stop -w '$repo'"
+lz_domain ws
 
 gone() { # hash container workspace: nothing of the domain is left
 	[ ! -e "$LZ_RUNDIR/lazaret/$1.ctl" ] &&
