@@ -64,6 +64,11 @@
  * over their /workspace copy (a tmpfs or the empty file while they do not
  * exist, so the agent cannot create them): sentry_tree_guards.
  *
+ * Nested repositories (a plain workspace holding checkouts, vendored repos
+ * in direct mode) would be writable wholesale: each nested .git gets a
+ * read-only bind over itself and the hooks tmpfs (sentry_guard_nested); the
+ * agent edits their files but cannot commit there.
+ *
  * Symlinks: the agent can plant them in what it may write, and host git
  * follows some (a COMMIT_EDITMSG symlink makes the user's next commit in the
  * agent's checkout overwrite the target; logs/HEAD gets reflog lines
@@ -434,6 +439,22 @@ sentry_push_mount(struct sentry_layout *l, enum drv_mount_type type, const char 
 	m->dst = xstrdup(dst);
 	m->ro = ro;
 	m->opts = opts != NULL ? xstrdup(opts) : NULL;
+}
+
+/* Append note (taken) to the layout's notice, "; "-separated. */
+static void
+sentry_notice_add(struct sentry_layout *l, char *note)
+{
+	char *t;
+
+	if (l->notice == NULL) {
+		l->notice = note;
+		return;
+	}
+	t = xasprintf("%s; %s", l->notice, note);
+	free(note);
+	free(l->notice);
+	l->notice = t;
 }
 
 static void
@@ -958,6 +979,88 @@ sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const c
 	return 0;
 }
 
+/* Nested repositories in a workspace the agent writes directly (a plain
+ * directory of checkouts, vendored repos): their .git would otherwise be
+ * writable, and the user's next git command there would obey the agent's
+ * config and hooks. Each .git directory gets a read-only bind over itself
+ * (plus the hooks tmpfs), each .git file too (so it cannot be repointed).
+ * The walk stops SENTRY_NESTED_DEPTH levels down and after
+ * SENTRY_NESTED_BUDGET entries; node_modules is not entered. */
+#define SENTRY_NESTED_DEPTH 6
+#define SENTRY_NESTED_BUDGET 100000
+
+struct sentry_nested {
+	struct sentry_layout *l;
+	size_t budget;
+	size_t found;
+	bool skip_top_git;	/* the workspace's own .git is the Sentry's */
+};
+
+static int
+sentry_nested_walk(struct sentry_nested *n, const char *src, const char *dst, int depth,
+    lz_err_t *err)
+{
+	struct dirent *e;
+	struct stat st;
+	int fd, ret = 0;
+	DIR *d;
+
+	if ((fd = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (ret == 0 && n->budget > 0 && (e = readdir(d)) != NULL) {
+		_cleanup_free_ char *s = NULL, *t = NULL;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n->budget--;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		s = xasprintf("%s/%s", src, e->d_name);
+		t = xasprintf("%s/%s", dst, e->d_name);
+		if (strcmp(e->d_name, ".git") == 0) {
+			if (n->skip_top_git && depth == SENTRY_NESTED_DEPTH)
+				continue;
+			if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+				continue;
+			if (sentry_path_check("nested git repository", s, true, err) < 0) {
+				ret = -1;
+				break;
+			}
+			sentry_bind(n->l, s, t, true);
+			if (S_ISDIR(st.st_mode))
+				sentry_hooks(n->l, s, t, 0);
+			n->found++;
+		} else if (S_ISDIR(st.st_mode) && depth > 0 &&
+		    strcmp(e->d_name, "node_modules") != 0)
+			ret = sentry_nested_walk(n, s, t, depth - 1, err);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Guard the nested repositories below checkout (shown at /workspace);
+ * *notice gains a line when any were found or the walk was cut short. */
+static int
+sentry_guard_nested(struct sentry_layout *l, const char *checkout, bool skip_top_git,
+    lz_err_t *err)
+{
+	struct sentry_nested n = { l, SENTRY_NESTED_BUDGET, 0, skip_top_git };
+
+	if (sentry_nested_walk(&n, checkout, SENTRY_WORKSPACE_DST, SENTRY_NESTED_DEPTH, err) < 0)
+		return -1;
+	if (n.found > 0)
+		sentry_notice_add(l, xasprintf("%zu nested git repositor%s read-only in the "
+		    "sandbox", n.found, n.found == 1 ? "y" : "ies"));
+	if (n.budget == 0)
+		sentry_notice_add(l, xasprintf("stopped looking for nested git repositories "
+		    "after %d entries", SENTRY_NESTED_BUDGET));
+	return 0;
+}
+
 int
 sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layout *out,
     lz_err_t *err)
@@ -978,6 +1081,8 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 		goto fail;
 	if (kind == 0) {
 		sentry_bind(out, a->workspace, SENTRY_WORKSPACE_DST, false);
+		if (sentry_guard_nested(out, a->workspace, false, err) < 0)
+			goto fail;
 		return 0;
 	}
 	if (sentry_path_check("git directory", r.common, true, err) < 0)
@@ -1032,16 +1137,15 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	    err) < 0)
 		goto fail;
 	if (wt_note != NULL)
-		out->notice = xasprintf("%s (checkout %s)", wt_note,
-		    mode == SENTRY_ISOLATED ? wt : a->workspace);
-	if ((scrubbed = sentry_scrub(r.common, id, &first)) > 0) {
-		char *t = xasprintf("%s%sremoved %zu symlink(s) or special file(s) the agent "
-		    "left in .git (first: %s)", out->notice != NULL ? out->notice : "",
-		    out->notice != NULL ? "; " : "", scrubbed, first);
-
-		free(out->notice);
-		out->notice = t;
-	}
+		sentry_notice_add(out, xasprintf("%s (checkout %s)", wt_note,
+		    mode == SENTRY_ISOLATED ? wt : a->workspace));
+	/* The isolated checkout is git's own work: only direct mode can hold
+	 * the user's nested repositories. */
+	if (mode == SENTRY_DIRECT && sentry_guard_nested(out, a->workspace, true, err) < 0)
+		goto fail;
+	if ((scrubbed = sentry_scrub(r.common, id, &first)) > 0)
+		sentry_notice_add(out, xasprintf("removed %zu symlink(s) or special file(s) "
+		    "the agent left in .git (first: %s)", scrubbed, first));
 	ret = 0;
 	goto out;
 fail:

@@ -78,9 +78,21 @@ plain=$T/plain; mkdir -p "$plain"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$pl
 sx_mounts "$plain"
 assert_contains "$SX_NOTICE" "not a git repository: no branch isolation" "non-git notice"
 assert_eq "${#SX_ARGS[@]}" 1 "non-git: one mount"
+# ... holding a checkout of its own (a directory of repos): its .git is
+# guarded like the workspace's would be.
+nested=$(make_repo "plain/nested")
+nsha=$(sha256sum <"$nested/.git/config")
+sx_mounts "$plain"
+assert_contains "$SX_NOTICE" "1 nested git repository read-only" "nested repo noticed"
 sx_start lz-br5-$$
 sx_exec lz-br5-$$ sh -c 'echo x > /workspace/made-inside'
 assert_eq "$(stat -c %U "$plain/made-inside")" "$LZ_USER" "non-git: file on the host, owned by the user"
+sx_expect_all lz-br5-$$ EROFS /workspace/nested/.git/config write unlink rename-over
+sx_exec lz-br5-$$ sh -c 'printf "#!/bin/sh\necho pwned\n" > /workspace/nested/.git/hooks/pre-commit'
+[ ! -e "$nested/.git/hooks/pre-commit" ] || fail "nested repo hook reached the host"
+assert_eq "$(sha256sum <"$nested/.git/config")" "$nsha" "nested repo config unchanged"
+sx_exec lz-br5-$$ sh -c 'echo edit >> /workspace/nested/README'
+assert_eq "$(tail -n 1 "$nested/README")" "edit" "nested repo files stay writable"
 as_user podman rm -f -t0 lz-br5-$$ >/dev/null
 
 # --- refused, clearly

@@ -955,6 +955,70 @@ test_sentry_guards_config_includes_inside_the_checkout(void **state)
 	free(r);
 }
 
+static size_t
+count_dst(const struct sentry_layout *l, const char *dst)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n_mounts; i++)
+		n += strcmp(l->mounts[i].dst, dst) == 0;
+	return n;
+}
+
+/* A plain directory of checkouts: every nested .git read-only (hooks
+ * masked), node_modules not entered; direct mode too, its own .git once. */
+static void
+test_sentry_guards_nested_repositories(void **state)
+{
+	char *ws = path_in("src"), *a_repo, *b_repo, *nm, *f, *o;
+	struct sentry_layout l;
+	const struct drv_mount *m;
+	struct anchor *a;
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0755), 0);
+	a_repo = make_repo("src/a");
+	b_repo = make_repo("src/deep/er/b");
+	nm = path_in("src/node_modules");
+	assert_int_equal(mkdir(nm, 0755), 0);
+	free(make_repo("src/node_modules/c"));
+	f = path_in("src/wt-file");
+	assert_int_equal(mkdir(f, 0755), 0);
+	o = xasprintf("%s/.git", f);
+	write_file(o, "gitdir: /elsewhere\n");
+	free(o);
+	a = anchor_for(ws);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_false(l.is_git);
+	o = xasprintf("%s/.git", a_repo);
+	assert_bind(&l, "/workspace/a/.git", o, true);
+	free(o);
+	m = find_mount(&l, "/workspace/a/.git/hooks");
+	assert_non_null(m);
+	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
+	assert_bind(&l, "/workspace/deep/er/b/.git", NULL, true);
+	assert_bind(&l, "/workspace/wt-file/.git", NULL, true);
+	assert_null(find_mount(&l, "/workspace/node_modules/c/.git"));
+	assert_non_null(strstr(l.notice, "3 nested git repositories read-only"));
+	assert_parents_first(&l);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	/* Direct mode on a repo holding an untracked nested one. */
+	a = anchor_for(a_repo);
+	free(make_repo("src/a/vendor/lib"));
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_bind(&l, "/workspace/vendor/lib/.git", NULL, true);
+	assert_int_equal(count_dst(&l, "/workspace/.git"), 1);
+	assert_non_null(strstr(l.notice, "1 nested git repository read-only"));
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(f);
+	free(nm);
+	free(a_repo);
+	free(b_repo);
+	free(ws);
+}
+
 static void
 test_sentry_mode_parse_accepts_the_two_modes_only(void **state)
 {
@@ -1015,6 +1079,7 @@ main(void)
 		T(test_sentry_removes_symlinks_the_agent_planted),
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
 		T(test_sentry_guards_config_includes_inside_the_checkout),
+		T(test_sentry_guards_nested_repositories),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T
