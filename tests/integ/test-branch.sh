@@ -55,6 +55,8 @@ main=$(git_u "$drepo" rev-parse main)
 sx_mounts "$drepo" --mode direct
 assert_contains "${SX_ARGS[*]}" "--env=GIT_DIR=/workspace/.git/worktrees/lazaret-" "direct mode points git at the private gitdir"
 sx_start lz-br4-$$
+sx_expect_all lz-br4-$$ EROFS /workspace/.git/config write unlink rename-over
+assert_eq "$(sx_probe lz-br4-$$ write /workspace/.git/index)" EROFS "direct: the host's index read-only"
 assert_eq "$(sx_probe lz-br4-$$ write /workspace/.husky/pre-commit)" EROFS "direct: in-tree hook read-only"
 assert_eq "$(sx_probe lz-br4-$$ write /workspace/.husky/post-commit)" EROFS "direct: no new in-tree hook"
 sx_exec lz-br4-$$ sh -c 'echo "agent line" >> /workspace/README'

@@ -112,3 +112,16 @@ as_user lazaret debug unmount --workspace "$repo" || fail "debug unmount failed"
 note "ok: planted symlinks removed at teardown"
 as_user sh -c "cd '$wt' && echo more >> agent.txt && git commit -qam 'user commit in the agent checkout'"
 assert_eq "$(cat "$victim")" "precious" "a host commit in the agent checkout left the target alone"
+
+# Submodules: their gitdirs sit under the read-only .git/modules, with
+# their own hooks masked too.
+sub=$(make_repo "sub src")
+sup=$(make_repo "super")
+as_user sh -c "cd '$sup' && git -c protocol.file.allow=always submodule add -q '$sub' lib/sub >/dev/null &&
+	git commit -qm 'add sub'"
+sx_mounts "$sup"
+sx_start lz-sentry-sub-$$
+assert_eq "$(sx_probe lz-sentry-sub-$$ write "$G/modules/lib/sub/config")" EROFS "submodule config read-only"
+assert_eq "$(sx_probe lz-sentry-sub-$$ write "$G/modules/lib/sub/hooks/post-checkout")" ok "submodule hooks dir is a tmpfs"
+[ ! -e "$sup/.git/modules/lib/sub/hooks/post-checkout" ] || fail "submodule hook reached the host"
+note "ok: submodule hook not on the host"
