@@ -56,7 +56,9 @@
  * checkout is refused; one that is itself a linked worktree works (G is the
  * common dir). Ownership: rootless podman maps the host user to the
  * container's root, so the files appear owned by the uid git runs as and
- * git's safe.directory check passes without configuration.
+ * git's safe.directory check passes without configuration (--userns=keep-id
+ * does not start under this runsc; an exec as another uid would meet git's
+ * "dubious ownership" and could not write the files anyway).
  *
  * The working tree can hold what host git obeys too: a core.hooksPath inside
  * it (husky's .husky) runs on the user's next commit, and in direct mode a
