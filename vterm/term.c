@@ -16,6 +16,7 @@
 #include "xmalloc.h"
 
 #define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
+#define TERM_FEED_SLICE	((size_t)16384)	/* bytes per vterm_input_write */
 
 /* Where the byte stream stands, tracked alongside libvterm's own parser
  * (which is opaque): enough to tell "between sequences" from "inside one". */
@@ -371,7 +372,10 @@ term_feed(struct term *t, const char *buf, size_t len)
 	if (len == 0)
 		return;
 	scan_bytes(t, (const unsigned char *)buf, len);
-	vterm_input_write(t->vt, buf, len);
+	/* libvterm 0.1.4 puts a uint32_t VLA of the write's length on the stack
+	 * for text: one 3 MB write overflows an 8 MB stack. Feed in slices. */
+	for (size_t off = 0; off < len; off += TERM_FEED_SLICE)
+		vterm_input_write(t->vt, buf + off, len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
 	vterm_screen_flush_damage(t->vs);
 }
 

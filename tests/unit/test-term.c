@@ -338,6 +338,24 @@ test_term_rep_before_any_text_does_not_hang(void **state)
 }
 
 static void
+test_term_one_huge_write_does_not_overflow_the_stack(void **state)
+{
+	struct term *t = mk(24, 80);
+	size_t len = 4u << 20;
+	char *buf = malloc(len);
+
+	(void)state;
+	/* Unfixed, libvterm 0.1.4 puts len * 4 bytes on the stack: SIGSEGV. */
+	for (size_t i = 0; i < len; i++)
+		buf[i] = i % 64 == 62 ? '\r' : i % 64 == 63 ? '\n' : (char)('a' + i % 26);
+	memcpy(buf + len - 6, "\r\nend!", 6);
+	term_feed(t, buf, len);
+	assert_row(t, 23, "end!");
+	free(buf);
+	term_free(t);
+}
+
+static void
 test_term_rejects_out_of_range_sizes(void **state)
 {
 	struct term *t = NULL;
@@ -459,6 +477,7 @@ main(void)
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rep_before_any_text_does_not_hang),
+		cmocka_unit_test(test_term_one_huge_write_does_not_overflow_the_stack),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
