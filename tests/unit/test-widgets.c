@@ -1,0 +1,752 @@
+/* test-widgets.c - the workbench widgets drawn on a real ncurses screen
+ * (newterm on /dev/null, xterm-256color, 80x24) and read back cell by cell
+ * from the windows and from curscr, i.e. what the user's terminal shows. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <locale.h>
+#include <panel.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "editform.h"
+#include "newtab.h"
+#include "prompt.h"
+#include "shellwords.h"
+#include "sidelist.h"
+#include "statusline.h"
+#include "strv.h"
+#include "tabbar.h"
+#include "term-draw.h"
+#include "widget.h"
+
+/* The panel library allocates the stdscr pseudo-panel of a SCREEN once and
+ * frees it only in ncurses builds with --disable-leaks (not Debian's).
+ * Windows leaked by a widget are still caught: newwin is not suppressed. */
+const char *__lsan_default_suppressions(void);
+const char *
+__lsan_default_suppressions(void)
+{
+	return "leak:new_panel\n";
+}
+
+struct fixture {
+	FILE *out, *in;
+	SCREEN *scr;
+	struct term_draw *d;
+	struct widget_palette pal;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+		return -1;
+	f->out = fopen("/dev/null", "w");
+	f->in = fopen("/dev/null", "r");
+	if (f->out == NULL || f->in == NULL)
+		return -1;
+	f->scr = newterm("xterm-256color", f->out, f->in);
+	if (f->scr == NULL)
+		return -1;
+	set_term(f->scr);
+	resize_term(24, 80);
+	start_color();
+	f->d = term_draw_new();
+	widget_palette_init(&f->pal, NULL, f->d);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	term_draw_free(f->d);
+	endwin();
+	delscreen(f->scr);
+	fclose(f->out);
+	fclose(f->in);
+	free(f);
+	return 0;
+}
+
+/* Row y of win from column x, as UTF-8, n columns at most. */
+static char *
+text_at(WINDOW *win, int y, int x, int n)
+{
+	static char buf[4096];
+	wchar_t w[1024];
+
+	memset(w, 0, sizeof(w));
+	if (mvwinnwstr(win, y, x, w, n) == ERR)
+		return strcpy(buf, "<ERR>");
+	if (wcstombs(buf, w, sizeof(buf)) == (size_t)-1)
+		return strcpy(buf, "<bad>");
+	return buf;
+}
+
+/* The whole row, trailing blanks trimmed. */
+static char *
+row(WINDOW *win, int y)
+{
+	char *s = text_at(win, y, 0, getmaxx(win));
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
+/* Row y of win from column x to its end, trailing blanks trimmed. */
+static char *
+at(WINDOW *win, int y, int x)
+{
+	char *s = text_at(win, y, x, getmaxx(win) - x);
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
+struct got {
+	wchar_t wch[CCHARW_MAX + 1];
+	attr_t attr;
+	int pair;
+};
+
+static struct got
+cell(WINDOW *win, int y, int x)
+{
+	struct got g;
+	cchar_t cc;
+	short sp;
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mvwin_wch(win, y, x, &cc), OK);
+	assert_int_equal(getcchar(&cc, g.wch, &g.attr, &sp, &g.pair), OK);
+	return g;
+}
+
+/* Column of needle in row y of win, -1 when absent (by characters). */
+static int
+col_of(WINDOW *win, int y, const char *needle)
+{
+	const char *r = row(win, y), *p = strstr(r, needle);
+
+	if (p == NULL)
+		return -1;
+	return (int)mbstowcs(NULL, strndupa(r, (size_t)(p - r)), 0);
+}
+
+/* A vector of copies of the arguments up to NULL. */
+static char **
+strv(const char *first, ...)
+{
+	char **v = NULL;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a != NULL; a = va_arg(ap, const char *))
+		lz_strv_push(&v, a);
+	va_end(ap);
+	return v;
+}
+
+/* Show panels and windows as the terminal would; curscr then holds it. */
+static void
+show(void)
+{
+	wnoutrefresh(stdscr);
+	update_panels();
+	doupdate();
+}
+
+static void
+test_widget_put_cuts_by_display_width_never_inside_a_character(void **state)
+{
+	struct fixture *f = *state;
+	WINDOW *w = newwin(3, 20, 0, 0);
+	size_t used;
+
+	/* Two-column CJK: 5 columns hold two of them, not two and a half. */
+	assert_int_equal(widget_put(w, 0, 0, "\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2", 9, 5, NULL, 0, &used), 4);
+	assert_int_equal(used, 6);
+	assert_string_equal(row(w, 0), "\xe6\xbc\xa2\xe5\xad\x97");
+	/* With an ellipsis the cut is marked, still by width. */
+	assert_int_equal(widget_puts(w, 1, 0, "abcdefghij", 5, NULL), 5);
+	assert_string_equal(row(w, 1), "abcd\xe2\x80\xa6");
+	assert_int_equal(widget_puts(w, 2, 0, "\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2", 5, NULL), 5);
+	assert_string_equal(row(w, 2), "\xe6\xbc\xa2\xe5\xad\x97\xe2\x80\xa6");
+	assert_int_equal(widget_width("a\xe6\xbc\xa2" "e\xcc\x81"), 4);
+	/* What fits is not cut. */
+	assert_int_equal(widget_puts(w, 1, 0, "12345", 5, NULL), 5);
+	assert_string_equal(row(w, 1), "12345");
+	/* A combining mark stays in its base's cell. */
+	widget_put(w, 0, 0, "e\xcc\x81x", 4, 10, NULL, 0, NULL);
+	assert_int_equal(cell(w, 0, 0).wch[0], L'e');
+	assert_int_equal(cell(w, 0, 0).wch[1], 0x301);
+	assert_int_equal(cell(w, 0, 1).wch[0], L'x');
+	(void)f;
+	delwin(w);
+}
+
+static void
+test_widget_put_makes_control_characters_visible(void **state)
+{
+	WINDOW *w = newwin(2, 60, 0, 0);
+	const char *s = "a\x1b[31mb\nc\rd\te\x01\x7f\xff\xe2\x80\xae\xc2\x9b";
+	struct got g;
+
+	(void)state;
+	assert_int_equal(widget_put(w, 0, 0, s, strlen(s), 60, NULL, 0, NULL), widget_width(s));
+	assert_string_equal(row(w, 0), "a^[[31mb\\nc\\rd\\te^A^?\\xff<U+202E><U+009B>");
+	/* The stand-ins are reversed, the text around them is not. */
+	assert_false(cell(w, 0, 0).attr & A_REVERSE);
+	assert_true(cell(w, 0, 1).attr & A_REVERSE);
+	assert_true(cell(w, 0, 2).attr & A_REVERSE);
+	assert_false(cell(w, 0, 3).attr & A_REVERSE);
+	g = cell(w, 0, col_of(w, 0, "\\n"));
+	assert_true(g.attr & A_REVERSE);
+	/* A stand-in is not split either: "^[" does not fit in 2 after "ab". */
+	assert_int_equal(widget_put(w, 1, 0, "ab\x1b", 3, 3, NULL, 0, NULL), 2);
+	assert_string_equal(row(w, 1), "ab");
+	delwin(w);
+}
+
+static void
+test_tabbar_shows_profile_workspace_state_and_alert(void **state)
+{
+	struct fixture *f = *state;
+	struct tabbar *tb = tabbar_new();
+	const struct tabbar_tab tabs[] = {
+		{ "web", "/home/u/src/proj/", "running", false },
+		{ "ml", "/data/model", "exited 1", true },
+		{ "shell", "/", NULL, false },
+	};
+	int a, m;
+
+	tabbar_set(tb, tabs, 3, 0);
+	tabbar_draw(tb, stdscr, 0, 0, 80, &f->pal);
+	assert_string_equal(row(stdscr, 0), " 0:web proj running   !1:ml model exited 1   2:shell /");
+	/* Active tab in the active style, the waiting one in the alert style. */
+	a = col_of(stdscr, 0, "0:web");
+	m = col_of(stdscr, 0, "!1:ml");
+	assert_int_equal(cell(stdscr, 0, a).pair, f->pal.style[THEME_TAB_ACTIVE].pair);
+	assert_true(cell(stdscr, 0, a).attr & A_BOLD);
+	assert_int_equal(cell(stdscr, 0, a - 1).pair, f->pal.style[THEME_TAB_ACTIVE].pair);
+	assert_int_equal(cell(stdscr, 0, m + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_int_not_equal(f->pal.style[THEME_TAB_ALERT].pair, f->pal.style[THEME_TAB_ACTIVE].pair);
+	assert_int_equal(cell(stdscr, 0, col_of(stdscr, 0, "2:shell")).pair, f->pal.style[THEME_TAB_INACTIVE].pair);
+	assert_int_equal(tabbar_hit(tb, a), 0);
+	assert_int_equal(tabbar_hit(tb, m), 1);
+	assert_int_equal(tabbar_hit(tb, 79), -1);
+	/* The active waiting tab keeps its mark in the alert style. */
+	tabbar_set(tb, tabs, 3, 1);
+	tabbar_draw(tb, stdscr, 0, 0, 80, &f->pal);
+	m = col_of(stdscr, 0, "!1:ml");
+	assert_int_equal(cell(stdscr, 0, m).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_int_equal(cell(stdscr, 0, m + 1).pair, f->pal.style[THEME_TAB_ACTIVE].pair);
+	assert_int_equal(tabbar_active(tb), 1);
+	assert_int_equal(tabbar_handle_key(tb, WIDGET_KEY_FN(KEY_RIGHT)), TABBAR_NEXT);
+	assert_int_equal(tabbar_handle_key(tb, WIDGET_KEY_FN(KEY_LEFT)), TABBAR_PREV);
+	assert_int_equal(tabbar_handle_key(tb, 'z'), TABBAR_NONE);
+	tabbar_free(tb);
+}
+
+static void
+test_tabbar_scrolls_to_keep_the_active_tab_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct tabbar *tb = tabbar_new();
+	struct tabbar_tab tabs[12];
+	char *r;
+
+	for (int i = 0; i < 12; i++)
+		tabs[i] = (struct tabbar_tab){ "profile", "/w/workspace", "running", false };
+	tabs[11].profile = "\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2\xe5\xad\x97";
+	tabbar_set(tb, tabs, 12, 0);
+	tabbar_draw(tb, stdscr, 0, 0, 80, &f->pal);
+	r = row(stdscr, 0);
+	assert_non_null(strstr(r, " 0:profile workspace running "));
+	assert_null(strstr(r, "11:"));
+	assert_int_equal((int)(strlen(r) - strlen(strrchr(r, '>'))), 79);
+	tabbar_set(tb, tabs, 12, 11);
+	tabbar_draw(tb, stdscr, 0, 0, 80, &f->pal);
+	r = row(stdscr, 0);
+	assert_true(r[0] == '<');
+	assert_null(strstr(r, " 0:profile"));
+	/* The long CJK title is cut at TABBAR_TITLE_MAX columns, by width. */
+	assert_non_null(strstr(r, "11:\xe6\xbc\xa2\xe5\xad\x97"));
+	assert_non_null(strstr(r, "\xe2\x80\xa6"));
+	assert_int_equal(tabbar_hit(tb, col_of(stdscr, 0, "11:")), 11);
+	tabbar_free(tb);
+}
+
+static void
+test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item q[] = {
+		{ "r1", "3f2a web: make test", true },
+		{ "r2", "9c01 web: npm install", true },
+	};
+	const struct sidelist_item au[] = {
+		{ NULL, "12:01 approved make test", false },
+	};
+	int x = 40;
+
+	sidelist_set(sl, SIDELIST_QUEUE, q, 2);
+	sidelist_set(sl, SIDELIST_AUDIT, au, 1);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(text_at(stdscr, 1, x + 1, 39), "Escalations (2)                        ");
+	assert_string_equal(at(stdscr, 2, x + 2), "3f2a web: make test");
+	assert_string_equal(at(stdscr, 3, x + 2), "9c01 web: npm install");
+	assert_string_equal(text_at(stdscr, 8, x + 1, 9), "Audit (1)");
+	assert_string_equal(at(stdscr, 9, x + 2), "12:01 approved make test");
+	assert_string_equal(text_at(stdscr, 15, x + 1, 10), "Egress (0)");
+	assert_string_equal(at(stdscr, 16, x + 2), "(none)");
+	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x2502);
+	/* Unfocused: waiting items in the alert style, no selection bar. */
+	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	sidelist_set_focus(sl, true);
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_DOWN)), SIDELIST_NONE);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_int_equal(cell(stdscr, 3, x + 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
+	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_true(cell(stdscr, 1, x + 1).attr & A_REVERSE);	/* focused list's title */
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_QUEUE), "r2");
+	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_APPROVE);
+	assert_int_equal(sidelist_handle_key(sl, 'D'), SIDELIST_DENY);
+	assert_int_equal(sidelist_handle_key(sl, 'e'), SIDELIST_EDIT);
+	assert_int_equal(sidelist_handle_key(sl, '\r'), SIDELIST_OPEN);
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_UNFOCUS);
+	/* The queue changes under the selection: it stays on r2. */
+	sidelist_set(sl, SIDELIST_QUEUE, &q[1], 1);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_QUEUE), "r2");
+	sidelist_set(sl, SIDELIST_QUEUE, NULL, 0);
+	assert_null(sidelist_selected_id(sl, SIDELIST_QUEUE));
+	assert_int_equal(sidelist_selected(sl, SIDELIST_QUEUE), -1);
+	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_NONE);
+	/* Tab moves to the audit list, where a/d/e do nothing. */
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_TAB), SIDELIST_NONE);
+	assert_int_equal(sidelist_current(sl), SIDELIST_AUDIT);
+	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_NONE);
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_BTAB)), SIDELIST_NONE);
+	assert_int_equal(sidelist_current(sl), SIDELIST_QUEUE);
+	sidelist_free(sl);
+}
+
+static void
+test_sidelist_scrolls_logs_and_keeps_the_newest(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	char text[64];
+
+	erase();
+	for (int i = 0; i < SIDELIST_LOG_MAX + 20; i++) {
+		snprintf(text, sizeof(text), "egress %d", i);
+		sidelist_append(sl, SIDELIST_EGRESS, &(struct sidelist_item){ NULL, text, false });
+	}
+	assert_int_equal(sidelist_count(sl, SIDELIST_EGRESS), SIDELIST_LOG_MAX);
+	/* The selection followed the tail: the newest line is shown. */
+	assert_int_equal(sidelist_selected(sl, SIDELIST_EGRESS), SIDELIST_LOG_MAX - 1);
+	sidelist_set_current(sl, SIDELIST_EGRESS);
+	sidelist_set_focus(sl, true);
+	sidelist_draw(sl, stdscr, 0, 0, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 20, 2), "egress 519");
+	assert_string_equal(text_at(stdscr, 14, 1, 12), "Egress (500)");
+	assert_string_equal(text_at(stdscr, 14, 39, 1), "^");
+	assert_int_equal(cell(stdscr, 20, 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
+	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_HOME));
+	sidelist_draw(sl, stdscr, 0, 0, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 15, 2), "egress 20");
+	assert_string_equal(text_at(stdscr, 14, 39, 1), "v");
+	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_NPAGE));
+	assert_int_equal(sidelist_selected(sl, SIDELIST_EGRESS), 5);
+	/* Fewer than 6 rows: only the current list, with its title. */
+	werase(stdscr);
+	sidelist_draw(sl, stdscr, 0, 0, 4, 40, &f->pal);
+	assert_string_equal(text_at(stdscr, 0, 1, 12), "Egress (500)");
+	assert_null(strstr(row(stdscr, 1), "Escalations"));
+	assert_string_equal(row(stdscr, 4), "");
+	sidelist_free(sl);
+}
+
+static void
+test_prompt_shows_the_request_with_the_exact_argv(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = strv("make", "test", "FOO=\x1b[31m red", "a\nb", NULL);
+	struct prompt_request req = {
+		.request_id = "3f2a9c0112345678", .profile = "web",
+		.justification = "run the test suite on the host", .cwd = "/workspace", .argv = argv,
+	};
+	struct prompt *p;
+	WINDOW *w;
+	char *cmd, **back = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int y, x;
+
+	mvaddstr(5, 0, "shell output under the prompt");
+	p = prompt_new(&req, LINES, COLS);
+	prompt_draw(p, &f->pal);
+	show();
+	w = prompt_window(p);
+	assert_int_equal(getmaxx(w), 76);
+	y = getbegy(w);
+	x = getbegx(w);
+	/* What the terminal shows, read from curscr. */
+	assert_non_null(strstr(row(curscr, y), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, y + 1), "Request   3f2a9c0112345678"));
+	assert_non_null(strstr(row(curscr, y + 2), "Profile   web"));
+	assert_non_null(strstr(row(curscr, y + 3), "Cwd       /workspace"));
+	assert_non_null(strstr(row(curscr, y + 4), "Why       run the test suite on the host"));
+	assert_non_null(strstr(row(curscr, y + 5), "Command   4 words"));
+	assert_non_null(strstr(row(curscr, y + 6), "       0  make"));
+	assert_non_null(strstr(row(curscr, y + 7), "       1  test"));
+	assert_non_null(strstr(row(curscr, y + 8), "       2  FOO=^[[31m red"));
+	assert_non_null(strstr(row(curscr, y + 9), "       3  a\\nb"));
+	assert_non_null(strstr(row(curscr, y + 11), "[A]pprove & run   [D]eny   [E]dit   [Q]uit"));
+	/* ESC and the newline in reverse video, the word underlined to its end. */
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[")).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[") + 1).attr & A_REVERSE);
+	assert_false(cell(curscr, y + 8, col_of(curscr, y + 8, "[31m") + 1).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 9, col_of(curscr, y + 9, "\\n")).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, " red")).attr & A_UNDERLINE);
+	assert_int_equal(cell(curscr, y + 11, col_of(curscr, y + 11, "A]")).pair, f->pal.style[THEME_PROMPT].pair);
+	/* The prompt covers what was under it, border and all. */
+	assert_int_equal(cell(curscr, y, x).wch[0], 0x250c);
+	assert_null(strstr(row(curscr, 5), "shell output"));
+	assert_int_equal(prompt_handle_key(p, 'a'), PROMPT_APPROVE);
+	assert_int_equal(prompt_handle_key(p, 'D'), PROMPT_DENY);
+	assert_int_equal(prompt_handle_key(p, 'e'), PROMPT_EDIT);
+	assert_int_equal(prompt_handle_key(p, 'Q'), PROMPT_QUIT);
+	assert_int_equal(prompt_handle_key(p, '\r'), PROMPT_NONE);
+	assert_int_equal(prompt_handle_key(p, 'x'), PROMPT_NONE);
+	/* [E]dit starts from a string that splits back into the same argv. */
+	cmd = prompt_command(p);
+	assert_int_equal(lz_shellwords_split(cmd, strlen(cmd), &back, &err), 0);
+	assert_int_equal(lz_strv_len(back), 4);
+	assert_string_equal(back[2], argv[2]);
+	assert_string_equal(back[3], argv[3]);
+	lz_strv_free(back);
+	free(cmd);
+	prompt_free(p);
+	lz_strv_free(argv);
+	show();
+	/* Gone: the screen under it shows again. */
+	assert_non_null(strstr(row(curscr, 5), "shell output"));
+	erase();
+}
+
+static void
+test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = NULL;
+	char longword[301];
+	struct prompt_request req = { .request_id = "id", .profile = "p", .justification = "j" };
+	struct prompt *p;
+	WINDOW *w;
+	char all[4096] = "";
+
+	memset(longword, 'x', 300);
+	longword[300] = '\0';
+	longword[150] = '\x1b';
+	lz_strv_push(&argv, longword);
+	for (int i = 0; i < 40; i++)
+		lz_strv_pushf(&argv, "arg%d", i);
+	req.argv = argv;
+	p = prompt_new(&req, LINES, COLS);
+	prompt_draw(p, &f->pal);
+	w = prompt_window(p);
+	assert_int_equal(getmaxy(w), 24);
+	/* 300 bytes (ESC shown as 2 columns) in 62-column rows: 5 rows, nothing lost. */
+	for (int y = 5; y <= 9; y++)
+		strcat(all, text_at(w, y, 12, 62));
+	assert_int_equal(strspn(all, "x"), 150);
+	assert_int_equal(strncmp(all + 150, "^[", 2), 0);
+	assert_int_equal(strspn(all + 152, "x"), 149);
+	assert_non_null(strstr(row(w, 4), "Command   41 words"));
+	assert_non_null(strstr(row(w, 21), "rows 1-20 of 49, Up/Down to scroll"));
+	assert_non_null(strstr(row(w, 22), "[A]pprove"));
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_END));
+	assert_int_equal(prompt_scroll(p), 29);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 20), "40  arg39"));
+	assert_non_null(strstr(row(w, 21), "rows 30-49 of 49"));
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_DOWN));
+	assert_int_equal(prompt_scroll(p), 29);
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_PPAGE));
+	assert_int_equal(prompt_scroll(p), 10);
+	prompt_handle_key(p, 'k');
+	assert_int_equal(prompt_scroll(p), 9);
+	/* A smaller screen re-wraps and re-centres. */
+	prompt_resize(p, 10, 40);
+	w = prompt_window(p);
+	assert_int_equal(getmaxy(w), 10);
+	assert_int_equal(getmaxx(w), 36);
+	assert_true(prompt_rows(p) > 49);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 8), "[A]pprove"));
+	prompt_free(p);
+	lz_strv_free(argv);
+}
+
+static void
+feed(struct editform *ef, const char *keys)
+{
+	for (const char *k = keys; *k != '\0'; k++)
+		editform_handle_key(ef, (unsigned char)*k);
+}
+
+static void
+test_editform_edits_the_command_in_place(void **state)
+{
+	struct fixture *f = *state;
+	struct editform *ef = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	WINDOW *w;
+	char *s;
+
+	assert_int_equal(editform_new("Edit command", "make test", 4096, LINES, COLS, &ef, &err), 0);
+	editform_draw(ef, &f->pal);
+	show();
+	w = editform_window(ef);
+	assert_non_null(strstr(row(curscr, getbegy(w)), "Edit command"));
+	assert_non_null(strstr(row(curscr, getbegy(w) + 2), "make test"));
+	assert_non_null(strstr(row(curscr, getbegy(w) + 4), "Enter: accept  Esc: cancel"));
+	/* Typed at the end, Backspace, Home then typed at the start. */
+	feed(ef, " -j4");
+	editform_handle_key(ef, 127);
+	feed(ef, "2");
+	editform_handle_key(ef, WIDGET_KEY_FN(KEY_HOME));
+	feed(ef, "nice ");
+	editform_handle_key(ef, 0xe9);
+	s = editform_text(ef);
+	assert_string_equal(s, "nice \xc3\xa9make test -j2");
+	free(s);
+	/* Control characters are not typed in. */
+	editform_handle_key(ef, 0x1b | 0);
+	editform_handle_key(ef, 7);
+	editform_handle_key(ef, 0x9b);
+	editform_handle_key(ef, WIDGET_KEY_FN(KEY_BACKSPACE));	/* deletes the é */
+	show();
+	assert_non_null(strstr(row(curscr, getbegy(w) + 2), "nice make test -j2"));
+	editform_handle_key(ef, WIDGET_KEY_FN(KEY_END));
+	editform_handle_key(ef, WIDGET_KEY_FN(KEY_LEFT));
+	editform_handle_key(ef, WIDGET_KEY_FN(KEY_LEFT));
+	editform_handle_key(ef, 11);	/* C-k */
+	assert_int_equal(editform_handle_key(ef, '\r'), EDITFORM_ACCEPT);
+	s = editform_text(ef);
+	assert_string_equal(s, "nice make test -");
+	free(s);
+	editform_handle_key(ef, 21);	/* C-u */
+	s = editform_text(ef);
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(editform_handle_key(ef, WIDGET_KEY_ESC), EDITFORM_CANCEL);
+	editform_free(ef);
+}
+
+static void
+test_editform_long_text_scrolls_and_survives_resize(void **state)
+{
+	struct fixture *f = *state;
+	struct editform *ef = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char text[301], *s;
+	WINDOW *w;
+
+	memset(text, 'a', 300);
+	text[300] = '\0';
+	text[0] = 'S';
+	assert_int_equal(editform_new("Edit", text, 4096, LINES, COLS, &ef, &err), 0);
+	editform_draw(ef, &f->pal);
+	show();
+	w = editform_window(ef);
+	/* The cursor is at the end: the field shows the text's tail. */
+	assert_null(strchr(row(curscr, getbegy(w) + 2), 'S'));
+	feed(ef, "Z");
+	editform_resize(ef, 12, 50);
+	editform_draw(ef, &f->pal);
+	s = editform_text(ef);
+	assert_int_equal(strlen(s), 301);
+	assert_int_equal(s[0], 'S');
+	assert_int_equal(s[300], 'Z');
+	free(s);
+	assert_int_equal(getmaxx(editform_window(ef)), 46);
+	editform_free(ef);
+	/* What cannot be edited faithfully is refused with the reason. */
+	assert_int_equal(editform_new("Edit", "rm \x1b[2J", 4096, LINES, COLS, &ef, &err), -1);
+	assert_null(ef);
+	assert_non_null(strstr(err.msg, "control character"));
+	lz_err_clear(&err);
+	assert_int_equal(editform_new("Edit", "a\xff", 4096, LINES, COLS, &ef, &err), -1);
+	assert_non_null(strstr(err.msg, "not UTF-8"));
+	lz_err_clear(&err);
+	assert_int_equal(editform_new("Edit", text, 10, LINES, COLS, &ef, &err), -1);
+	assert_non_null(strstr(err.msg, "too long"));
+	lz_err_clear(&err);
+}
+
+static void
+test_newtab_picks_a_profile_and_a_workspace(void **state)
+{
+	struct fixture *f = *state;
+	char **profiles = strv("default", "web", "ml", NULL);
+	struct newtab *nt = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	WINDOW *w;
+	char *ws;
+	int y;
+
+	assert_int_equal(newtab_new(profiles, "web", "/home/u/proj", LINES, COLS, &nt, &err), 0);
+	newtab_draw(nt, &f->pal);
+	show();
+	w = newtab_window(nt);
+	y = getbegy(w);
+	assert_non_null(strstr(row(curscr, y), "New sandbox tab"));
+	assert_non_null(strstr(row(curscr, y + 1), "Profile"));
+	assert_non_null(strstr(row(curscr, y + 2), "  default"));
+	assert_non_null(strstr(row(curscr, y + 3), "> web"));
+	assert_non_null(strstr(row(curscr, y + 4), "  ml"));
+	assert_non_null(strstr(row(curscr, y + 6), "Workspace"));
+	assert_non_null(strstr(row(curscr, y + 7), "/home/u/proj"));
+	assert_string_equal(newtab_profile(nt), "web");
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_FN(KEY_DOWN)), NEWTAB_NONE);
+	assert_string_equal(newtab_profile(nt), "ml");
+	newtab_handle_key(nt, WIDGET_KEY_FN(KEY_DOWN));
+	assert_string_equal(newtab_profile(nt), "ml");
+	newtab_handle_key(nt, 'k');
+	newtab_handle_key(nt, 'k');
+	assert_string_equal(newtab_profile(nt), "default");
+	newtab_draw(nt, &f->pal);
+	show();
+	assert_non_null(strstr(row(curscr, y + 2), "> default"));
+	/* Tab to the path; typing there does not move the menu. */
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_TAB), NEWTAB_NONE);
+	assert_int_equal(newtab_focus(nt), NEWTAB_FOCUS_WORKSPACE);
+	newtab_handle_key(nt, 21);	/* C-u */
+	for (const char *k = "/srv/k"; *k != '\0'; k++)
+		newtab_handle_key(nt, *k);
+	assert_string_equal(newtab_profile(nt), "default");
+	newtab_resize(nt, 20, 60);
+	ws = newtab_workspace(nt);
+	assert_string_equal(ws, "/srv/k");
+	free(ws);
+	assert_string_equal(newtab_profile(nt), "default");
+	assert_int_equal(newtab_handle_key(nt, '\r'), NEWTAB_ACCEPT);
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_ESC), NEWTAB_CANCEL);
+	newtab_free(nt);
+	lz_strv_free(profiles);
+}
+
+static void
+test_newtab_needs_profiles_and_a_path(void **state)
+{
+	struct fixture *f = *state;
+	char *none[] = { NULL }, **one = strv("solo", NULL);
+	struct newtab *nt = (struct newtab *)1;
+	lz_err_t err = LZ_ERR_INIT;
+
+	assert_int_equal(newtab_new(none, NULL, NULL, LINES, COLS, &nt, &err), -1);
+	assert_null(nt);
+	assert_non_null(strstr(err.msg, "profiles:"));
+	lz_err_clear(&err);
+	assert_int_equal(newtab_new(one, "absent", NULL, LINES, COLS, &nt, &err), 0);
+	assert_string_equal(newtab_profile(nt), "solo");
+	/* Enter with no path goes to the path field instead of opening. */
+	assert_int_equal(newtab_handle_key(nt, '\r'), NEWTAB_NONE);
+	assert_int_equal(newtab_focus(nt), NEWTAB_FOCUS_WORKSPACE);
+	newtab_handle_key(nt, '.');
+	assert_int_equal(newtab_handle_key(nt, '\r'), NEWTAB_ACCEPT);
+	/* Too small to hold menu and field: says so, still cancels. */
+	newtab_resize(nt, 5, 30);
+	newtab_draw(nt, &f->pal);
+	assert_non_null(strstr(row(newtab_window(nt), 1), "screen too small"));
+	assert_int_equal(newtab_handle_key(nt, '\r'), NEWTAB_NONE);
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_ESC), NEWTAB_CANCEL);
+	newtab_resize(nt, 24, 80);
+	assert_string_equal(newtab_profile(nt), "solo");
+	newtab_free(nt);
+	lz_strv_free(one);
+}
+
+static void
+test_statusline_shows_state_hints_message_and_clock(void **state)
+{
+	struct fixture *f = *state;
+	struct statusline *sl = statusline_new();
+	time_t now = 1700000000;
+	struct tm tm;
+	char hhmm[8], *r;
+
+	localtime_r(&now, &tm);
+	strftime(hhmm, sizeof(hhmm), "%H:%M", &tm);
+	statusline_set_state(sl, "[web:proj]");
+	statusline_set_hints(sl, "C-a: c new n next s panel d detach ? help");
+	statusline_set_clock(sl, true);
+	statusline_draw(sl, stdscr, 23, 0, 80, now, &f->pal);
+	r = row(stdscr, 23);
+	assert_int_equal(strncmp(r, "[web:proj] C-a: c new n next s panel d detach ? help", 52), 0);
+	assert_string_equal(r + 75, hhmm);
+	assert_int_equal(cell(stdscr, 23, 0).pair, f->pal.style[THEME_STATUS].pair);
+	assert_int_equal(cell(stdscr, 23, 60).pair, f->pal.style[THEME_STATUS].pair);
+	assert_true(cell(stdscr, 23, 0).attr & A_BOLD);
+	/* A message replaces the hints until it expires. */
+	statusline_message(sl, "request 3f2a denied", now + 5);
+	statusline_draw(sl, stdscr, 23, 0, 80, now, &f->pal);
+	assert_int_equal(strncmp(row(stdscr, 23), "[web:proj] request 3f2a denied ", 31), 0);
+	statusline_draw(sl, stdscr, 23, 0, 80, now + 5, &f->pal);
+	assert_non_null(strstr(row(stdscr, 23), "c new"));
+	/* ... or a key takes it away. */
+	statusline_message(sl, "hello", 0);
+	assert_int_equal(statusline_handle_key(sl, 'x'), STATUSLINE_DISMISSED);
+	assert_int_equal(statusline_handle_key(sl, 'x'), STATUSLINE_NONE);
+	/* Narrow: hints cut with an ellipsis, the clock kept. */
+	werase(stdscr);
+	statusline_draw(sl, stdscr, 23, 0, 30, now, &f->pal);
+	r = row(stdscr, 23);
+	assert_int_equal(strncmp(r, "[web:proj] C-a: c new n\xe2\x80\xa6", 26), 0);
+	assert_non_null(strstr(r, hhmm));
+	/* Narrower than state and clock: the clock goes. */
+	werase(stdscr);
+	statusline_draw(sl, stdscr, 23, 0, 12, now, &f->pal);
+	assert_string_equal(row(stdscr, 23), "[web:proj]");
+	statusline_free(sl);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_widget_put_cuts_by_display_width_never_inside_a_character),
+		cmocka_unit_test(test_widget_put_makes_control_characters_visible),
+		cmocka_unit_test(test_tabbar_shows_profile_workspace_state_and_alert),
+		cmocka_unit_test(test_tabbar_scrolls_to_keep_the_active_tab_whole),
+		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
+		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
+		cmocka_unit_test(test_prompt_shows_the_request_with_the_exact_argv),
+		cmocka_unit_test(test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen),
+		cmocka_unit_test(test_editform_edits_the_command_in_place),
+		cmocka_unit_test(test_editform_long_text_scrolls_and_survives_resize),
+		cmocka_unit_test(test_newtab_picks_a_profile_and_a_workspace),
+		cmocka_unit_test(test_newtab_needs_profiles_and_a_path),
+		cmocka_unit_test(test_statusline_shows_state_hints_message_and_clock),
+	};
+
+	return cmocka_run_group_tests_name("widgets", tests, setup, teardown);
+}

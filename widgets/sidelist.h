@@ -1,0 +1,75 @@
+/* sidelist.h - the side panel: three titled lists stacked top to bottom,
+ * the escalation queue, the audit history and the egress log.
+ *
+ * Each list keeps its items (id + one line of text, copied), a selection and
+ * a scroll offset that follows it. One list is current; the panel has focus
+ * or not (the workbench decides): only a focused panel shows the selection
+ * bar and takes keys. Log lists (audit, egress) keep the newest
+ * SIDELIST_LOG_MAX items. Plain windows, no menu library: three lists in one
+ * window redraw in one pass and scroll independently.
+ */
+#ifndef LZ_SIDELIST_H
+#define LZ_SIDELIST_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "widget.h"
+
+#define SIDELIST_LOG_MAX	500
+
+enum sidelist_list {
+	SIDELIST_QUEUE,		/* escalations waiting for a decision */
+	SIDELIST_AUDIT,
+	SIDELIST_EGRESS,
+	SIDELIST_N
+};
+
+struct sidelist_item {
+	const char *id;		/* what actions refer to (request id...); may be NULL */
+	const char *text;	/* one line; cut by display width */
+	bool alert;		/* drawn in the alert style (waiting, denied...) */
+};
+
+enum sidelist_action {
+	SIDELIST_NONE,		/* key used (or ignored): redraw */
+	SIDELIST_APPROVE,	/* a / A on the selected escalation */
+	SIDELIST_DENY,		/* d / D */
+	SIDELIST_EDIT,		/* e / E */
+	SIDELIST_OPEN,		/* Enter: show the selected escalation's prompt */
+	SIDELIST_UNFOCUS,	/* Esc: give focus back to the terminal */
+};
+
+struct sidelist;
+
+struct sidelist *sidelist_new(void);
+void sidelist_free(struct sidelist *);
+
+/* Replace a list's items (copied). The selection stays on the item with the
+ * same id when there is one, else keeps its index clamped. */
+void sidelist_set(struct sidelist *, enum sidelist_list, const struct sidelist_item *items, size_t n);
+/* Append one item (a log line); the oldest go beyond SIDELIST_LOG_MAX. */
+void sidelist_append(struct sidelist *, enum sidelist_list, const struct sidelist_item *item);
+size_t sidelist_count(const struct sidelist *, enum sidelist_list);
+
+void sidelist_set_focus(struct sidelist *, bool focused);
+bool sidelist_focused(const struct sidelist *);
+void sidelist_set_current(struct sidelist *, enum sidelist_list);
+enum sidelist_list sidelist_current(const struct sidelist *);
+/* Selected index of a list, -1 when it is empty. */
+int sidelist_selected(const struct sidelist *, enum sidelist_list);
+void sidelist_select(struct sidelist *, enum sidelist_list, size_t index);
+/* id of the selected item of a list (NULL when empty or no id); owned. */
+const char *sidelist_selected_id(const struct sidelist *, enum sidelist_list);
+
+/* Draw in the rectangle (y, x, h, w) of win: a border column on the left,
+ * then the three lists sharing the height (the current one alone when
+ * there are fewer than 6 rows). */
+void sidelist_draw(struct sidelist *, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *);
+
+/* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
+ * a/d/e and Enter act on the queue's selection; Esc gives focus back. */
+enum sidelist_action sidelist_handle_key(struct sidelist *, int key);
+
+#endif
