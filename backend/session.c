@@ -73,6 +73,29 @@ session_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 	buf->len = PROTO_DATA_MAX;
 }
 
+/* Read what is left on the master without the loop. libuv reports EOF on
+ * POLLHUP after a short read, but a PTY master can still hold the slave's
+ * last output in the kernel's flip buffers then: read(2) flushes them, and
+ * returns EIO only once they are empty. */
+static void
+session_drain_master(struct session *s)
+{
+	uint8_t buf[PROTO_DATA_MAX];
+	uv_os_fd_t fd;
+	ssize_t n;
+	int i;
+
+	uv_read_stop((uv_stream_t *)&s->out);
+	if (s->tty && uv_fileno((uv_handle_t *)&s->out, &fd) == 0)
+		for (i = 0; i < 4096 && (n = read(fd, buf, sizeof buf)) > 0; i++)
+			s->cbs.output_cb(s, PROTO_STREAM_OUT, buf, (size_t)n, s->arg);
+	s->out_eof = true;
+	if (!s->tty) {
+		uv_read_stop((uv_stream_t *)&s->err);
+		s->err_eof = true;
+	}
+}
+
 static void
 session_read(struct session *s, uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
@@ -84,7 +107,12 @@ session_read(struct session *s, uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 	free(buf->base);
 	if (n >= 0)
 		return;
-	/* UV_EOF on a pipe; UV_EIO on a PTY master once the slave is gone. */
+	/* UV_EOF on a pipe; UV_EIO (or a POLLHUP EOF) on a PTY master. */
+	if (s->tty) {
+		session_drain_master(s);
+		session_check_done(s);
+		return;
+	}
 	uv_read_stop(st);
 	if (is_err)
 		s->err_eof = true;
@@ -97,26 +125,6 @@ static void
 session_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	session_read(st->data, st, n, buf);
-}
-
-/* Read what is left on the master without the loop (after the drain timeout). */
-static void
-session_drain_master(struct session *s)
-{
-	uint8_t buf[PROTO_DATA_MAX];
-	uv_os_fd_t fd;
-	ssize_t n;
-	int i;
-
-	uv_read_stop((uv_stream_t *)&s->out);
-	if (s->tty && uv_fileno((uv_handle_t *)&s->out, &fd) == 0)
-		for (i = 0; i < 64 && (n = read(fd, buf, sizeof buf)) > 0; i++)
-			s->cbs.output_cb(s, PROTO_STREAM_OUT, buf, (size_t)n, s->arg);
-	s->out_eof = true;
-	if (!s->tty) {
-		uv_read_stop((uv_stream_t *)&s->err);
-		s->err_eof = true;
-	}
 }
 
 static void
