@@ -17,6 +17,7 @@
 
 #define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
 #define TERM_FEED_SLICE	((size_t)16384)	/* bytes per vterm_input_write */
+#define TERM_CSI_ARGS	16		/* libvterm's CSI_ARGS_MAX, unchecked there */
 
 /* Where the byte stream stands, tracked alongside libvterm's own parser
  * (which is opaque): enough to tell "between sequences" from "inside one". */
@@ -49,6 +50,8 @@ struct term {
 	bool in_key;			/* output now is a key encoding */
 	enum term_scan scan;
 	int utf8_left;			/* continuation bytes still expected */
+	int csi_seps;			/* ';' and ':' in the current CSI */
+	bool csi_drop;			/* dropping its excess parameters */
 	VTermScreenCell blank;
 };
 
@@ -291,11 +294,25 @@ term_free(struct term *t)
 	free(t);
 }
 
+/* libvterm 0.1.4 puts a uint32_t VLA of the write's length on the stack
+ * for text: one 3 MB write overflows an 8 MB stack. Feed in slices. */
 static void
-scan_bytes(struct term *t, const unsigned char *p, size_t len)
+feed_run(struct term *t, const unsigned char *p, size_t len)
+{
+	for (size_t off = 0; off < len; off += TERM_FEED_SLICE)
+		vterm_input_write(t->vt, (const char *)p + off,
+		    len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
+}
+
+/* Follow the stream's state and hand it to libvterm, leaving out the
+ * parameters of a CSI beyond the 16th: libvterm 0.1.4 writes them past its
+ * argument array (heap corruption from any PTY output). */
+static void
+feed_scan(struct term *t, const unsigned char *p, size_t len)
 {
 	enum term_scan st = t->scan;
 	int left = t->utf8_left;
+	size_t run = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = p[i];
@@ -324,8 +341,11 @@ scan_bytes(struct term *t, const unsigned char *p, size_t len)
 			left = 0;
 			break;
 		case SCAN_ESC:
-			if (c == '[')
+			if (c == '[') {
 				st = SCAN_CSI;
+				t->csi_seps = 0;
+				t->csi_drop = false;
+			}
 			else if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')
 				st = SCAN_STRING;
 			else if (c >= 0x20 && c <= 0x2f)
@@ -340,6 +360,14 @@ scan_bytes(struct term *t, const unsigned char *p, size_t len)
 		case SCAN_CSI:
 			if (c >= 0x40 && c <= 0x7e)
 				st = SCAN_GROUND;
+			else if (c >= 0x30 && c <= 0x3b) {
+				if (!t->csi_drop && (c == ';' || c == ':') && ++t->csi_seps >= TERM_CSI_ARGS)
+					t->csi_drop = true;
+				if (t->csi_drop) {
+					feed_run(t, p + run, i - run);
+					run = i + 1;
+				}
+			}
 			break;
 		case SCAN_STRING:
 			if (c == 0x07)
@@ -358,6 +386,7 @@ scan_bytes(struct term *t, const unsigned char *p, size_t len)
 	}
 	t->scan = st;
 	t->utf8_left = left;
+	feed_run(t, p + run, len - run);
 }
 
 bool
@@ -371,11 +400,7 @@ term_feed(struct term *t, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
-	scan_bytes(t, (const unsigned char *)buf, len);
-	/* libvterm 0.1.4 puts a uint32_t VLA of the write's length on the stack
-	 * for text: one 3 MB write overflows an 8 MB stack. Feed in slices. */
-	for (size_t off = 0; off < len; off += TERM_FEED_SLICE)
-		vterm_input_write(t->vt, buf + off, len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
+	feed_scan(t, (const unsigned char *)buf, len);
 	vterm_screen_flush_damage(t->vs);
 }
 

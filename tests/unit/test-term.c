@@ -356,6 +356,33 @@ test_term_one_huge_write_does_not_overflow_the_stack(void **state)
 }
 
 static void
+test_term_csi_with_too_many_parameters_is_cut_not_overflowed(void **state)
+{
+	struct term *t = mk(24, 80);
+	lz_err_t err = LZ_ERR_INIT;
+	char seq[256];
+	VTermScreenCell c;
+
+	(void)state;
+	/* 20 parameters; libvterm 0.1.4 keeps 16 and unfixed writes the rest
+	 * past its array (ASan: heap/global overflow, then a crash on resize). */
+	strcpy(seq, "\x1b[1;;;;;;;;;;;;;;;;;;;;;;31mX");
+	feed(t, seq);
+	strcpy(seq, "\x1b[1:::::::::::::::::::::::::::::::2mY\x1b[m");
+	feed(t, seq);
+	assert_int_equal(term_resize(t, 19, 79, &err), 0);
+	feed(t, "\r\nok");
+	assert_row(t, 1, "ok");
+	/* Up to 16 parameters still work: bold from the first, red from the 16th. */
+	feed(t, "\x1b[H\x1b[1;0;0;0;0;0;0;0;0;0;0;0;0;0;1;31mZ");
+	assert_true(term_cell(t, 0, 0, &c));
+	assert_int_equal(c.chars[0], 'Z');
+	assert_int_equal(c.attrs.bold, 1);
+	assert_int_equal(c.fg.indexed.idx, 1);
+	term_free(t);
+}
+
+static void
 test_term_rejects_out_of_range_sizes(void **state)
 {
 	struct term *t = NULL;
@@ -478,6 +505,7 @@ main(void)
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rep_before_any_text_does_not_hang),
 		cmocka_unit_test(test_term_one_huge_write_does_not_overflow_the_stack),
+		cmocka_unit_test(test_term_csi_with_too_many_parameters_is_cut_not_overflowed),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
