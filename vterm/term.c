@@ -7,6 +7,18 @@
  * the output callback appends replies to a byte buffer the caller drains.
  * Damage merge is VTERM_DAMAGE_SCROLL, so a burst of scrolling lines becomes
  * one moverect plus one damage per term_feed() instead of one per line.
+ *
+ * libvterm 0.1.4 traps worked around here (each found by tests/fuzz/fuzz-term,
+ * each with a unit test that fails without the fix):
+ *   - a CSI with more than 16 parameters writes past libvterm's array:
+ *     feed_scan drops the excess parameter bytes;
+ *   - one big write puts 4 bytes per input byte on the stack: feed_run
+ *     slices writes to 16 KiB;
+ *   - REP (CSI b) before any printed character loops forever: term_new
+ *     prints a space and resets;
+ *   - a DECSTBM top margin is not clamped on resize: term_resize resets the
+ *     margins when the height shrinks;
+ *   - a wide char in a 1-column terminal crashes: TERM_MIN_COLS is 2.
  */
 #include <stdio.h>
 #include <string.h>
