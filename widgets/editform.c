@@ -33,14 +33,10 @@ unpost(struct editform *ef)
 		free_form(ef->form);
 		ef->form = NULL;
 	}
-	if (ef->panel != NULL)
-		del_panel(ef->panel);
 	if (ef->sub != NULL)
 		delwin(ef->sub);
-	if (ef->win != NULL)
-		delwin(ef->win);
-	ef->panel = NULL;
-	ef->sub = ef->win = NULL;
+	ef->sub = NULL;
+	widget_overlay_free(&ef->win, &ef->panel);
 }
 
 /* (Re)build window, form and panel for the screen; the field's text stays. */
@@ -76,20 +72,15 @@ editform_field_text(FORM *form, FIELD *field)
 static void
 place(struct editform *ef, int lines, int cols, const char *text)
 {
-	int y, x, fw;
+	int fw;
 
 	ef->w = cols - 4 < 100 ? cols - 4 : 100;
 	if (ef->w < 12)
 		ef->w = cols > 3 ? cols : 3;
 	ef->h = lines >= 5 ? 5 : 3;
-	if (ef->h > lines)
-		ef->h = lines > 0 ? lines : 1;
-	y = (lines - ef->h) / 2;
-	x = (cols - ef->w) / 2;
+	ef->win = widget_overlay_new(&ef->h, &ef->w, lines, cols, &ef->panel);
 	fw = ef->w - 4 > 0 ? ef->w - 4 : 1;
 	ef->field[0] = editform_field_new(fw, ef->max, text);
-	ef->win = newwin(ef->h, ef->w, y > 0 ? y : 0, x > 0 ? x : 0);
-	LZ_ASSERT(ef->win != NULL);
 	ef->sub = derwin(ef->win, 1, fw, ef->h / 2, ef->w - fw > 1 ? 2 : 0);
 	LZ_ASSERT(ef->sub != NULL);
 	keypad(ef->win, TRUE);
@@ -98,8 +89,6 @@ place(struct editform *ef, int lines, int cols, const char *text)
 	set_form_win(ef->form, ef->win);
 	set_form_sub(ef->form, ef->sub);
 	post_form(ef->form);
-	ef->panel = new_panel(ef->win);
-	LZ_ASSERT(ef->panel != NULL);
 }
 
 int

@@ -44,26 +44,20 @@ unplace(struct newtab *nt)
 		unpost_form(nt->form);
 		free_form(nt->form);
 	}
-	if (nt->panel != NULL)
-		del_panel(nt->panel);
 	if (nt->msub != NULL)
 		delwin(nt->msub);
 	if (nt->fsub != NULL)
 		delwin(nt->fsub);
-	if (nt->win != NULL)
-		delwin(nt->win);
+	widget_overlay_free(&nt->win, &nt->panel);
 	nt->menu = NULL;
 	nt->form = NULL;
-	nt->panel = NULL;
-	nt->msub = nt->fsub = nt->win = NULL;
+	nt->msub = nt->fsub = NULL;
 }
 
 static void
 place(struct newtab *nt, int lines, int cols, const char *text)
 {
 	size_t n = lz_strv_len(nt->profiles);
-	int y, x;
-
 
 	nt->w = cols - 4 < NEWTAB_MAX_W ? cols - 4 : NEWTAB_MAX_W;
 	if (nt->w < 24)
@@ -73,17 +67,8 @@ place(struct newtab *nt, int lines, int cols, const char *text)
 		nt->mrows = 1;
 	nt->h = nt->mrows + 7;
 	nt->fits = lines >= nt->h && nt->w >= 16;
-	if (nt->h > lines)
-		nt->h = lines > 0 ? lines : 1;
-	if (nt->w < 1)
-		nt->w = 1;
-	y = (lines - nt->h) / 2;
-	x = (cols - nt->w) / 2;
+	nt->win = widget_overlay_new(&nt->h, &nt->w, lines, cols, &nt->panel);
 	nt->field[0] = editform_field_new(nt->w - 4, NEWTAB_PATH_MAX, text);
-	nt->win = newwin(nt->h, nt->w, y > 0 ? y : 0, x > 0 ? x : 0);
-	LZ_ASSERT(nt->win != NULL);
-	nt->panel = new_panel(nt->win);
-	LZ_ASSERT(nt->panel != NULL);
 	if (!nt->fits)
 		return;
 	nt->msub = derwin(nt->win, nt->mrows, nt->w - 4, 2, 2);

@@ -75,13 +75,11 @@ body_height(const struct prompt *p)
 static void
 layout(struct prompt *p, int lines, int cols)
 {
-	int iw, y, x;
+	int iw;
 
 	p->w = cols - 4 < PROMPT_MAX_W ? cols - 4 : PROMPT_MAX_W;
 	if (p->w < 24)
-		p->w = cols;
-	if (p->w < 1)
-		p->w = 1;
+		p->w = cols > 0 ? cols : 1;
 	iw = p->w - 4;
 	p->label_w = iw >= PROMPT_LABEL_W + 16 ? PROMPT_LABEL_W : 0;
 	p->nrows = 0;
@@ -94,24 +92,12 @@ layout(struct prompt *p, int lines, int cols)
 	for (size_t i = 0; p->argv[i] != NULL; i++)
 		add_wrapped(p, NULL, (int)i, p->argv[i], iw - p->label_w);
 	p->h = (int)p->nrows + 4;
-	if (p->h > lines)
-		p->h = lines;
-	if (p->h < 1)
-		p->h = 1;
+	widget_overlay_free(&p->win, &p->panel);
+	p->win = widget_overlay_new(&p->h, &p->w, lines, cols, &p->panel);
 	if (p->scroll > (int)p->nrows - body_height(p))
 		p->scroll = (int)p->nrows - body_height(p);
 	if (p->scroll < 0)
 		p->scroll = 0;
-	y = (lines - p->h) / 2;
-	x = (cols - p->w) / 2;
-	if (p->panel != NULL)
-		del_panel(p->panel);
-	if (p->win != NULL)
-		delwin(p->win);
-	p->win = newwin(p->h, p->w, y > 0 ? y : 0, x > 0 ? x : 0);
-	LZ_ASSERT(p->win != NULL);
-	p->panel = new_panel(p->win);
-	LZ_ASSERT(p->panel != NULL);
 }
 
 struct prompt *
@@ -134,10 +120,7 @@ prompt_free(struct prompt *p)
 {
 	if (p == NULL)
 		return;
-	if (p->panel != NULL)
-		del_panel(p->panel);
-	if (p->win != NULL)
-		delwin(p->win);
+	widget_overlay_free(&p->win, &p->panel);
 	free(p->rows);
 	free(p->id);
 	free(p->profile);

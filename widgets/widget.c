@@ -13,6 +13,7 @@
 #include "shellwords.h"
 #include "term-draw.h"
 #include "widget.h"
+#include "xmalloc.h"
 
 int
 widget_key_from_wch(int rc, wint_t wch)
@@ -285,4 +286,31 @@ widget_box(WINDOW *win, const struct widget_style *st)
 	for (int i = 0; i < 6; i++)
 		setcchar(&c[i], ch[i], st->attr, 0, &pair);
 	wborder_set(win, &c[0], &c[0], &c[1], &c[1], &c[2], &c[3], &c[4], &c[5]);
+}
+
+WINDOW *
+widget_overlay_new(int *h, int *w, int lines, int cols, PANEL **panel)
+{
+	WINDOW *win;
+
+	*h = *h < lines ? *h : lines;
+	*w = *w < cols ? *w : cols;
+	*h = *h > 0 ? *h : 1;
+	*w = *w > 0 ? *w : 1;
+	win = newwin(*h, *w, lines > *h ? (lines - *h) / 2 : 0, cols > *w ? (cols - *w) / 2 : 0);
+	LZ_ASSERT(win != NULL);
+	*panel = new_panel(win);
+	LZ_ASSERT(*panel != NULL);
+	return win;
+}
+
+void
+widget_overlay_free(WINDOW **win, PANEL **panel)
+{
+	if (*panel != NULL)
+		del_panel(*panel);
+	if (*win != NULL)
+		delwin(*win);
+	*panel = NULL;
+	*win = NULL;
 }

@@ -10,6 +10,7 @@
 #define LZ_WIDGET_H
 
 #include <curses.h>
+#include <panel.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <wchar.h>
@@ -72,6 +73,12 @@ int widget_width(const char *s);
 /* A border of box-drawing characters around win, in style st (windows of
  * at least 3x3; smaller ones get none). */
 void widget_box(WINDOW *win, const struct widget_style *st);
+/* A dialog window: *h x *w, clamped to the lines x cols screen (at least
+ * 1x1; *h and *w get what was made), centred, on a new panel on top. */
+WINDOW *widget_overlay_new(int *h, int *w, int lines, int cols, PANEL **panel);
+/* Remove a dialog's panel and window (its subwindows must be gone) and
+ * clear both pointers; NULLs are fine. */
+void widget_overlay_free(WINDOW **win, PANEL **panel);
 /* n blanks in style st from (y, x). */
 void widget_fill(WINDOW *win, int y, int x, int n, const struct widget_style *st);
 

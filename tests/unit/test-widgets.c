@@ -23,6 +23,9 @@
 #include "strv.h"
 #include "tabbar.h"
 #include "term-draw.h"
+#include "textview.h"
+#include "wb-keys.h"
+#include "wb-layout.h"
 #include "widget.h"
 
 /* The panel library allocates the stdscr pseudo-panel of a SCREEN once and
@@ -169,6 +172,54 @@ show(void)
 	wnoutrefresh(stdscr);
 	update_panels();
 	doupdate();
+}
+
+static void
+test_widget_palette_follows_the_theme(void **state)
+{
+	struct fixture *f = *state;
+	struct widget_palette pal;
+	struct theme *th = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int fg, bg;
+
+	assert_int_equal(theme_load("themes/light.yaml", &th, &err), 0);
+	widget_palette_init(&pal, th, f->d);
+	/* #005f87 is palette entry 24 exactly on a 256-colour terminal. */
+	assert_int_equal(extended_pair_content(pal.style[THEME_TAB_ACTIVE].pair, &fg, &bg), OK);
+	assert_int_equal(fg, 231);
+	assert_int_equal(bg, 24);
+	assert_true(pal.style[THEME_TAB_ACTIVE].attr & A_BOLD);
+	assert_true(pal.style[THEME_PANEL_TITLE].attr & A_UNDERLINE);
+	assert_int_equal(extended_pair_content(pal.style[THEME_BORDER].pair, &fg, &bg), OK);
+	assert_int_equal(fg, 248);
+	assert_int_equal(bg, -1);
+	theme_free(th);
+	/* The default theme: its status line is black on white. */
+	assert_int_equal(extended_pair_content(f->pal.style[THEME_STATUS].pair, &fg, &bg), OK);
+	assert_int_equal(fg, COLOR_BLACK);
+	assert_int_equal(bg, COLOR_WHITE);
+	/* Without colours: attributes only, pair 0 everywhere. */
+	widget_palette_mono(&pal);
+	assert_int_equal(pal.style[THEME_TAB_ACTIVE].pair, 0);
+	assert_true(pal.style[THEME_TAB_ACTIVE].attr & A_BOLD);
+}
+
+static void
+test_widget_keys_keep_function_keys_apart_from_characters(void **state)
+{
+	(void)state;
+	assert_int_equal(widget_key_from_wch(KEY_CODE_YES, KEY_UP), WIDGET_KEY_FN(KEY_UP));
+	assert_int_equal(widget_key_from_wch(OK, KEY_UP), KEY_UP);	/* U+0103, a character */
+	assert_int_not_equal(widget_key_from_wch(OK, KEY_UP), widget_key_from_wch(KEY_CODE_YES, KEY_UP));
+	assert_int_equal(widget_key_from_wch(OK, L'a'), 'a');
+	assert_int_equal(widget_key_from_wch(ERR, 0), WIDGET_KEY_NONE);
+	assert_int_equal(widget_key_from_wch(OK, 0x110000), WIDGET_KEY_NONE);
+	assert_true(widget_key_is_enter('\r'));
+	assert_true(widget_key_is_enter(WIDGET_KEY_FN(KEY_ENTER)));
+	assert_false(widget_key_is_enter(KEY_ENTER));
+	assert_true(widget_key_is_backspace(127));
+	assert_true(widget_key_is_backspace(WIDGET_KEY_FN(KEY_BACKSPACE)));
 }
 
 static void
@@ -729,10 +780,181 @@ test_statusline_shows_state_hints_message_and_clock(void **state)
 	statusline_free(sl);
 }
 
+static void
+test_textview_shows_the_key_help_and_scrolls(void **state)
+{
+	struct fixture *f = *state;
+	struct wb_keys *k = wb_keys_new();
+	char **help = wb_keys_help(k);
+	int n = (int)lz_strv_len(help);
+	struct textview *tv = textview_new("Keys", help, LINES, COLS);
+	WINDOW *w = textview_window(tv);
+
+	textview_draw(tv, &f->pal);
+	show();
+	assert_int_equal(getmaxy(w), 24);
+	assert_non_null(strstr(row(curscr, 0), " Keys "));
+	assert_non_null(strstr(row(curscr, 1), "C-a c        new-tab        open a new sandbox tab"));
+	assert_non_null(strstr(row(curscr, 22), "Up/Down to scroll, q to close"));
+	textview_handle_key(tv, WIDGET_KEY_FN(KEY_END));
+	assert_int_equal(textview_scroll(tv), n - 21);
+	textview_draw(tv, &f->pal);
+	show();
+	assert_non_null(strstr(row(curscr, 21), "C-a C-a      send-prefix"));
+	assert_int_equal(textview_handle_key(tv, 'j'), TEXTVIEW_NONE);
+	assert_int_equal(textview_scroll(tv), n - 21);
+	textview_handle_key(tv, WIDGET_KEY_FN(KEY_HOME));
+	assert_int_equal(textview_scroll(tv), 0);
+	/* On a tall screen everything fits and nothing scrolls. */
+	assert_int_equal(resize_term(50, 100), OK);
+	textview_resize(tv, 50, 100);
+	textview_handle_key(tv, WIDGET_KEY_FN(KEY_END));
+	assert_int_equal(textview_scroll(tv), 0);
+	assert_int_equal(getmaxy(textview_window(tv)), n + 3);
+	assert_int_equal(resize_term(24, 80), OK);
+	assert_int_equal(textview_handle_key(tv, 'q'), TEXTVIEW_CLOSE);
+	assert_int_equal(textview_handle_key(tv, WIDGET_KEY_ESC), TEXTVIEW_CLOSE);
+	textview_free(tv);
+	lz_strv_free(help);
+	wb_keys_free(k);
+}
+
+/* The cockpit at 80x24: tab bar, a real embedded terminal, the side panel
+ * as an overlay, the status line, then the prompt over everything. */
+static void
+test_workbench_screen_at_80x24(void **state)
+{
+	struct fixture *f = *state;
+	struct wb_layout l;
+	struct wb_keys *k = wb_keys_new();
+	struct tabbar *tb = tabbar_new();
+	struct sidelist *sl = sidelist_new();
+	struct statusline *st = statusline_new();
+	const struct tabbar_tab tabs[] = { { "web", "/src/proj", "running", true }, { "ml", "/m", "running", false } };
+	const struct sidelist_item q = { "r1", "3f2a web: make test", true };
+	char **argv = strv("make", "test", NULL);
+	struct prompt_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests", .argv = argv };
+	lz_err_t err = LZ_ERR_INIT;
+	struct term *t = NULL;
+	WINDOW *tw, *pw;
+	PANEL *pp;
+	struct prompt *p;
+	char *hints;
+
+	erase();
+	wb_layout_compute(LINES, COLS, true, &l);
+	assert_true(l.panel_overlay);
+	tw = newwin(l.term.h, l.term.w, l.term.y, l.term.x);
+	pw = newwin(l.panel.h, l.panel.w, l.panel.y, l.panel.x);
+	pp = new_panel(pw);
+	assert_int_equal(term_new(l.term.h, l.term.w, 100, &t, &err), 0);
+	term_feed(t, "$ make test\r\nok 1 - sandbox says hello", 38);
+	term_draw(f->d, t, tw);
+	tabbar_set(tb, tabs, 2, 1);
+	tabbar_draw(tb, stdscr, l.tabbar.y, l.tabbar.x, l.tabbar.w, &f->pal);
+	sidelist_set(sl, SIDELIST_QUEUE, &q, 1);
+	sidelist_draw(sl, pw, 0, 0, l.panel.h, l.panel.w, &f->pal);
+	hints = wb_keys_hints(k, NULL, 0);
+	statusline_set_state(st, "[ml:m]");
+	statusline_set_hints(st, hints);
+	statusline_draw(st, stdscr, l.status.y, l.status.x, l.status.w, 0, &f->pal);
+	wnoutrefresh(stdscr);
+	wnoutrefresh(tw);
+	update_panels();
+	doupdate();
+	assert_string_equal(row(curscr, 0), " !0:web proj running   1:ml m running");
+	assert_string_equal(text_at(curscr, 1, 0, 11), "$ make test");
+	assert_string_equal(text_at(curscr, 2, 0, 25), "ok 1 - sandbox says hello");
+	assert_string_equal(text_at(curscr, 1, 41, 15), "Escalations (1)");
+	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
+	assert_string_equal(row(curscr, 23), "[ml:m] C-a: c new n next s panel Tab focus d detach ? help");
+	/* The escalation prompt on top of all of it. */
+	p = prompt_new(&req, LINES, COLS);
+	prompt_draw(p, &f->pal);
+	update_panels();
+	doupdate();
+	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p))), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 5), "       0  make"));
+	prompt_free(p);
+	update_panels();
+	doupdate();
+	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
+	free(hints);
+	term_free(t);
+	del_panel(pp);
+	delwin(pw);
+	delwin(tw);
+	statusline_free(st);
+	sidelist_free(sl);
+	tabbar_free(tb);
+	wb_keys_free(k);
+	lz_strv_free(argv);
+}
+
+/* Every dialog and bar at every screen size from 1x1 to 90x30: nothing
+ * drawn outside its window, no crash, the actions still answer. */
+static void
+test_widgets_survive_tiny_and_odd_screens(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = strv("make", "test", "\xe6\xbc\xa2\xe5\xad\x97\x1b", NULL);
+	char **profiles = strv("default", "web", NULL);
+	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
+	const struct tabbar_tab tabs[] = { { "web", "/w/p", "running", true }, { "ml", "/m", NULL, false } };
+	const struct sidelist_item item = { "r", "\xe6\xbc\xa2\xe5\xad\x97 request", true };
+	struct tabbar *tb = tabbar_new();
+	struct sidelist *sl = sidelist_new();
+	struct statusline *st = statusline_new();
+	lz_err_t err = LZ_ERR_INIT;
+
+	tabbar_set(tb, tabs, 2, 1);
+	sidelist_set(sl, SIDELIST_QUEUE, &item, 1);
+	statusline_set_state(st, "[web]");
+	statusline_set_hints(st, "C-a: c new");
+	statusline_set_clock(st, true);
+	for (int lines = 1; lines <= 30; lines += 1)
+		for (int cols = 1; cols <= 90; cols += lines < 8 ? 1 : 7) {
+			struct prompt *p;
+			struct editform *ef = NULL;
+			struct newtab *nt = NULL;
+
+			assert_int_equal(resize_term(lines, cols), OK);
+			erase();
+			tabbar_draw(tb, stdscr, 0, 0, cols, &f->pal);
+			sidelist_draw(sl, stdscr, 0, 0, lines, cols, &f->pal);
+			statusline_draw(st, stdscr, lines - 1, 0, cols, 0, &f->pal);
+			p = prompt_new(&req, lines, cols);
+			assert_true(getmaxy(prompt_window(p)) <= lines && getmaxx(prompt_window(p)) <= cols);
+			prompt_draw(p, &f->pal);
+			assert_int_equal(prompt_handle_key(p, WIDGET_KEY_FN(KEY_NPAGE)), PROMPT_NONE);
+			assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
+			assert_int_equal(editform_new("Edit", "make test", 100, lines, cols, &ef, &err), 0);
+			editform_draw(ef, &f->pal);
+			editform_handle_key(ef, 'x');
+			assert_int_equal(editform_handle_key(ef, '\r'), EDITFORM_ACCEPT);
+			assert_int_equal(newtab_new(profiles, NULL, "/w", lines, cols, &nt, &err), 0);
+			newtab_draw(nt, &f->pal);
+			newtab_handle_key(nt, WIDGET_KEY_FN(KEY_DOWN));
+			assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_ESC), NEWTAB_CANCEL);
+			show();
+			newtab_free(nt);
+			editform_free(ef);
+			prompt_free(p);
+		}
+	assert_int_equal(resize_term(24, 80), OK);
+	tabbar_free(tb);
+	sidelist_free(sl);
+	statusline_free(st);
+	lz_strv_free(argv);
+	lz_strv_free(profiles);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_widget_palette_follows_the_theme),
+		cmocka_unit_test(test_widget_keys_keep_function_keys_apart_from_characters),
 		cmocka_unit_test(test_widget_put_cuts_by_display_width_never_inside_a_character),
 		cmocka_unit_test(test_widget_put_makes_control_characters_visible),
 		cmocka_unit_test(test_tabbar_shows_profile_workspace_state_and_alert),
@@ -746,6 +968,9 @@ main(void)
 		cmocka_unit_test(test_newtab_picks_a_profile_and_a_workspace),
 		cmocka_unit_test(test_newtab_needs_profiles_and_a_path),
 		cmocka_unit_test(test_statusline_shows_state_hints_message_and_clock),
+		cmocka_unit_test(test_textview_shows_the_key_help_and_scrolls),
+		cmocka_unit_test(test_workbench_screen_at_80x24),
+		cmocka_unit_test(test_widgets_survive_tiny_and_odd_screens),
 	};
 
 	return cmocka_run_group_tests_name("widgets", tests, setup, teardown);
