@@ -269,6 +269,29 @@ test_term_draw_eight_colour_terminal_approximates(void **state)
 }
 
 static void
+test_term_draw_pair_cache_restarts_when_pairs_run_out(void **state)
+{
+	struct fixture e = { 0 };
+	struct fixture *f = *state;
+	int p, fg, bg;
+
+	assert_int_equal(open_screen(&e, "xterm", 5, 20), 0);
+	assert_int_equal(COLOR_PAIRS, 64);
+	for (int i = 0; i < 100; i++) {
+		p = term_draw_pair(e.d, i % 8, (i / 8) % 8 == i % 8 ? -1 : (i / 8) % 8);
+		assert_true(p > 0 && p < COLOR_PAIRS);
+	}
+	/* 63 usable pairs for 64 combinations: one restart. */
+	assert_int_equal(term_draw_generation(e.d), 1);
+	p = term_draw_pair(e.d, 3, 5);
+	assert_int_equal(extended_pair_content(p, &fg, &bg), OK);
+	assert_int_equal(fg, 3);
+	assert_int_equal(bg, 5);
+	close_screen(&e);
+	set_term(f->scr);
+}
+
+static void
 test_term_draw_many_pairs_stay_distinct(void **state)
 {
 	struct fixture *f = *state;
@@ -298,6 +321,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_term_draw_cursor_follows_term, setup, teardown),
 		cmocka_unit_test(test_term_draw_rgb_approximation_picks_nearest_palette_entry),
 		cmocka_unit_test_setup_teardown(test_term_draw_eight_colour_terminal_approximates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_term_draw_pair_cache_restarts_when_pairs_run_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_term_draw_many_pairs_stay_distinct, setup, teardown),
 	};
 
