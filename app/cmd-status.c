@@ -13,17 +13,21 @@
 static void
 status_not_running(const struct anchor *a, bool json)
 {
+	/* Its lifetime lock held but no socket: between start-up and listening,
+	 * or tearing down. */
+	const char *what = client_coordinator_alive(a) ? "starting or stopping" : "not running";
 	struct lz_jsonw w;
 	char *s;
 
 	if (!json) {
 		printf("domain:      %s\nprofile:     %s\nworkspace:   %s\n"
-		    "coordinator: not running\n", a->hash, a->profile, a->workspace);
+		    "coordinator: %s\n", a->hash, a->profile, a->workspace, what);
 		return;
 	}
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "running"); lz_jsonw_bool(&w, false);
+	lz_jsonw_key(&w, "coordinator"); lz_jsonw_str(&w, what);
 	lz_jsonw_key(&w, "domain_hash"); lz_jsonw_str(&w, a->hash);
 	lz_jsonw_key(&w, "profile"); lz_jsonw_str(&w, a->profile);
 	lz_jsonw_key(&w, "workspace"); lz_jsonw_str(&w, a->workspace);
