@@ -95,6 +95,11 @@ assert_contains "$s1" "\"state\":\"running\"" "status shows the container runnin
 assert_contains "$s1" "\"command\":\"sleep 60\"" "status shows the session's command"
 echo "$s1" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["sessions"]) == 1' ||
 	fail "status --json is not valid JSON with one session"
+set +e
+out=$(lz run --mode direct -w "$repo" -- true 2>&1); rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "a second mode on a running domain was accepted"
+assert_contains "$out" "running in isolated mode" "mode mismatch explained"
 out=$(lz stop -w "$T/link")
 assert_contains "$out" "stopped domain $hash" "stop through the symlink"
 wait
