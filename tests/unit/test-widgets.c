@@ -74,6 +74,7 @@ teardown(void **state)
 	struct fixture *f = *state;
 
 	term_draw_free(f->d);
+	set_term(f->scr);
 	endwin();
 	delscreen(f->scr);
 	fclose(f->out);
@@ -203,6 +204,40 @@ test_widget_palette_follows_the_theme(void **state)
 	widget_palette_mono(&pal);
 	assert_int_equal(pal.style[THEME_TAB_ACTIVE].pair, 0);
 	assert_true(pal.style[THEME_TAB_ACTIVE].attr & A_BOLD);
+}
+
+/* Last of all: deleting a second SCREEN clears ncurses' globals (stdscr,
+ * SP) even when it is not the current one, so no test may follow. */
+static void
+test_widget_palette_on_eight_colours_makes_bright_bold(void **state)
+{
+	FILE *o = fopen("/dev/null", "w"), *i = fopen("/dev/null", "r");
+	SCREEN *scr8 = newterm("xterm", o, i);
+	struct widget_palette pal;
+	struct theme *th = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	struct term_draw *d8;
+	int fg, bg;
+
+	(void)state;
+	assert_non_null(scr8);
+	set_term(scr8);
+	start_color();
+	d8 = term_draw_new();
+	assert_int_equal(theme_load("themes/high-contrast.yaml", &th, &err), 0);
+	widget_palette_init(&pal, th, d8);
+	assert_int_equal(extended_pair_content(pal.style[THEME_TAB_INACTIVE].pair, &fg, &bg), OK);
+	assert_int_equal(fg, COLOR_WHITE);
+	assert_int_equal(bg, COLOR_BLACK);
+	assert_true(pal.style[THEME_TAB_INACTIVE].attr & A_BOLD);
+	assert_false(pal.style[THEME_TAB_ACTIVE].attr & A_BLINK);
+	assert_true(pal.style[THEME_TAB_ALERT].attr & A_BLINK);
+	theme_free(th);
+	term_draw_free(d8);
+	endwin();
+	delscreen(scr8);
+	fclose(o);
+	fclose(i);
 }
 
 static void
@@ -971,6 +1006,7 @@ main(void)
 		cmocka_unit_test(test_textview_shows_the_key_help_and_scrolls),
 		cmocka_unit_test(test_workbench_screen_at_80x24),
 		cmocka_unit_test(test_widgets_survive_tiny_and_odd_screens),
+		cmocka_unit_test(test_widget_palette_on_eight_colours_makes_bright_bold),
 	};
 
 	return cmocka_run_group_tests_name("widgets", tests, setup, teardown);
