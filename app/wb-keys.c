@@ -331,6 +331,22 @@ wb_keys_cancel(struct wb_keys *k)
 	k->pending = false;
 }
 
+size_t
+wb_keys_fold_meta(int *keys, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i] == WIDGET_KEY_ESC && i + 1 < n && keys[i + 1] != WIDGET_KEY_ESC &&
+		    keys[i + 1] != WIDGET_KEY_NONE && !(keys[i + 1] & WIDGET_KEY_META)) {
+			keys[out++] = keys[++i] | WIDGET_KEY_META;
+			continue;
+		}
+		keys[out++] = keys[i];
+	}
+	return out;
+}
+
 const char *
 wb_keys_action_name(enum wb_keys_action a)
 {

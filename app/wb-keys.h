@@ -84,6 +84,11 @@ bool wb_keys_pending(const struct wb_keys *);
 /* Forget a pressed prefix (focus moved to a dialog...). */
 void wb_keys_cancel(struct wb_keys *);
 
+/* Keys read in one burst (one read of the tty): ESC followed by another
+ * key becomes that key | WIDGET_KEY_META, as terminals send Alt; a lone or
+ * trailing ESC stays ESC. Folds in place, returns the new count. */
+size_t wb_keys_fold_meta(int *keys, size_t n);
+
 /* "new-tab" ... (NULL for PASS/PREFIX/UNBOUND). */
 const char *wb_keys_action_name(enum wb_keys_action);
 /* One line on what it does. */

@@ -26,7 +26,7 @@ struct prow {
 };
 
 struct prompt {
-	char *id, *profile, *justification, *cwd;
+	char *id, *profile, *justification, *cwd, *note;
 	char **argv;
 	WINDOW *win;
 	PANEL *panel;
@@ -34,6 +34,7 @@ struct prompt {
 	int label_w;		/* columns before the text */
 	struct prow *rows;
 	size_t nrows, cap;
+	size_t note_first, note_end;	/* rows of the note */
 	int scroll;
 };
 
@@ -88,6 +89,10 @@ layout(struct prompt *p, int lines, int cols)
 	if (p->cwd != NULL)
 		add_wrapped(p, "Cwd", -1, p->cwd, iw - p->label_w);
 	add_wrapped(p, "Why", -1, p->justification, iw - p->label_w);
+	p->note_first = p->nrows;
+	if (p->note != NULL)
+		add_wrapped(p, "Note", -1, p->note, iw - p->label_w);
+	p->note_end = p->nrows;
 	add_row(p, "Command", -1, "", 0, 0);
 	for (size_t i = 0; p->argv[i] != NULL; i++)
 		add_wrapped(p, NULL, (int)i, p->argv[i], iw - p->label_w);
@@ -110,6 +115,7 @@ prompt_new(const struct prompt_request *req, int lines, int cols)
 	p->profile = xstrdup(req->profile != NULL ? req->profile : "");
 	p->justification = xstrdup(req->justification != NULL ? req->justification : "");
 	p->cwd = req->cwd != NULL ? xstrdup(req->cwd) : NULL;
+	p->note = req->note != NULL ? xstrdup(req->note) : NULL;
 	p->argv = lz_strv_dup(req->argv != NULL ? req->argv : none);
 	layout(p, lines, cols);
 	return p;
@@ -126,6 +132,7 @@ prompt_free(struct prompt *p)
 	free(p->profile);
 	free(p->justification);
 	free(p->cwd);
+	free(p->note);
 	lz_strv_free(p->argv);
 	free(p);
 }
@@ -155,11 +162,18 @@ draw_actions(const struct prompt *p, int y, const struct widget_palette *pal)
 	}
 }
 
+static bool
+note_row(const struct prompt *p, int r)
+{
+	return (size_t)r >= p->note_first && (size_t)r < p->note_end;
+}
+
 void
 prompt_draw(struct prompt *p, const struct widget_palette *pal)
 {
 	const struct widget_style *item = &pal->style[THEME_PANEL_ITEM];
 	const struct widget_style *label = &pal->style[THEME_PANEL_TITLE];
+	const struct widget_style *alert = &pal->style[THEME_TAB_ALERT];
 	struct widget_style word = *item;
 	int bh = body_height(p), iw = p->w - 4;
 	char num[16];
@@ -187,7 +201,7 @@ prompt_draw(struct prompt *p, const struct widget_palette *pal)
 			continue;
 		}
 		widget_put(p->win, y, x + p->label_w, row->s + row->off, row->len, iw - p->label_w,
-			   row->word >= 0 ? &word : item, 0, NULL);
+			   row->word >= 0 ? &word : note_row(p, p->scroll + r) ? alert : item, 0, NULL);
 	}
 	if (bh > 0 && (int)p->nrows > bh) {
 		char more[80];

@@ -9,7 +9,8 @@
  * UTF-8 and invisible format characters drawn visibly in reverse video
  * (^[, \n, \xff, <U+202E>). When the request is taller than the screen the
  * body scrolls (Up/Down, PgUp/PgDn) and says which rows are shown; the
- * action row stays put.
+ * action row stays put. A note (why no auto-approval) shows in the alert
+ * style.
  */
 #ifndef LZ_PROMPT_H
 #define LZ_PROMPT_H
@@ -24,6 +25,7 @@ struct prompt_request {
 	const char *profile;
 	const char *justification;
 	const char *cwd;		/* may be NULL */
+	const char *note;		/* why it needs a human ("holds ';'"); may be NULL */
 	char *const *argv;		/* NULL-terminated */
 };
 

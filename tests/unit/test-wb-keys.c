@@ -291,6 +291,27 @@ test_wb_keys_hints_and_help_follow_the_table(void **state)
 	wb_keys_free(k);
 }
 
+static void
+test_wb_keys_folds_escape_into_meta(void **state)
+{
+	int a[] = { 27, 'x', 'y', 27, 27, 'b', 27 };
+	int b[] = { 27 };
+	int c[] = { 27, WIDGET_KEY_FN(KEY_UP), 'q' };
+
+	(void)state;
+	assert_int_equal(wb_keys_fold_meta(a, 7), 5);
+	assert_int_equal(a[0], 'x' | WIDGET_KEY_META);
+	assert_int_equal(a[1], 'y');
+	assert_int_equal(a[2], 27);
+	assert_int_equal(a[3], 'b' | WIDGET_KEY_META);
+	assert_int_equal(a[4], 27);
+	assert_int_equal(wb_keys_fold_meta(b, 1), 1);
+	assert_int_equal(b[0], 27);
+	assert_int_equal(wb_keys_fold_meta(c, 3), 2);
+	assert_int_equal(c[0], WIDGET_KEY_FN(KEY_UP) | WIDGET_KEY_META);
+	assert_int_equal(wb_keys_fold_meta(NULL, 0), 0);
+}
+
 int
 main(void)
 {
@@ -303,6 +324,7 @@ main(void)
 		cmocka_unit_test(test_wb_keys_prefix_is_configurable),
 		cmocka_unit_test(test_wb_keys_rebind_and_unbind),
 		cmocka_unit_test(test_wb_keys_hints_and_help_follow_the_table),
+		cmocka_unit_test(test_wb_keys_folds_escape_into_meta),
 	};
 
 	return cmocka_run_group_tests_name("wb-keys", tests, NULL, NULL);

@@ -868,7 +868,8 @@ test_workbench_screen_at_80x24(void **state)
 	const struct tabbar_tab tabs[] = { { "web", "/src/proj", "running", true }, { "ml", "/m", "running", false } };
 	const struct sidelist_item q = { "r1", "3f2a web: make test", true };
 	char **argv = strv("make", "test", NULL);
-	struct prompt_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests", .argv = argv };
+	struct prompt_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests",
+				       .note = "not on the auto-approve list", .argv = argv };
 	lz_err_t err = LZ_ERR_INIT;
 	struct term *t = NULL;
 	WINDOW *tw, *pw;
@@ -909,7 +910,10 @@ test_workbench_screen_at_80x24(void **state)
 	update_panels();
 	doupdate();
 	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p))), "Host escalation request"));
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 5), "       0  make"));
+	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 4), "Note      not on the auto-approve list"));
+	assert_int_equal(cell(curscr, getbegy(prompt_window(p)) + 4, col_of(curscr, getbegy(prompt_window(p)) + 4, "not on")).pair,
+			 f->pal.style[THEME_TAB_ALERT].pair);
+	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 6), "       0  make"));
 	prompt_free(p);
 	update_panels();
 	doupdate();
