@@ -14,8 +14,9 @@
  *     feed_scan drops the excess parameter bytes;
  *   - one big write puts 4 bytes per input byte on the stack: feed_run
  *     slices writes to 16 KiB;
- *   - REP (CSI b) before any printed character loops forever: term_new
- *     prints a space and resets;
+ *   - REP (CSI b) after a zero-width glyph, or before any printed
+ *     character, loops forever: term_new prints a space and resets, and
+ *     feed_scan defuses a REP after a character it cannot vouch for;
  *   - a DECSTBM top margin is not clamped on resize: term_resize resets the
  *     margins when the height shrinks;
  *   - a wide char in a 1-column terminal crashes: TERM_MIN_COLS is 2.
@@ -64,6 +65,9 @@ struct term {
 	int utf8_left;			/* continuation bytes still expected */
 	int csi_seps;			/* ';' and ':' in the current CSI */
 	bool csi_drop;			/* dropping its excess parameters */
+	bool csi_plain;			/* no leader or intermediate byte so far */
+	uint32_t cp;			/* UTF-8 code point being decoded */
+	uint32_t last_cp;		/* last character printed */
 	VTermScreenCell blank;
 };
 
@@ -285,6 +289,7 @@ term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
 	 * printed, and a reset does not clear the last character: print one
 	 * space and reset, so an early REP repeats a blank instead. */
 	vterm_input_write(t->vt, " ", 1);
+	t->last_cp = ' ';
 	vterm_screen_reset(t->vs, 1);
 	vterm_screen_flush_damage(t->vs);
 	t->blank.width = 1;
@@ -316,9 +321,23 @@ feed_run(struct term *t, const unsigned char *p, size_t len)
 		    len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
 }
 
+/* Characters whose width libvterm surely finds non-zero: REP may repeat
+ * them. After anything else (combining marks, zero-width or format chars,
+ * unassigned code points) libvterm 0.1.4 would repeat a zero-width glyph
+ * forever. */
+static bool
+rep_safe(uint32_t c)
+{
+	return (c >= 0x20 && c < 0x7f) || (c >= 0xa0 && c < 0x250 && c != 0xad) ||
+	    (c >= 0x2190 && c < 0x2200) || (c >= 0x2500 && c < 0x2600) ||
+	    (c >= 0x3040 && c < 0x3100) || (c >= 0x4e00 && c < 0xa000) ||
+	    (c >= 0xac00 && c < 0xd7a4) || c == 0xfffd;
+}
+
 /* Follow the stream's state and hand it to libvterm, leaving out the
  * parameters of a CSI beyond the 16th: libvterm 0.1.4 writes them past its
- * argument array (heap corruption from any PTY output). */
+ * argument array (heap corruption from any PTY output), and turning a REP
+ * after a character rep_safe() does not know into an unknown CSI. */
 static void
 feed_scan(struct term *t, const unsigned char *p, size_t len)
 {
@@ -330,12 +349,20 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 		unsigned char c = p[i];
 
 		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
-			if (c < 0x80)
+			if (c < 0x80) {
 				left = 0;
-			else if (c < 0xc0)
-				left = left > 0 ? left - 1 : 0;
-			else
+				t->last_cp = c;
+			} else if (c < 0xc0) {
+				t->cp = t->cp << 6 | (c & 0x3f);
+				if (left > 0 && --left == 0)
+					t->last_cp = t->cp;
+				else if (left == 0)
+					t->last_cp = 0xfffd;
+			} else {
 				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : 0;
+				t->cp = c & (0x3f >> left);
+				t->last_cp = 0xfffd;	/* until it completes */
+			}
 			continue;
 		}
 		if (c == 0x18 || c == 0x1a) {	/* CAN/SUB abort any sequence */
@@ -357,6 +384,7 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 				st = SCAN_CSI;
 				t->csi_seps = 0;
 				t->csi_drop = false;
+				t->csi_plain = true;
 			}
 			else if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')
 				st = SCAN_STRING;
@@ -370,8 +398,15 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 				st = SCAN_GROUND;
 			break;
 		case SCAN_CSI:
-			if (c >= 0x40 && c <= 0x7e)
+			if (c >= 0x40 && c <= 0x7e) {
 				st = SCAN_GROUND;
+				if (c == 'b' && t->csi_plain && !rep_safe(t->last_cp)) {
+					feed_run(t, p + run, i - run);
+					feed_run(t, (const unsigned char *)"N", 1);
+					run = i + 1;
+				}
+			} else if (c < 0x30 || c > 0x3b)
+				t->csi_plain = false;
 			else if (c >= 0x30 && c <= 0x3b) {
 				if (!t->csi_drop && (c == ';' || c == ':') && ++t->csi_seps >= TERM_CSI_ARGS)
 					t->csi_drop = true;

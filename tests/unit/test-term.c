@@ -334,6 +334,20 @@ test_term_rep_before_any_text_does_not_hang(void **state)
 	assert_int_equal(cur.col, 5);
 	feed(t, "x\x1b[2b");	/* REP as ncurses uses it on xterm-256color */
 	assert_row(t, 0, "     xxx");
+	feed(t, "\r\n\xe2\x94\x80\x1b[3b");	/* a box-drawing line */
+	assert_row(t, 1, "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80");
+	/* After a zero-width space or a lone combining mark, REP is ignored. */
+	feed(t, "\r\n\xe2\x80\x8b\x1b[5b|\r\n\xcc\x81\x1b[5b|");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 3);
+	assert_int_equal(cur.col, 1);
+	feed(t, "\x1b[?1049h\x1b[H\xcc\x81\x1b[5bok");
+	{
+		char row[64];
+
+		term_view_text(t, 0, row, sizeof(row));
+		assert_non_null(strstr(row, "ok"));
+	}
 	term_free(t);
 }
 
