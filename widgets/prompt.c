@@ -21,6 +21,7 @@
 struct prow {
 	const char *label;	/* first row of a field, else NULL */
 	int word;		/* argv index of a word row, else -1 */
+	bool alert;		/* note or error: the alert style */
 	const char *s;
 	size_t off, len;
 };
@@ -28,13 +29,15 @@ struct prow {
 struct prompt {
 	char *id, *profile, *justification, *cwd, *note;
 	char **argv;
+	char *command;		/* as the request had it, or NULL */
+	char *split_error;	/* the command did not split: why */
 	WINDOW *win;
 	PANEL *panel;
 	int h, w;
 	int label_w;		/* columns before the text */
 	struct prow *rows;
 	size_t nrows, cap;
-	size_t note_first, note_end;	/* rows of the note */
+	bool adding_alert;	/* rows being laid out get the alert style */
 	int scroll;
 };
 
@@ -45,7 +48,8 @@ add_row(struct prompt *p, const char *label, int word, const char *s, size_t off
 		p->cap = p->cap == 0 ? 16 : 2 * p->cap;
 		p->rows = xreallocarray(p->rows, p->cap, sizeof(*p->rows));
 	}
-	p->rows[p->nrows++] = (struct prow){ .label = label, .word = word, .s = s, .off = off, .len = len };
+	p->rows[p->nrows++] = (struct prow){ .label = label, .word = word, .s = s, .off = off, .len = len,
+					     .alert = p->adding_alert };
 }
 
 /* Rows for s wrapped at width columns; at least one row. */
@@ -89,11 +93,17 @@ layout(struct prompt *p, int lines, int cols)
 	if (p->cwd != NULL)
 		add_wrapped(p, "Cwd", -1, p->cwd, iw - p->label_w);
 	add_wrapped(p, "Why", -1, p->justification, iw - p->label_w);
-	p->note_first = p->nrows;
+	p->adding_alert = true;
 	if (p->note != NULL)
 		add_wrapped(p, "Note", -1, p->note, iw - p->label_w);
-	p->note_end = p->nrows;
+	p->adding_alert = false;
 	add_row(p, "Command", -1, "", 0, 0);
+	if (p->split_error != NULL) {
+		p->adding_alert = true;
+		add_wrapped(p, "Error", -1, p->split_error, iw - p->label_w);
+		p->adding_alert = false;
+		add_wrapped(p, NULL, -1, p->command, iw - p->label_w);
+	}
 	for (size_t i = 0; p->argv[i] != NULL; i++)
 		add_wrapped(p, NULL, (int)i, p->argv[i], iw - p->label_w);
 	p->h = (int)p->nrows + 4;
@@ -116,7 +126,19 @@ prompt_new(const struct prompt_request *req, int lines, int cols)
 	p->justification = xstrdup(req->justification != NULL ? req->justification : "");
 	p->cwd = req->cwd != NULL ? xstrdup(req->cwd) : NULL;
 	p->note = req->note != NULL ? xstrdup(req->note) : NULL;
-	p->argv = lz_strv_dup(req->argv != NULL ? req->argv : none);
+	if (req->argv != NULL) {
+		p->argv = lz_strv_dup(req->argv);
+	} else if (req->command != NULL) {
+		lz_err_t err = LZ_ERR_INIT;
+
+		p->command = xstrdup(req->command);
+		if (lz_shellwords_split(p->command, strlen(p->command), &p->argv, &err) < 0) {
+			p->split_error = lz_steal_ptr(&err.msg);
+			p->argv = lz_strv_dup(none);
+		}
+	} else {
+		p->argv = lz_strv_dup(none);
+	}
 	layout(p, lines, cols);
 	return p;
 }
@@ -134,6 +156,8 @@ prompt_free(struct prompt *p)
 	free(p->cwd);
 	free(p->note);
 	lz_strv_free(p->argv);
+	free(p->command);
+	free(p->split_error);
 	free(p);
 }
 
@@ -162,12 +186,6 @@ draw_actions(const struct prompt *p, int y, const struct widget_palette *pal)
 	}
 }
 
-static bool
-note_row(const struct prompt *p, int r)
-{
-	return (size_t)r >= p->note_first && (size_t)r < p->note_end;
-}
-
 void
 prompt_draw(struct prompt *p, const struct widget_palette *pal)
 {
@@ -176,7 +194,7 @@ prompt_draw(struct prompt *p, const struct widget_palette *pal)
 	const struct widget_style *alert = &pal->style[THEME_TAB_ALERT];
 	struct widget_style word = *item;
 	int bh = body_height(p), iw = p->w - 4;
-	char num[16];
+	char num[16], words[32];
 
 	word.attr |= A_UNDERLINE;
 	for (int y = 0; y < p->h; y++)
@@ -196,12 +214,13 @@ prompt_draw(struct prompt *p, const struct widget_palette *pal)
 		if (row->label != NULL && row->word < 0 && strcmp(row->label, "Command") == 0) {
 			size_t n = lz_strv_len(p->argv);
 
-			snprintf(num, sizeof(num), "%zu word%s", n, n == 1 ? "" : "s");
-			widget_puts(p->win, y, x + p->label_w, num, iw - p->label_w, item);
+			snprintf(words, sizeof(words), "%zu word%s", n, n == 1 ? "" : "s");
+			widget_puts(p->win, y, x + p->label_w, p->split_error != NULL ? "does not split into words" : words,
+				    iw - p->label_w, item);
 			continue;
 		}
 		widget_put(p->win, y, x + p->label_w, row->s + row->off, row->len, iw - p->label_w,
-			   row->word >= 0 ? &word : note_row(p, p->scroll + r) ? alert : item, 0, NULL);
+			   row->word >= 0 ? &word : row->alert ? alert : item, 0, NULL);
 	}
 	if (bh > 0 && (int)p->nrows > bh) {
 		char more[80];
@@ -268,7 +287,7 @@ prompt_handle_key(struct prompt *p, int key)
 char *
 prompt_command(const struct prompt *p)
 {
-	return lz_shellwords_join(p->argv);
+	return p->command != NULL ? xstrdup(p->command) : lz_shellwords_join(p->argv);
 }
 
 int

@@ -10,7 +10,9 @@
  * (^[, \n, \xff, <U+202E>). When the request is taller than the screen the
  * body scrolls (Up/Down, PgUp/PgDn) and says which rows are shown; the
  * action row stays put. A note (why no auto-approval) shows in the alert
- * style.
+ * style. Given a command line instead of argv, the prompt splits it with
+ * lz_shellwords_split (what runs is that vector); a line that does not
+ * split is shown whole, marked as such.
  */
 #ifndef LZ_PROMPT_H
 #define LZ_PROMPT_H
@@ -26,7 +28,8 @@ struct prompt_request {
 	const char *justification;
 	const char *cwd;		/* may be NULL */
 	const char *note;		/* why it needs a human ("holds ';'"); may be NULL */
-	char *const *argv;		/* NULL-terminated */
+	char *const *argv;		/* NULL-terminated; or NULL and: */
+	const char *command;		/* the request's command line, split here */
 };
 
 enum prompt_action {
@@ -48,7 +51,8 @@ void prompt_resize(struct prompt *, int lines, int cols);
 /* Draw into the prompt's window; update_panels()+doupdate() shows it. */
 void prompt_draw(struct prompt *, const struct widget_palette *);
 enum prompt_action prompt_handle_key(struct prompt *, int key);
-/* The command as one shell-words string (for [E]dit); caller frees. */
+/* The command line to [E]dit: the request's command when given, else argv
+ * joined as shell words; caller frees. */
 char *prompt_command(const struct prompt *);
 /* Body rows there are, and the first shown (for tests and scroll marks). */
 int prompt_rows(const struct prompt *);

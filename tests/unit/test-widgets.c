@@ -538,6 +538,37 @@ test_prompt_shows_the_request_with_the_exact_argv(void **state)
 }
 
 static void
+test_prompt_splits_a_command_line_or_shows_why_not(void **state)
+{
+	struct fixture *f = *state;
+	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "j",
+				      .command = "grep -r 'a b' \"$HOME\"", .note = "not on the list" };
+	struct prompt *p = prompt_new(&req, LINES, COLS);
+	WINDOW *w = prompt_window(p);
+	char *cmd;
+
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 5), "Command   4 words"));
+	assert_non_null(strstr(row(w, 8), "2  a b"));
+	assert_non_null(strstr(row(w, 9), "3  $HOME"));
+	/* [E]dit gets the line as the agent wrote it. */
+	cmd = prompt_command(p);
+	assert_string_equal(cmd, req.command);
+	free(cmd);
+	prompt_free(p);
+	req.command = "echo 'unterminated\x1b";
+	p = prompt_new(&req, LINES, COLS);
+	w = prompt_window(p);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 5), "Command   does not split into words"));
+	assert_non_null(strstr(row(w, 6), "Error     "));
+	assert_int_equal(cell(w, 6, 12).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_non_null(strstr(row(w, 7), "          echo 'unterminated^["));
+	assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
+	prompt_free(p);
+}
+
+static void
 test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen(void **state)
 {
 	struct fixture *f = *state;
@@ -1001,6 +1032,7 @@ main(void)
 		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
 		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
 		cmocka_unit_test(test_prompt_shows_the_request_with_the_exact_argv),
+		cmocka_unit_test(test_prompt_splits_a_command_line_or_shows_why_not),
 		cmocka_unit_test(test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen),
 		cmocka_unit_test(test_editform_edits_the_command_in_place),
 		cmocka_unit_test(test_editform_long_text_scrolls_and_survives_resize),
