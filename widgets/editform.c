@@ -176,8 +176,19 @@ editform_draw(struct editform *ef, const struct widget_palette *pal)
 	set_field_back(ef->field[0], fld.attr | (chtype)COLOR_PAIR(fld.pair < 256 ? fld.pair : 0));
 }
 
+/* Characters in the current field (the form library only enforces its
+ * maximum when it is wider than the field). */
+static size_t
+field_chars(FORM *form)
+{
+	_cleanup_free_ char *s = editform_field_text(form, current_field(form));
+	size_t n = mbstowcs(NULL, s, 0);
+
+	return n == (size_t)-1 ? strlen(s) : n;
+}
+
 bool
-editform_drive(FORM *form, int key, bool *overwrite)
+editform_drive(FORM *form, int key, size_t max, bool *overwrite)
 {
 	int req = 0;
 
@@ -225,7 +236,8 @@ editform_drive(FORM *form, int key, bool *overwrite)
 	/* Printable characters only: controls, C1 and function keys are not text. */
 	if (!WIDGET_KEY_IS_FN(key) && !(key & WIDGET_KEY_META) && key >= 0x20 && key != 0x7f &&
 	    !(key >= 0x80 && key < 0xa0) && wcwidth((wchar_t)key) >= 0) {
-		form_driver_w(form, OK, (wchar_t)key);
+		if (*overwrite || field_chars(form) < max)
+			form_driver_w(form, OK, (wchar_t)key);
 		return true;
 	}
 	return false;
@@ -240,7 +252,7 @@ editform_handle_key(struct editform *ef, int key)
 	}
 	if (key == WIDGET_KEY_ESC)
 		return EDITFORM_CANCEL;
-	editform_drive(ef->form, key, &ef->overwrite);
+	editform_drive(ef->form, key, ef->max, &ef->overwrite);
 	return EDITFORM_NONE;
 }
 

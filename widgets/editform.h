@@ -22,10 +22,12 @@ enum editform_action {
 
 struct editform;
 
-/* A form titled title holding text, at most max characters (> 0), centred
- * on a lines x cols screen. Fails when the text cannot be edited faithfully:
- * longer than max, not UTF-8, or holding control characters (a form would
- * show them as something else; deny such a request instead). */
+/* A form titled title holding text, centred on a lines x cols screen; the
+ * field takes at most max characters (> 0). Fails when the text cannot be
+ * edited faithfully: more than max bytes, not UTF-8, or holding control
+ * characters (a form would show them as something else; deny such a request
+ * instead). The result may exceed max bytes when it holds multibyte
+ * characters: the caller validates it (lz_shellwords_split checks). */
 int editform_new(const char *title, const char *text, size_t max, int lines, int cols,
 		 struct editform **out, lz_err_t *err);
 void editform_free(struct editform *);
@@ -33,9 +35,9 @@ void editform_resize(struct editform *, int lines, int cols);
 void editform_draw(struct editform *, const struct widget_palette *);
 enum editform_action editform_handle_key(struct editform *, int key);
 /* Feed an editing key (all but Enter and Esc above) to a form's current
- * field; false when key is not one. *overwrite tracks Insert. Shared with
- * other forms (newtab). */
-bool editform_drive(FORM *form, int key, bool *overwrite);
+ * field, which holds at most max characters; false when key is not one.
+ * *overwrite tracks Insert. Shared with other forms (newtab). */
+bool editform_drive(FORM *form, int key, size_t max, bool *overwrite);
 /* A one-row field scrolling sideways, holding text, at most max
  * characters; and its text with trailing blanks removed (caller frees;
  * form, when posted, is synced first). */

@@ -218,7 +218,7 @@ newtab_handle_key(struct newtab *nt, int key)
 		return NEWTAB_NONE;
 	}
 	if (nt->focus == NEWTAB_FOCUS_WORKSPACE) {
-		editform_drive(nt->form, key, &nt->overwrite);
+		editform_drive(nt->form, key, NEWTAB_PATH_MAX, &nt->overwrite);
 		return NEWTAB_NONE;
 	}
 	switch (key) {

@@ -717,6 +717,13 @@ test_editform_long_text_scrolls_and_survives_resize(void **state)
 	assert_int_equal(editform_new("Edit", text, 10, LINES, COLS, &ef, &err), -1);
 	assert_non_null(strstr(err.msg, "too long"));
 	lz_err_clear(&err);
+	/* The field stops at max characters. */
+	assert_int_equal(editform_new("Edit", "make test", 12, LINES, COLS, &ef, &err), 0);
+	feed(ef, " -j8 x");
+	s = editform_text(ef);
+	assert_string_equal(s, "make test -j");
+	free(s);
+	editform_free(ef);
 }
 
 static void
