@@ -9,12 +9,23 @@
  * common git dir G is bind-mounted READ-ONLY AS A DIRECTORY, and only what
  * the agent must write to commit gets a read-write sub-mount:
  *
- *   G/objects/                      new objects
+ *   <domain_root>/objects/          new objects: the agent's private store
+ *                                   (GIT_OBJECT_DIRECTORY), G/objects is an
+ *                                   alternate (GIT_ALTERNATE_OBJECT_DIRECTORIES)
  *   G/refs/heads/lazaret/           the agent branch (and others it makes
  *                                   under lazaret/), pre-created
  *   G/logs/refs/heads/lazaret/      their reflogs, pre-created
  *   G/worktrees/<id>/               the agent's private gitdir: HEAD, index,
  *                                   logs/HEAD, COMMIT_EDITMSG, ORIG_HEAD ...
+ *
+ * G/objects stays read-only, so the agent can add history but never delete
+ * or rewrite the user's (an rm -rf of objects/ would otherwise take all of
+ * it). One line in G/objects/info/alternates names the private store, so the
+ * host reads the agent's commits at once; sentry_release moves the store's
+ * objects and packs into G/objects and drops the line, so the repository
+ * never depends on the Domain Root after a session. The store sits at its
+ * host path in the container too, so that line resolves there as well. An
+ * exec without the two variables finds G/objects read-only and fails closed.
  *
  * Inside that private gitdir, `commondir` and `gitdir` are bound read-only
  * onto themselves and a read-only empty file covers `config.worktree`: host
@@ -81,7 +92,10 @@
  * Accepted limits: refs outside refs/heads/lazaret/ (tags, stash, other
  * branches, packed refs) cannot be changed from the sandbox; agents of
  * different profiles on one repo share refs/heads/lazaret/; submodules are
- * read-only inside (their gitdirs are under the read-only G/modules).
+ * read-only inside (their gitdirs are under the read-only G/modules). While
+ * the alternates line is there (a crash leaves it until the next teardown),
+ * a host `git gc` may drop loose objects of the user's that the agent
+ * copied into a pack of its store, which the agent could then delete.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -717,15 +731,158 @@ sentry_hooks(struct sentry_layout *l, const char *src, const char *dst, int dept
 	sentry_modules_walk(l, mods, mdst, depth);
 }
 
+/* The agent's private object store P (<domain_root>/objects): G/objects is
+ * read-only to the sandbox, so the agent can add history but never delete
+ * or rewrite the user's. G/objects/info/alternates lists P, which makes the
+ * agent's commits readable on the host at once; sentry_release moves them
+ * into G and drops the line. */
+static int
+sentry_objects_prepare(const char *g, const char *pobj, lz_err_t *err)
+{
+	_cleanup_free_ char *info = xasprintf("%s/objects/info", g);
+	_cleanup_free_ char *alt = xasprintf("%s/alternates", info);
+	_cleanup_free_ char *cur = NULL, *next = NULL;
+	char *line, *save = NULL, *copy;
+	size_t len = 0;
+	bool present = false;
+
+	_cleanup_free_ char *pinfo = xasprintf("%s/info", pobj + 1);
+	_cleanup_free_ char *ppack = xasprintf("%s/pack", pobj + 1);
+
+	if (sentry_mkdirs("", pinfo, 0755, err) < 0 || sentry_mkdirs("", ppack, 0755, err) < 0 ||
+	    sentry_mkdirs(g, "objects/info", 0755, err) < 0)
+		return -1;
+	if (access(alt, F_OK) == 0 && sentry_read_raw(alt, &cur, &len, err) < 0)
+		return -1;
+	copy = xstrdup(cur != NULL ? cur : "");
+	for (line = strtok_r(copy, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		present |= strcmp(line, pobj) == 0;
+	free(copy);
+	if (present)
+		return 0;
+	next = xasprintf("%s%s%s\n", cur != NULL ? cur : "",
+	    len > 0 && cur[len - 1] != '\n' ? "\n" : "", pobj);
+	return sentry_write_file(alt, next, 0644, err);
+}
+
+/* Put src at dst unless dst exists (objects are immutable and named by
+ * content): a hard link, else a copy, made under a temporary name and
+ * renamed into place. */
+static int
+sentry_copy_in(const char *src, const char *dst, lz_err_t *err)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.lzmig", dst);
+	_cleanup_close_ int in = -1, out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	if (access(dst, F_OK) == 0)
+		return 0;
+	(void)unlink(tmp);
+	if (link(src, tmp) < 0) {
+		if ((in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return lz_err_sys(err, errno, "cannot read '%s'", src);
+		if ((out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
+			return lz_err_sys(err, errno, "cannot create '%s'", tmp);
+		while ((n = read(in, buf, sizeof buf)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || write(out, buf, (size_t)n) != n) {
+				lz_err_sys(err, errno, "cannot copy '%s'", src);
+				(void)unlink(tmp);
+				return -1;
+			}
+		}
+		if (fsync(out) < 0) {
+			lz_err_sys(err, errno, "cannot copy '%s'", src);
+			(void)unlink(tmp);
+			return -1;
+		}
+	}
+	if (rename(tmp, dst) < 0) {
+		lz_err_sys(err, errno, "cannot move '%s' into place", dst);
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Move the regular files of sub-directory sub of P into G/objects; idx
+ * false skips *.idx, idx true takes only those (a pack is usable once its
+ * .idx is there, so those go last). */
+static int
+sentry_objects_move(const char *pobj, const char *gobj, const char *sub, int idx, lz_err_t *err)
+{
+	_cleanup_free_ char *sdir = xasprintf("%s/%s", pobj, sub);
+	_cleanup_free_ char *ddir = xasprintf("%s/%s", gobj, sub);
+	struct dirent *e;
+	struct stat st;
+	int ret = 0;
+	DIR *d;
+
+	if ((d = opendir(sdir)) == NULL)
+		return 0;
+	while (ret == 0 && (e = readdir(d)) != NULL) {
+		_cleanup_free_ char *src = xasprintf("%s/%s", sdir, e->d_name);
+		_cleanup_free_ char *dst = xasprintf("%s/%s", ddir, e->d_name);
+		size_t n = strlen(e->d_name);
+		bool is_idx = n > 4 && strcmp(e->d_name + n - 4, ".idx") == 0;
+
+		if (e->d_name[0] == '.' || lstat(src, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (idx >= 0 && is_idx != (idx == 1)))
+			continue;
+		if ((ret = sentry_mkdirs(gobj, sub, 0755, err)) == 0 &&
+		    (ret = sentry_copy_in(src, dst, err)) == 0)
+			(void)unlink(src);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Everything of P into G/objects, then G no longer borrows from P. */
+static int
+sentry_objects_migrate(const char *g, const char *pobj, lz_err_t *err)
+{
+	_cleanup_free_ char *gobj = xasprintf("%s/objects", g);
+	_cleanup_free_ char *alt = xasprintf("%s/info/alternates", gobj);
+	_cleanup_free_ char *cur = NULL, *next = xstrdup("");
+	char *line, *save = NULL, *t, name[3];
+	size_t len;
+	int a, b;
+
+	if (!sentry_is_dir(pobj))
+		return 0;
+	for (a = 0; a < 16; a++)
+		for (b = 0; b < 16; b++) {
+			snprintf(name, sizeof name, "%x%x", a, b);
+			if (sentry_objects_move(pobj, gobj, name, -1, err) < 0)
+				return -1;
+		}
+	if (sentry_objects_move(pobj, gobj, "pack", 0, err) < 0 ||
+	    sentry_objects_move(pobj, gobj, "pack", 1, err) < 0)
+		return -1;
+	if (access(alt, F_OK) != 0 || sentry_read_raw(alt, &cur, &len, err) < 0)
+		return access(alt, F_OK) != 0 ? 0 : -1;
+	for (line = strtok_r(cur, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, pobj) == 0)
+			continue;
+		t = xasprintf("%s%s\n", next, line);
+		free(next);
+		next = t;
+	}
+	if (*next == '\0')
+		return unlink(alt) < 0 && errno != ENOENT ?
+		    lz_err_sys(err, errno, "cannot remove '%s'", alt) : 0;
+	return sentry_write_file(alt, next, 0644, err);
+}
+
 /* The git dir's mounts: G read-only at dst, the agent's writable parts, the
  * protected files of its private gitdir, tmpfs over hooks. */
 static void
 sentry_git_mounts(struct sentry_layout *l, const char *g, const char *dst, const char *id,
-    const char *empty)
+    const char *empty, const char *pobj)
 {
-	static const char *const rw[] = {
-		"objects", "refs/heads/lazaret", "logs/refs/heads/lazaret",
-	};
+	static const char *const rw[] = { "refs/heads/lazaret", "logs/refs/heads/lazaret" };
 	static const char *const self_ro[] = { "commondir", "gitdir" };
 	_cleanup_free_ char *psrc = xasprintf("%s/worktrees/%s", g, id);
 	_cleanup_free_ char *pdst = xasprintf("%s/worktrees/%s", dst, id);
@@ -748,6 +905,11 @@ sentry_git_mounts(struct sentry_layout *l, const char *g, const char *dst, const
 	}
 	sentry_bind(l, empty, cw, true);
 	sentry_hooks(l, g, dst, 0);
+	/* New objects go to the private store, at its host path so that G's
+	 * alternates line resolves in the sandbox too (sentry_objects_prepare). */
+	sentry_bind(l, pobj, pobj, false);
+	lz_strv_pushf(&l->env, "GIT_OBJECT_DIRECTORY=%s", pobj);
+	lz_strv_pushf(&l->env, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/objects", dst);
 }
 
 /* Host-side preparation of G: the writable mount points, the mount point of
@@ -825,14 +987,14 @@ sentry_scrub_at(int dfd, const char *path, int depth, char **first)
 	return n;
 }
 
-/* sentry_scrub_at over everything of G the agent can write. */
+/* sentry_scrub_at over everything of G the agent can write, and over its
+ * private object store pobj (may be NULL). */
 static size_t
-sentry_scrub(const char *g, const char *id, char **first)
+sentry_scrub(const char *g, const char *id, const char *pobj, char **first)
 {
 	_cleanup_free_ char *admin = xasprintf("worktrees/%s", id);
 	const struct { const char *rel; int depth; } parts[] = {
 		{ admin, 16 }, { "refs/heads/lazaret", 16 }, { "logs/refs/heads/lazaret", 16 },
-		{ "objects", 2 },
 	};
 	size_t i, n = 0;
 
@@ -842,6 +1004,23 @@ sentry_scrub(const char *g, const char *id, char **first)
 
 		if (fd >= 0)
 			n += sentry_scrub_at(fd, p, parts[i].depth, first);
+	}
+	if (pobj != NULL) {
+		/* Host git would follow the store's own alternates too. */
+		static const char *const alts[] = { "info/alternates", "info/http-alternates" };
+		int fd = open(pobj, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0)
+			n += sentry_scrub_at(fd, pobj, 2, first);
+		for (i = 0; i < sizeof alts / sizeof alts[0]; i++) {
+			_cleanup_free_ char *f = xasprintf("%s/%s", pobj, alts[i]);
+
+			if (unlink(f) == 0) {
+				if (first != NULL && *first == NULL)
+					*first = xstrdup(f);
+				n++;
+			}
+		}
 	}
 	return n;
 }
@@ -1071,7 +1250,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	_cleanup_free_ char *dr = NULL, *wt = NULL, *sdir = NULL, *empty = NULL;
 	_cleanup_free_ char *gitfile = NULL, *gitfile_txt = NULL, *id = NULL;
 	_cleanup_free_ char *wt_note = NULL, *modefile = NULL, *prev_mode = NULL;
-	_cleanup_free_ char *first = NULL;
+	_cleanup_free_ char *first = NULL, *pobj = NULL;
 	size_t scrubbed;
 	const char *gdst;
 	int ret = -1, kind;
@@ -1105,9 +1284,11 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	modefile = xasprintf("%s/mode", sdir);
 	if (sentry_read_small(modefile, &prev_mode, NULL) < 0)
 		prev_mode = NULL;
+	pobj = xasprintf("%s/objects", dr);
 	if (sentry_worktree_ensure(a, &r, wt, mode, prev_mode != NULL &&
 	    strcmp(prev_mode, "direct") == 0, &id, &wt_note, err) < 0 ||
-	    sentry_git_prepare(r.common, id, err) < 0)
+	    sentry_git_prepare(r.common, id, err) < 0 ||
+	    sentry_objects_prepare(r.common, pobj, err) < 0)
 		goto fail;
 	gitfile_txt = xasprintf("gitdir: %s/worktrees/%s\n", SENTRY_GIT_DST, id);
 	if (sentry_mkdirs(dr, "sentry", 0700, err) < 0 ||
@@ -1134,7 +1315,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 		sentry_bind(out, gitfile, SENTRY_WORKSPACE_DST "/.git", true);
 		gdst = SENTRY_GIT_DST;
 	}
-	sentry_git_mounts(out, r.common, gdst, id, empty);
+	sentry_git_mounts(out, r.common, gdst, id, empty, pobj);
 	if (sentry_tree_guards(out, &r, mode == SENTRY_ISOLATED ? wt : a->workspace, empty,
 	    err) < 0)
 		goto fail;
@@ -1145,7 +1326,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	 * the user's nested repositories. */
 	if (mode == SENTRY_DIRECT && sentry_guard_nested(out, a->workspace, true, err) < 0)
 		goto fail;
-	if ((scrubbed = sentry_scrub(r.common, id, &first)) > 0)
+	if ((scrubbed = sentry_scrub(r.common, id, pobj, &first)) > 0)
 		sentry_notice_add(out, xasprintf("removed %zu symlink(s) or special file(s) "
 		    "the agent left in .git (first: %s)", scrubbed, first));
 	ret = 0;
@@ -1177,10 +1358,9 @@ int
 sentry_release(const struct anchor *a, lz_err_t *err)
 {
 	_cleanup_free_ char *dr = NULL, *wt = NULL, *gitfile = NULL, *content = NULL;
-	_cleanup_free_ char *admin = NULL, *common = NULL, *id = NULL;
+	_cleanup_free_ char *admin = NULL, *common = NULL, *id = NULL, *pobj = NULL;
 	char *slash;
 
-	(void)err;
 	/* No worktree, nothing to do: a plain workspace, or never prepared. */
 	if ((dr = realpath(a->domain_root, NULL)) == NULL)
 		return 0;
@@ -1197,7 +1377,9 @@ sentry_release(const struct anchor *a, lz_err_t *err)
 			*slash = '\0';
 	if (sentry_worktree_id(common, wt, &id, NULL) != 1)
 		return 0;
-	/* Nothing to unmount; the worktree and branch are the user's data. */
-	(void)sentry_scrub(common, id, NULL);
-	return 0;
+	/* Nothing to unmount; the worktree and branch are the user's data, and
+	 * the agent's objects become the repository's own. */
+	pobj = xasprintf("%s/objects", dr);
+	(void)sentry_scrub(common, id, pobj, NULL);
+	return sentry_objects_migrate(common, pobj, err);
 }

@@ -85,8 +85,20 @@ assert_eq "$(sx_exec "$CTR" git -C /workspace rev-parse --abbrev-ref HEAD)" "laz
 wt=$(as_user git -C "$repo" worktree list --porcelain | sed -n "s/^worktree \(.*lazaret-.*\)/\1/p")
 [ -n "$wt" ] || fail "agent worktree not registered on the host"
 assert_eq "$(stat -c %U "$wt/agent.txt")" "$LZ_USER" "file the agent created is owned by the host user"
-assert_eq "$(stat -c %U "$repo/.git/objects/$(as_user git -C "$repo" rev-parse lazaret/agent-default | cut -c1-2)")" \
-	"$LZ_USER" "objects the agent wrote are owned by the host user"
+# Its objects went to its private store (the user's are read-only to it),
+# which the host reads through one alternates line.
+tip=$(as_user git -C "$repo" rev-parse lazaret/agent-default)
+pobj=$(sed -n 's/^GIT_OBJECT_DIRECTORY=//p' < <(printf '%s\n' "${SX_ARGS[@]#--env=}"))
+[ -n "$pobj" ] && [ -f "$pobj/${tip:0:2}/${tip:2}" ] || fail "agent commit not in its object store '$pobj'"
+assert_eq "$(stat -c %U "$pobj/${tip:0:2}/${tip:2}")" "$LZ_USER" "objects the agent wrote are owned by the host user"
+assert_eq "$(cat "$repo/.git/objects/info/alternates")" "$pobj" "host borrows the agent's objects"
+first=$(cd "$repo/.git/objects" && find . -path ./info -prune -o -path ./pack -prune -o -type f -print | head -n 1)
+[ -n "$first" ] || fail "no loose object of the user's to try"
+sx_expect_all "$CTR" EROFS "$G/objects/${first#./}" unlink write truncate
+assert_eq "$(sx_probe "$CTR" write "$G/objects/info/alternates")" EROFS "alternates read-only"
+out=$(sx_exec "$CTR" sh -c "rm -rf $G/objects/pack $G/objects/${first:2:2}" 2>&1) && fail "rm -rf of the user's objects succeeded"
+as_user git -C "$repo" fsck --no-progress --connectivity-only || fail "user's objects damaged"
+note "ok: the user's history cannot be deleted from the sandbox"
 
 # The host checkout: byte-identical, HEAD still main, main never moved.
 after=$(sx_host_state "$repo")
@@ -110,6 +122,11 @@ as_user lazaret debug unmount --workspace "$repo" || fail "debug unmount failed"
 [ ! -L "$repo/.git/worktrees/$wtid/COMMIT_EDITMSG" ] && [ ! -L "$repo/.git/worktrees/$wtid/logs/HEAD" ] ||
 	fail "planted symlinks survived teardown"
 note "ok: planted symlinks removed at teardown"
+# Teardown made the agent's objects the repository's own: no alternates left.
+[ ! -e "$repo/.git/objects/info/alternates" ] || fail "alternates line left after teardown"
+[ -f "$repo/.git/objects/${tip:0:2}/${tip:2}" ] || fail "agent commit not moved into the repository"
+as_user git -C "$repo" fsck --no-progress || fail "repository not sound after teardown"
+note "ok: agent objects moved into the repository at teardown"
 as_user sh -c "cd '$wt' && echo more >> agent.txt && git commit -qam 'user commit in the agent checkout'"
 assert_eq "$(cat "$victim")" "precious" "a host commit in the agent checkout left the target alone"
 

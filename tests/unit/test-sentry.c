@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,8 @@ setup_tmp(void **state)
 	assert_non_null(mkdtemp(tmp));
 	unsetenv("GIT_DIR");
 	unsetenv("GIT_WORK_TREE");
+	unsetenv("GIT_OBJECT_DIRECTORY");
+	unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
 	return 0;
 }
 
@@ -416,7 +419,7 @@ test_sentry_isolated_leaves_host_checkout_byte_identical(void **state)
 static void
 test_sentry_isolated_mounts_git_dir_read_only_with_writable_parts(void **state)
 {
-	char *r = make_repo("repo"), *g, *s, *wt, *gitfile;
+	char *r = make_repo("repo"), *g, *s, *wt, *gitfile, *o;
 	struct sentry_layout l;
 	struct anchor *a;
 	const struct drv_mount *m;
@@ -436,8 +439,19 @@ test_sentry_isolated_mounts_git_dir_read_only_with_writable_parts(void **state)
 	free(s);
 	free(gitfile);
 	assert_bind(&l, "/run/lazaret/git", g, true);
-	s = xasprintf("%s/objects", g);
-	assert_bind(&l, "/run/lazaret/git/objects", s, false);
+	/* The user's objects read-only; new ones go to the private store,
+	 * which the host borrows from through alternates. */
+	assert_null(find_mount(&l, "/run/lazaret/git/objects"));
+	s = xasprintf("%s/objects", dr);
+	assert_bind(&l, s, s, false);
+	assert_string_equal(env_get(&l, "GIT_OBJECT_DIRECTORY"), s);
+	assert_string_equal(env_get(&l, "GIT_ALTERNATE_OBJECT_DIRECTORIES"),
+	    "/run/lazaret/git/objects");
+	gitfile = xasprintf("%s/objects/info/alternates", g);
+	o = xasprintf("%s\n", s);
+	expect_file(gitfile, o);
+	free(o);
+	free(gitfile);
 	free(s);
 	s = xasprintf("%s/refs/heads/lazaret", g);
 	assert_bind(&l, "/run/lazaret/git/refs/heads/lazaret", s, false);
@@ -468,7 +482,7 @@ test_sentry_isolated_mounts_git_dir_read_only_with_writable_parts(void **state)
 	m = find_mount(&l, "/run/lazaret/git/hooks");
 	assert_non_null(m);
 	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
-	assert_null(l.env);
+	assert_null(env_get(&l, "GIT_DIR"));
 	assert_parents_first(&l);
 	/* The checkout is there, on the agent branch. */
 	s = xasprintf("%s/README", wt);
@@ -588,9 +602,9 @@ test_sentry_direct_commits_land_on_agent_branch_not_main(void **state)
 	o = xasprintf("%s/.git", r);
 	assert_bind(&l, "/workspace/.git", o, true);
 	free(o);
-	o = xasprintf("%s/.git/objects", r);
-	assert_bind(&l, "/workspace/.git/objects", o, false);
-	free(o);
+	assert_null(find_mount(&l, "/workspace/.git/objects"));
+	assert_string_equal(env_get(&l, "GIT_ALTERNATE_OBJECT_DIRECTORIES"),
+	    "/workspace/.git/objects");
 	assert_null(find_mount(&l, "/run/lazaret/git"));
 	v = env_get(&l, "GIT_DIR");
 	assert_non_null(v);
@@ -609,11 +623,33 @@ test_sentry_direct_commits_land_on_agent_branch_not_main(void **state)
 	assert_non_null(strstr(o, " M README"));
 	assert_non_null(strstr(o, "?? staged"));
 	free(o);
-	git_do(r, hostgd, "--work-tree=.", "commit", "-qam", "direct work", NULL);
+	f = xasprintf("%s/.git/objects", r);
+	assert_int_equal(setenv("GIT_OBJECT_DIRECTORY", env_get(&l, "GIT_OBJECT_DIRECTORY"), 1), 0);
+	assert_int_equal(setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", f, 1), 0);
+	o = git_in(r, hostgd, "--work-tree=.", "commit", "-qam", "direct work", NULL);
+	unsetenv("GIT_OBJECT_DIRECTORY");
+	unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+	free(o);
+	free(f);
 	main2 = git_in(r, "rev-parse", "main", NULL);
 	assert_string_equal(main1, main2);
+	/* Seen on the host at once, through the alternates line... */
 	expect_git("direct work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
 	expect_git("refs/heads/main", r, "symbolic-ref", "HEAD", NULL);
+	o = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
+	f = xasprintf("%s/.git/objects/%.2s/%s", r, o, o + 2);
+	assert_int_equal(access(f, F_OK), -1);
+	/* ... and the repository's own after teardown, alternates line gone. */
+	assert_int_equal(sentry_release(a, NULL), 0);
+	assert_int_equal(access(f, F_OK), 0);
+	free(f);
+	f = xasprintf("%s/.git/objects/info/alternates", r);
+	assert_int_equal(access(f, F_OK), -1);
+	free(f);
+	run_ok("rm", "-rf", env_get(&l, "GIT_OBJECT_DIRECTORY"), NULL);
+	expect_git("direct work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	git_do(r, "fsck", "--no-progress", NULL);
+	free(o);
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(gd);
@@ -809,7 +845,7 @@ test_sentry_linked_worktree_workspace_uses_common_dir(void **state)
 	assert_bind(&l, "/workspace", lw, false);
 	assert_bind(&l, "/workspace/.git", NULL, true);
 	assert_bind(&l, "/run/lazaret/git", g, true);
-	assert_null(l.env);
+	assert_null(env_get(&l, "GIT_DIR"));
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(g);
@@ -1019,6 +1055,55 @@ test_sentry_guards_nested_repositories(void **state)
 	free(ws);
 }
 
+/* The agent packed its objects (git gc in the sandbox): teardown moves the
+ * pack into the repository, which then stands on its own. */
+static void
+test_sentry_release_moves_agent_packs_into_the_repository(void **state)
+{
+	char *r = make_repo("repo"), *gobj, *alt, *o;
+	struct sentry_layout l;
+	struct anchor *a;
+	const char *pobj;
+	glob_t g;
+
+	(void)state;
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	pobj = env_get(&l, "GIT_OBJECT_DIRECTORY");
+	gobj = xasprintf("%s/.git/objects", r);
+	assert_int_equal(setenv("GIT_OBJECT_DIRECTORY", pobj, 1), 0);
+	assert_int_equal(setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", gobj, 1), 0);
+	o = xasprintf("%s/agent.txt", a->worktree);
+	write_file(o, "agent\n");
+	free(o);
+	git_do(a->worktree, "add", "agent.txt", NULL);
+	git_do(a->worktree, "commit", "-qm", "packed work", NULL);
+	git_do(a->worktree, "repack", "-q", "-a", "-d", "-l", NULL);
+	unsetenv("GIT_OBJECT_DIRECTORY");
+	unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+	/* The agent's commit sits in a pack of its store. */
+	o = xasprintf("%s/pack/*.pack", pobj);
+	assert_int_equal(glob(o, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	globfree(&g);
+	free(o);
+	assert_int_equal(sentry_release(a, NULL), 0);
+	o = xasprintf("%s/pack/*.idx", gobj);
+	assert_int_equal(glob(o, 0, NULL, &g), 0);
+	globfree(&g);
+	free(o);
+	alt = xasprintf("%s/info/alternates", gobj);
+	assert_int_equal(access(alt, F_OK), -1);
+	run_ok("rm", "-rf", pobj, NULL);
+	expect_git("packed work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	git_do(r, "fsck", "--no-progress", NULL);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(alt);
+	free(gobj);
+	free(r);
+}
+
 static void
 test_sentry_mode_parse_accepts_the_two_modes_only(void **state)
 {
@@ -1080,6 +1165,7 @@ main(void)
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
 		T(test_sentry_guards_config_includes_inside_the_checkout),
 		T(test_sentry_guards_nested_repositories),
+		T(test_sentry_release_moves_agent_packs_into_the_repository),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T
