@@ -371,6 +371,10 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		lz_strv_free(merged);
 		if (r < 0)
 			return -1;
+		if (r == 1 && img == NULL)
+			return lz_err_set(err, EBUSY, "the overlays of domain %s are in use but "
+			    "their image record is gone: stop the sandbox ('lazaret stop'), then "
+			    "start again", a->hash);
 		same_image = r == 1;
 	}
 	if (!same_image) {
