@@ -36,9 +36,8 @@
  * (which is opaque): enough to tell "between sequences" from "inside one". */
 enum term_scan {
 	SCAN_GROUND,
-	SCAN_ESC,		/* after ESC */
-	SCAN_ESC_INTER,		/* ESC and intermediates (ESC ( B, ESC # 6) */
-	SCAN_CSI,		/* ESC [ params/intermediates */
+	SCAN_ESC,		/* after ESC, and its intermediates (ESC ( B) */
+	SCAN_CSI,		/* ESC [ leader, parameters, intermediates */
 	SCAN_STRING,		/* OSC/DCS/APC/PM/SOS body */
 	SCAN_STRING_ESC,	/* ESC inside a string: ST if '\\' follows */
 };
@@ -66,7 +65,10 @@ struct term {
 	int csi_seps;			/* ';' and ':' in the current CSI */
 	bool csi_drop;			/* dropping its excess parameters */
 	bool csi_plain;			/* no leader or intermediate byte so far */
+	int csi_phase;			/* 0 leader, 1 arguments, 2 intermediates */
 	uint32_t cp;			/* UTF-8 code point being decoded */
+	unsigned char u8buf[6];		/* its bytes held back from libvterm */
+	size_t u8len;
 	uint32_t last_cp;		/* last character printed */
 	VTermScreenCell blank;
 };
@@ -343,96 +345,132 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 {
 	enum term_scan st = t->scan;
 	int left = t->utf8_left;
-	size_t run = 0;
+	size_t run = 0, seq_start = SIZE_MAX;	/* SIZE_MAX: began in an earlier call */
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = p[i];
 
-		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
-			if (c < 0x80) {
-				left = 0;
-				t->last_cp = c;
-			} else if (c < 0xc0) {
+		if (left > 0) {
+			if (c >= 0x80 && c < 0xc0) {
 				t->cp = t->cp << 6 | (c & 0x3f);
-				if (left > 0 && --left == 0)
+				if (--left == 0) {
+					/* Complete: what an earlier call held back goes first. */
+					feed_run(t, t->u8buf, t->u8len);
+					t->u8len = 0;
 					t->last_cp = t->cp;
-				else if (left == 0)
-					t->last_cp = 0xfffd;
-			} else {
-				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : 0;
-				t->cp = c & (0x3f >> left);
-				t->last_cp = 0xfffd;	/* until it completes */
+				}
+				continue;
+			}
+			/* Broken: libvterm never sees it (its decoder would keep the
+			 * half sequence and later write past its code point array). */
+			if (seq_start != SIZE_MAX)
+				feed_run(t, p + run, seq_start - run);
+			feed_run(t, (const unsigned char *)"\xef\xbf\xbd", 3);
+			t->u8len = 0;
+			t->last_cp = 0xfffd;
+			run = i;
+			left = 0;
+		}
+		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
+			if (c < 0x80)
+				t->last_cp = c;
+			else if (c < 0xc0 || c >= 0xfe)
+				t->last_cp = 0xfffd;	/* libvterm shows U+FFFD */
+			else {
+				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : c < 0xfc ? 4 : 5;
+				t->cp = c & (0x3fu >> left);
+				seq_start = i;
 			}
 			continue;
 		}
+		if (c == 0x00 || c == 0x7f)
+			continue;		/* libvterm skips NUL and DEL everywhere */
 		if (c == 0x18 || c == 0x1a) {	/* CAN/SUB abort any sequence */
 			st = SCAN_GROUND;
-			left = 0;
 			continue;
 		}
 		if (c == 0x1b) {
 			st = st == SCAN_STRING ? SCAN_STRING_ESC : SCAN_ESC;
-			left = 0;
 			continue;
 		}
+		if (c < 0x20 && !(c == 0x07 && st == SCAN_STRING))
+			continue;		/* other C0: run, the sequence goes on */
 		switch (st) {
 		case SCAN_GROUND:
-			left = 0;
 			break;
+		case SCAN_STRING_ESC:
+			if (c == '\\') {
+				st = SCAN_GROUND;
+				break;
+			}
+			st = SCAN_ESC;
+			/* c continues a new escape sequence */
+			__attribute__((fallthrough));
 		case SCAN_ESC:
+			/* as libvterm: '[' 'P' ']' even after intermediates */
 			if (c == '[') {
 				st = SCAN_CSI;
+				t->csi_phase = 0;
 				t->csi_seps = 0;
 				t->csi_drop = false;
 				t->csi_plain = true;
-			}
-			else if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')
+			} else if (c == 'P' || c == ']')
 				st = SCAN_STRING;
 			else if (c >= 0x20 && c <= 0x2f)
-				st = SCAN_ESC_INTER;
-			else if (c >= 0x30)
-				st = SCAN_GROUND;
-			break;
-		case SCAN_ESC_INTER:
-			if (c >= 0x30)
+				;		/* intermediate */
+			else if (c >= 0x30 && c <= 0x7e)
 				st = SCAN_GROUND;
 			break;
 		case SCAN_CSI:
-			if (c >= 0x40 && c <= 0x7e) {
-				st = SCAN_GROUND;
-				if (c == 'b' && t->csi_plain && !rep_safe(t->last_cp)) {
-					feed_run(t, p + run, i - run);
-					feed_run(t, (const unsigned char *)"N", 1);
-					run = i + 1;
+			/* Phases as libvterm's parser: leader, arguments, intermediates. */
+			if (t->csi_phase == 0) {
+				if (c >= 0x3c && c <= 0x3f) {
+					t->csi_plain = false;
+					break;
 				}
-			} else if (c < 0x30 || c > 0x3b)
+				t->csi_phase = 1;
+			}
+			if (t->csi_phase == 1) {
+				if ((c >= '0' && c <= '9') || c == ':' || c == ';') {
+					if (!t->csi_drop && c >= ':' && ++t->csi_seps >= TERM_CSI_ARGS)
+						t->csi_drop = true;
+					if (t->csi_drop) {
+						feed_run(t, p + run, i - run);
+						run = i + 1;
+					}
+					break;
+				}
+				t->csi_phase = 2;
+			}
+			if (c >= 0x20 && c <= 0x2f) {
 				t->csi_plain = false;
-			else if (c >= 0x30 && c <= 0x3b) {
-				if (!t->csi_drop && (c == ';' || c == ':') && ++t->csi_seps >= TERM_CSI_ARGS)
-					t->csi_drop = true;
-				if (t->csi_drop) {
-					feed_run(t, p + run, i - run);
-					run = i + 1;
-				}
+				break;
+			}
+			st = SCAN_GROUND;	/* a final byte, or an invalid one */
+			if (c == 'b' && t->csi_plain && !rep_safe(t->last_cp)) {
+				feed_run(t, p + run, i - run);
+				feed_run(t, (const unsigned char *)"N", 1);
+				run = i + 1;
 			}
 			break;
 		case SCAN_STRING:
 			if (c == 0x07)
 				st = SCAN_GROUND;
 			break;
-		case SCAN_STRING_ESC:
-			/* ST ends the string; ESC and anything else ends it and
-			 * starts a new escape sequence, which c continues. */
-			st = SCAN_ESC;
-			if (c != '\\')
-				i--;
-			else
-				st = SCAN_GROUND;
-			break;
 		}
 	}
 	t->scan = st;
 	t->utf8_left = left;
+	if (left > 0) {
+		/* Hold the unfinished character back until it completes. */
+		size_t from = seq_start != SIZE_MAX ? seq_start : run;
+
+		feed_run(t, p + run, from - run);
+		LZ_ASSERT(t->u8len + (len - from) <= sizeof(t->u8buf));
+		memcpy(t->u8buf + t->u8len, p + from, len - from);
+		t->u8len += len - from;
+		return;
+	}
 	feed_run(t, p + run, len - run);
 }
 

@@ -384,6 +384,10 @@ test_term_csi_with_too_many_parameters_is_cut_not_overflowed(void **state)
 	feed(t, seq);
 	strcpy(seq, "\x1b[1:::::::::::::::::::::::::::::::2mY\x1b[m");
 	feed(t, seq);
+	/* libvterm starts a CSI at ESC [ even after ESC intermediates, and a
+	 * NUL or a control inside does not end it. */
+	strcpy(seq, "\x1b,[;;;;;;;;;;;;;;;;;;;;;;;;m\x1b[?\x01;;;;;;;;;\x7f;;;;;;;;;;;;;h");
+	feed(t, seq);
 	assert_int_equal(term_resize(t, 19, 79, &err), 0);
 	feed(t, "\r\nok");
 	assert_row(t, 1, "ok");
@@ -393,6 +397,32 @@ test_term_csi_with_too_many_parameters_is_cut_not_overflowed(void **state)
 	assert_int_equal(c.chars[0], 'Z');
 	assert_int_equal(c.attrs.bold, 1);
 	assert_int_equal(c.fg.indexed.idx, 1);
+	term_free(t);
+}
+
+static void
+test_term_utf8_split_across_writes_and_broken_sequences(void **state)
+{
+	struct term *t = mk(24, 80);
+	const char *kanji = "\xe6\xbc\xa2";
+
+	(void)state;
+	/* One character per write, byte by byte: reassembled. */
+	for (int i = 0; i < 3; i++) {
+		term_feed(t, kanji + i, 1);
+		assert_int_equal(term_idle(t), i == 2);
+	}
+	assert_row(t, 0, kanji);
+	/* A lead byte cut off by ASCII, a control or another lead: one U+FFFD
+	 * each (libvterm 0.1.4 would keep the half sequence across writes and
+	 * write past its code point array; fuzz-term with an instrumented
+	 * libvterm finds that). */
+	feed(t, "\r\n\xe6");
+	feed(t, "a");
+	feed(t, "\xe6\xbc\r\n\xc3\xe6\xbc\xa2!");
+	assert_row(t, 0, kanji);
+	assert_row(t, 1, "\xef\xbf\xbd" "a\xef\xbf\xbd");
+	assert_row(t, 2, "\xef\xbf\xbd\xe6\xbc\xa2!");
 	term_free(t);
 }
 
@@ -520,6 +550,7 @@ main(void)
 		cmocka_unit_test(test_term_rep_before_any_text_does_not_hang),
 		cmocka_unit_test(test_term_one_huge_write_does_not_overflow_the_stack),
 		cmocka_unit_test(test_term_csi_with_too_many_parameters_is_cut_not_overflowed),
+		cmocka_unit_test(test_term_utf8_split_across_writes_and_broken_sequences),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
