@@ -11,7 +11,11 @@
  * libvterm 0.1.4 traps worked around here (each found by tests/fuzz/fuzz-term,
  * each with a unit test that fails without the fix):
  *   - a CSI with more than 16 parameters writes past libvterm's array:
- *     feed_scan drops the excess parameter bytes;
+ *     feed_scan drops the excess parameter bytes (and digits beyond 9 in
+ *     one parameter, which overflow a long);
+ *   - a UTF-8 character left half-way across writes or cut by a control
+ *     makes the decoder write past its array: feed_scan holds unfinished
+ *     characters back and feeds U+FFFD for broken ones;
  *   - one big write puts 4 bytes per input byte on the stack: feed_run
  *     slices writes to 16 KiB;
  *   - REP (CSI b) after a zero-width glyph, or before any printed
@@ -66,6 +70,7 @@ struct term {
 	bool csi_drop;			/* dropping its excess parameters */
 	bool csi_plain;			/* no leader or intermediate byte so far */
 	int csi_phase;			/* 0 leader, 1 arguments, 2 intermediates */
+	int csi_digits;			/* digits in the current parameter */
 	uint32_t cp;			/* UTF-8 code point being decoded */
 	unsigned char u8buf[6];		/* its bytes held back from libvterm */
 	size_t u8len;
@@ -412,6 +417,7 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 				st = SCAN_CSI;
 				t->csi_phase = 0;
 				t->csi_seps = 0;
+				t->csi_digits = 0;
 				t->csi_drop = false;
 				t->csi_plain = true;
 			} else if (c == 'P' || c == ']')
@@ -432,9 +438,15 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 			}
 			if (t->csi_phase == 1) {
 				if ((c >= '0' && c <= '9') || c == ':' || c == ';') {
+					bool drop_digit = false;
+
 					if (!t->csi_drop && c >= ':' && ++t->csi_seps >= TERM_CSI_ARGS)
 						t->csi_drop = true;
-					if (t->csi_drop) {
+					if (c >= ':')
+						t->csi_digits = 0;
+					else	/* more would overflow libvterm's long (UB) */
+						drop_digit = ++t->csi_digits > 9;
+					if (t->csi_drop || drop_digit) {
 						feed_run(t, p + run, i - run);
 						run = i + 1;
 					}

@@ -391,6 +391,10 @@ test_term_csi_with_too_many_parameters_is_cut_not_overflowed(void **state)
 	assert_int_equal(term_resize(t, 19, 79, &err), 0);
 	feed(t, "\r\nok");
 	assert_row(t, 1, "ok");
+	/* A 30-digit count is cut to 9 digits, not overflowed. */
+	feed(t, "\x1b[H\x1b[999999999999999999999999999999Cx");
+	assert_true(term_cell(t, 0, 78, &c));
+	assert_int_equal(c.chars[0], 'x');
 	/* Up to 16 parameters still work: bold from the first, red from the 16th. */
 	feed(t, "\x1b[H\x1b[1;0;0;0;0;0;0;0;0;0;0;0;0;0;1;31mZ");
 	assert_true(term_cell(t, 0, 0, &c));
