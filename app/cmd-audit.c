@@ -1,0 +1,130 @@
+/* cmd-audit.c - lazaret audit: the domain's hash-chained audit trail. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "audit-text.h"
+#include "cli.h"
+#include "client.h"
+#include "cmd-audit.h"
+#include "esc-ctl.h"
+#include "store.h"
+
+#define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json] [--verify]"
+
+/* Through the running coordinator (it holds the store exclusively). */
+static int
+audit_via_coordinator(struct client *cl, uint8_t flags, char **text, int *code, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+	uint32_t c;
+
+	esc_ctl_encode_audit_req(&b, flags);
+	if (client_request(cl, &b, ESC_CTL_AUDIT, 60000, &h, &p, err) < 0)
+		return -1;
+	if (esc_ctl_decode_audit(p, h.length, &c, text, err) < 0)
+		return -1;
+	*code = (int)c;
+	return 0;
+}
+
+/* No coordinator runs: open state.db ourselves. */
+static int
+audit_direct(const struct anchor *a, uint8_t flags, char **text, int *code, lz_err_t *err)
+{
+	struct store *st = NULL;
+	int ret;
+
+	if (access(a->state_db, F_OK) < 0)
+		return lz_err_sys(err, errno, "no audit trail for domain %s (%s)", a->hash,
+		    a->state_db);
+	if (store_open(a->state_db, &st, err) < 0)
+		return -1;
+	ret = audit_text_render(st, flags, text, code, err);
+	store_close(st);
+	return ret;
+}
+
+int
+cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verify", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *profile = NULL, *workspace = NULL;
+	struct client *cl = NULL;
+	struct cfg *cfg = NULL;
+	struct anchor *a = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char *text = NULL;
+	uint8_t flags = 0;
+	int c, rc = 1, code = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': profile = optarg; break;
+		case 'w': workspace = optarg; break;
+		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
+		case 'j': flags |= ESC_CTL_AUDIT_JSON; break;
+		case 'v': flags |= ESC_CTL_AUDIT_VERIFY; break;
+		case 'h':
+			printf("usage: %s\n\n"
+			    "Print the domain's audit trail: escalation requests, refusals (with\n"
+			    "the reason), decisions (who, when, what was edited) and results (exit\n"
+			    "status, duration, output size). Read through the running coordinator,\n"
+			    "or from state.db when none runs.\n\n"
+			    "  -p, --profile P      agent profile (default: \"default\")\n"
+			    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+			    "  --json               one JSON object per row\n"
+			    "  --verify             check the hash chain: 'audit trail intact (N rows)',\n"
+			    "                       or 'audit trail broken at row N: why' and exit 1\n",
+			    AUDIT_USAGE);
+			return 0;
+		default:
+			return cli_usage_error("audit", AUDIT_USAGE, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("audit", AUDIT_USAGE, "unexpected argument '%s'",
+		    argv[optind]);
+	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
+	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (client_connect(a, NULL, &cl, &err) == 0) {
+		if (audit_via_coordinator(cl, flags, &text, &code, &err) < 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	} else if (err.code == ENOENT || err.code == ECONNREFUSED) {
+		lz_err_clear(&err);
+		if (audit_direct(a, flags, &text, &code, &err) < 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	} else {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	fputs(text, stdout);
+	rc = code;
+out:
+	free(text);
+	client_free(cl);
+	anchor_free(a);
+	cfg_free(cfg);
+	return rc;
+}

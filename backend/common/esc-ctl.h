@@ -1,0 +1,91 @@
+/* esc-ctl.h - the escalation messages of the control protocol (proto.h's
+ * range 110..119; 100..103 are the escalation socket's own frames).
+ *
+ *	ESC_NEW_SESSION	c->s  NEW_SESSION with a Session Anchor: session id
+ *			(16), client public key (32), string LAZARET_CRED value,
+ *			then a NEW_SESSION payload (proto.h) unchanged.
+ *	ESC_PROMPT	s->c  a verified request to decide: u32 session, u32 ticket,
+ *			strings request_id, profile, justification, cwd, command,
+ *			reason (why it is not auto-approved).
+ *	ESC_DECISION	c->s  u32 ticket, u8 action (enum esc_ctl_action), string
+ *			edited command ("" unless EDIT).
+ *	ESC_WITHDRAWN	s->c  u32 ticket: decided elsewhere or timed out.
+ * Pure: no I/O. Decoders accept exactly the layout.
+ */
+#ifndef LZ_ESC_CTL_H
+#define LZ_ESC_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "proto.h"
+
+#define ESC_CTL_NEW_SESSION	110
+#define ESC_CTL_PROMPT		111
+#define ESC_CTL_DECISION	112
+#define ESC_CTL_WITHDRAWN	113
+#define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
+#define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
+
+#define ESC_CTL_AUDIT_JSON	0x1
+#define ESC_CTL_AUDIT_VERIFY	0x2
+
+enum esc_ctl_action {
+	ESC_CTL_APPROVE = 0,
+	ESC_CTL_DENY = 1,
+	ESC_CTL_EDIT = 2,	/* approve the edited command instead */
+	ESC_CTL_QUIT = 3,	/* deny and shut the domain down */
+};
+
+struct esc_ctl_anchor {
+	uint8_t session_id[16];
+	uint8_t pk[32];
+	char *cred_env;		/* owned: the LAZARET_CRED value for the exec env */
+};
+
+struct esc_ctl_prompt {
+	uint32_t session;	/* control-protocol session number */
+	uint32_t ticket;
+	char *request_id, *profile, *justification, *cwd, *command, *reason;	/* owned */
+};
+
+struct esc_ctl_decision {
+	uint32_t ticket;
+	enum esc_ctl_action action;
+	char *command;		/* owned; "" unless EDIT */
+};
+
+void esc_ctl_encode_new_session(struct proto_buf *b, const struct esc_ctl_anchor *a,
+    const struct proto_new_session *ns);
+/* ns_payload, ns_len: the embedded NEW_SESSION payload (points into p). */
+int esc_ctl_decode_new_session(const uint8_t *p, size_t len, struct esc_ctl_anchor *a,
+    const uint8_t **ns_payload, size_t *ns_len, lz_err_t *err);
+void esc_ctl_anchor_clear(struct esc_ctl_anchor *);
+
+void esc_ctl_encode_prompt(struct proto_buf *b, const struct esc_ctl_prompt *);
+int esc_ctl_decode_prompt(const uint8_t *p, size_t len, struct esc_ctl_prompt *out,
+    lz_err_t *err);
+void esc_ctl_prompt_clear(struct esc_ctl_prompt *);
+
+void esc_ctl_encode_decision(struct proto_buf *b, const struct esc_ctl_decision *);
+int esc_ctl_decode_decision(const uint8_t *p, size_t len, struct esc_ctl_decision *out,
+    lz_err_t *err);
+void esc_ctl_decision_clear(struct esc_ctl_decision *);
+
+void esc_ctl_encode_withdrawn(struct proto_buf *b, uint32_t ticket);
+
+void esc_ctl_encode_audit_req(struct proto_buf *b, uint8_t flags);
+int esc_ctl_decode_audit_req(const uint8_t *p, size_t len, uint8_t *flags, lz_err_t *err);
+/* text is cut to fit one frame. */
+void esc_ctl_encode_audit(struct proto_buf *b, uint32_t code, const char *text);
+int esc_ctl_decode_audit(const uint8_t *p, size_t len, uint32_t *code, char **text,
+    lz_err_t *err);
+
+/* Append n raw bytes to b. */
+void esc_ctl_append(struct proto_buf *b, const void *d, size_t n);
+
+/* "approve", "deny", "edit", "quit". */
+const char *esc_ctl_action_name(enum esc_ctl_action);
+
+#endif

@@ -1,0 +1,399 @@
+/* esc-coord.c - Host Escalation in the coordinator (see esc-coord.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "esc-coord.h"
+#include "esc-server.h"
+#include "policy.h"
+#include "strv.h"
+#include "trust.h"
+#include "xmalloc.h"
+
+#define ESC_COORD_CA_LIFETIME	(30 * 24 * 3600)
+#define ESC_COORD_CERT_LIFETIME	(7 * 24 * 3600)
+
+struct esc_coord {
+	struct esc_coord_opts o;
+	struct trust_ca *ca;
+	struct policy *policy;
+	struct esc_server *srv;
+	char *tls_dir, *esc_bin, *exec_path, *home;
+	bool closed;
+};
+
+static void
+esc_coord_log(struct esc_coord *ec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+esc_coord_log(struct esc_coord *ec, const char *fmt, ...)
+{
+	va_list ap;
+	char *m = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (m != NULL && ec->o.log_cb != NULL)
+		ec->o.log_cb(m, ec->o.arg);
+	free(m);
+}
+
+static const char *const esc_coord_tls_files[] = { "ca.pem", "cert.pem", "key.pem" };
+
+static int
+esc_coord_write(const char *dir, const char *name, const char *text, lz_err_t *err)
+{
+	char *p = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s/.%s.tmp", dir, name);
+	size_t n = strlen(text);
+	int fd, ret = -1;
+
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		lz_err_sys(err, errno, "cannot create %s", tmp);
+		goto out;
+	}
+	if (write(fd, text, n) != (ssize_t)n || fsync(fd) < 0) {
+		lz_err_sys(err, errno, "cannot write %s", tmp);
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	/* Rename: a running sandbox that mounts the directory sees the new file. */
+	if (rename(tmp, p) < 0) {
+		lz_err_sys(err, errno, "cannot rename %s", tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(p);
+	free(tmp);
+	return ret;
+}
+
+/* A 0700 directory of ours on tmpfs: the key must never reach a disk. */
+static int
+esc_coord_tls_dir(struct esc_coord *ec, lz_err_t *err)
+{
+	const char *sock = ec->o.a->esc_socket;
+	char *sdir = xstrndup(sock, (size_t)(strrchr(sock, '/') - sock)), *base = NULL;
+	struct statfs fs;
+	int ret = -1;
+
+	if (statfs(sdir, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+		base = xstrdup(sdir);
+	else {
+		base = xasprintf("/dev/shm/lazaret-%ld", (long)getuid());
+		if (statfs("/dev/shm", &fs) < 0 || fs.f_type != TMPFS_MAGIC) {
+			lz_err_set(err, ENOTSUP, "no memory-backed directory for the sandbox's TLS "
+			    "key: %s is not tmpfs and /dev/shm is missing", sdir);
+			goto out;
+		}
+		if (ctl_server_dir_check(base, true, err) < 0)
+			goto out;
+	}
+	ec->tls_dir = xasprintf("%s/%s.tls", base, ec->o.a->hash);
+	if (ctl_server_dir_check(ec->tls_dir, true, err) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(base);
+	free(sdir);
+	return ret;
+}
+
+static void
+esc_coord_remove_tls(struct esc_coord *ec)
+{
+	size_t i;
+
+	if (ec->tls_dir == NULL)
+		return;
+	for (i = 0; i < 3; i++) {
+		char *p = xasprintf("%s/%s", ec->tls_dir, esc_coord_tls_files[i]);
+
+		(void)unlink(p);
+		free(p);
+	}
+	(void)rmdir(ec->tls_dir);
+}
+
+static void
+esc_coord_prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
+{
+	struct esc_coord *ec = arg;
+	struct esc_ctl_prompt q;
+	struct proto_buf b = { NULL, 0, 0 };
+
+	(void)s;
+	memset(&q, 0, sizeof q);
+	q.ticket = r->ticket;
+	q.request_id = (char *)r->request_id;
+	q.profile = (char *)ec->o.a->profile;
+	q.justification = (char *)r->justification;
+	q.cwd = (char *)r->cwd;
+	q.command = (char *)r->command;
+	q.reason = (char *)(r->reason != NULL ? r->reason : "");
+	esc_ctl_encode_prompt(&b, &q);
+	esc_coord_log(ec, "escalation %.8s of session %.8s waits: %s", r->request_id,
+	    r->session_id, q.reason);
+	ec->o.route_cb(r->session_id, &b, ec->o.arg);
+	proto_buf_clear(&b);
+}
+
+static void
+esc_coord_withdraw_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
+{
+	struct esc_coord *ec = arg;
+	struct proto_buf b = { NULL, 0, 0 };
+
+	(void)s;
+	esc_ctl_encode_withdrawn(&b, r->ticket);
+	ec->o.route_cb(r->session_id, &b, ec->o.arg);
+	proto_buf_clear(&b);
+}
+
+static void
+esc_coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
+{
+	struct esc_coord *ec = arg;
+
+	(void)seq;
+	if (status < 0 && ec != NULL)
+		esc_coord_log(ec, "audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
+}
+
+void
+esc_coord_audit(struct esc_coord *ec, const char *kind, const char *actor,
+    const char *session_id, const char *request_id, const char *detail)
+{
+	struct audit_rec rec = { 0, kind, actor, session_id, request_id, detail };
+
+	esc_coord_log(ec, "audit %s %s", kind, detail != NULL ? detail : "");
+	if (ec->o.store != NULL)
+		audit_submit(ec->o.loop, ec->o.store, &rec, esc_coord_audit_done, ec);
+}
+
+static void
+esc_coord_audit_cb(const char *kind, const char *actor, const char *session_id,
+    const char *request_id, const char *detail, void *arg)
+{
+	esc_coord_audit(arg, kind, actor, session_id, request_id, detail);
+}
+
+static void
+esc_coord_quit_cb(void *arg)
+{
+	struct esc_coord *ec = arg;
+
+	ec->o.quit_cb(ec->o.arg);
+}
+
+int
+esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *err)
+{
+	static const struct esc_server_cbs cbs = {
+		esc_coord_prompt_cb, esc_coord_withdraw_cb, esc_coord_audit_cb, esc_coord_quit_cb,
+	};
+	struct esc_coord *ec = xcalloc(1, sizeof *ec);
+	struct esc_server_opts so;
+	struct trust_cert cert = { NULL, NULL };
+	char self[PATH_MAX], *ca_pem = NULL, *slash;
+	const char *t = getenv(ESC_COORD_TIMEOUT_ENV), *path = getenv("PATH"), *home;
+	ssize_t n;
+	long timeout_s = 0;
+
+	ec->o = *o;
+	trust_init();
+	/* lazaret-escalate is built next to lazaret. */
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) {
+		lz_err_sys(err, errno, "readlink /proc/self/exe");
+		goto fail;
+	}
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	ec->esc_bin = xasprintf("%s/lazaret-escalate", self);
+	if (access(ec->esc_bin, X_OK) < 0) {
+		lz_err_sys(err, errno, "%s (the sandbox's escalation client) is missing: build it "
+		    "with 'make' or set escalation.enabled: false", ec->esc_bin);
+		goto fail;
+	}
+	ec->exec_path = xstrdup(path != NULL && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin");
+	home = getenv("HOME");
+	ec->home = xstrdup(home != NULL && *home == '/' ? home : "/");
+	if (policy_new(o->cfg->esc_auto_approve, o->cfg->n_esc_auto_approve, ec->exec_path,
+	    &ec->policy, err) < 0) {
+		lz_err_wrap(err, "escalation.auto_approve");
+		goto fail;
+	}
+	if (t != NULL && *t != '\0') {
+		char *end;
+
+		errno = 0;
+		timeout_s = strtol(t, &end, 10);
+		if (errno != 0 || *end != '\0' || timeout_s <= 0 || timeout_s > 86400) {
+			lz_err_set(err, EINVAL, "%s=%s: expected seconds (1..86400)",
+			    ESC_COORD_TIMEOUT_ENV, t);
+			goto fail;
+		}
+	}
+	if (trust_ca_new(ESC_COORD_CA_LIFETIME, &ec->ca, err) < 0 ||
+	    trust_issue_client(ec->ca, o->a->profile, o->a->hash, ESC_COORD_CERT_LIFETIME, &cert,
+	    err) < 0)
+		goto fail;
+	if (esc_coord_tls_dir(ec, err) < 0)
+		goto fail;
+	ca_pem = trust_ca_cert_pem(ec->ca);
+	if (esc_coord_write(ec->tls_dir, "ca.pem", ca_pem, err) < 0 ||
+	    esc_coord_write(ec->tls_dir, "cert.pem", cert.cert_pem, err) < 0 ||
+	    esc_coord_write(ec->tls_dir, "key.pem", cert.key_pem, err) < 0)
+		goto fail;
+	memset(&so, 0, sizeof so);
+	so.path = o->a->esc_socket;
+	so.profile = o->a->profile;
+	so.sandbox_id = o->a->hash;
+	so.ca = ec->ca;
+	so.policy = ec->policy;
+	so.host_workspace = o->host_workspace;
+	so.exec_path = ec->exec_path;
+	so.exec_home = ec->home;
+	so.timeout_ms = (int)timeout_s * 1000;
+	if (esc_server_new(o->loop, &so, &cbs, ec, &ec->srv, err) < 0)
+		goto fail;
+	esc_coord_log(ec, "escalation socket %s (TLS files in %s, decisions time out after %ld s)",
+	    so.path, ec->tls_dir, timeout_s > 0 ? timeout_s : ESC_SERVER_TIMEOUT_MS / 1000);
+	trust_cert_clear(&cert);
+	free(ca_pem);
+	*out = ec;
+	return 0;
+fail:
+	trust_cert_clear(&cert);
+	free(ca_pem);
+	ec->closed = true;
+	esc_coord_free(ec);
+	return -1;
+}
+
+static void
+esc_coord_add_mount(struct drv_spec *sp, enum drv_mount_type type, const char *src,
+    const char *dst, bool ro)
+{
+	struct drv_mount *m;
+
+	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
+	m = &sp->mounts[sp->n_mounts++];
+	memset(m, 0, sizeof *m);
+	m->type = type;
+	m->src = xstrdup(src);
+	m->dst = xstrdup(dst);
+	m->ro = ro;
+}
+
+int
+esc_coord_spec(struct esc_coord *ec, struct drv_spec *sp, lz_err_t *err)
+{
+	(void)err;
+	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->tls_dir, ESC_COORD_TLS_DST, true);
+	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->o.a->esc_socket, ESC_COORD_SOCK_DST, false);
+	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->esc_bin, ESC_COORD_BIN_DST, true);
+	sp->runtime_flags = xreallocarray(sp->runtime_flags, sp->n_runtime_flags + 1,
+	    sizeof *sp->runtime_flags);
+	sp->runtime_flags[sp->n_runtime_flags++] = xstrdup("host-uds=open");
+	return 0;
+}
+
+int
+esc_coord_session(struct esc_coord *ec, const struct esc_ctl_anchor *anc, char ***env,
+    lz_err_t *err)
+{
+	if (esc_server_register(ec->srv, anc->session_id, anc->pk, err) < 0)
+		return -1;
+	lz_strv_pushf(env, "LAZARET_CRED=%s", anc->cred_env);
+	return 0;
+}
+
+void
+esc_coord_session_end(struct esc_coord *ec, const char *uuid)
+{
+	if (ec != NULL && !ec->closed)
+		esc_server_unregister(ec->srv, uuid);
+}
+
+void
+esc_coord_attach(struct esc_coord *ec, const char *uuid)
+{
+	if (ec != NULL && !ec->closed)
+		esc_server_pending(ec->srv, uuid);
+}
+
+void
+esc_coord_decision(struct esc_coord *ec, struct ctl_server_client *cl, const uint8_t *p,
+    size_t len)
+{
+	struct esc_ctl_decision d;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *uuid;
+	char *actor;
+
+	if (esc_ctl_decode_decision(p, len, &d, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	/* Late decisions (timed out, decided by another client) are only logged:
+	 * an ERROR frame would end the client's session. */
+	if (ec->closed || (uuid = esc_server_ticket_session(ec->srv, d.ticket)) == NULL) {
+		esc_coord_log(ec, "client %u: decision on ticket %u comes too late", cl->id,
+		    d.ticket);
+		goto out;
+	}
+	if (!ec->o.attached_cb(uuid, cl, ec->o.arg)) {
+		esc_coord_log(ec, "client %u is not attached to session %.8s: decision on ticket "
+		    "%u ignored", cl->id, uuid, d.ticket);
+		goto out;
+	}
+	actor = xasprintf("uid %ld pid %ld", (long)cl->uid, (long)cl->pid);
+	if (esc_server_decide(ec->srv, d.ticket, d.action, d.command, actor, &err) < 0)
+		esc_coord_log(ec, "%s", err.msg);
+	free(actor);
+out:
+	lz_err_clear(&err);
+	esc_ctl_decision_clear(&d);
+}
+
+void
+esc_coord_close(struct esc_coord *ec)
+{
+	if (ec == NULL || ec->closed)
+		return;
+	ec->closed = true;
+	esc_server_close(ec->srv);
+}
+
+void
+esc_coord_free(struct esc_coord *ec)
+{
+	if (ec == NULL)
+		return;
+	if (!ec->closed && ec->srv != NULL)
+		esc_server_close(ec->srv);
+	esc_coord_remove_tls(ec);
+	free(ec->tls_dir);
+	policy_free(ec->policy);
+	trust_ca_free(ec->ca);
+	free(ec->esc_bin);
+	free(ec->exec_path);
+	free(ec->home);
+	free(ec);
+}

@@ -1,0 +1,74 @@
+/* esc-coord.h - Host Escalation inside the Session Coordinator: the glue
+ * between coord.c and esc-server.c, so the coordinator keeps only hooks.
+ *
+ * At start: the Trust Anchor CA (in memory), the sandbox's client
+ * certificate written with the CA certificate into a 0700 memory-backed
+ * directory (<socket_dir>/<H>.tls when socket_dir is tmpfs, else
+ * /dev/shm/lazaret-<uid>/<H>.tls), the policy from escalation.auto_approve,
+ * and the listener on <socket_dir>/<H>.esc. For the container: those files
+ * read-only at /run/lazaret/tls, the socket alone at
+ * /run/lazaret/escalate.sock (runsc host-uds=open), and lazaret-escalate
+ * (found next to the running lazaret binary) read-only at
+ * /usr/local/bin/lazaret-escalate. Per session: the Session Anchor's public
+ * key registered and LAZARET_CRED for its exec environment. Prompts go to
+ * the clients attached to the request's session (route_cb); decisions come
+ * back from them only.
+ */
+#ifndef LZ_ESC_COORD_H
+#define LZ_ESC_COORD_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+#include "anchor.h"
+#include "config.h"
+#include "ctl-server.h"
+#include "driver.h"
+#include "err.h"
+#include "esc-ctl.h"
+#include "store.h"
+
+#define ESC_COORD_TLS_DST	"/run/lazaret/tls"
+#define ESC_COORD_SOCK_DST	"/run/lazaret/escalate.sock"
+#define ESC_COORD_BIN_DST	"/usr/local/bin/lazaret-escalate"
+#define ESC_COORD_TIMEOUT_ENV	"LAZARET_ESC_TIMEOUT"	/* seconds; default 120 */
+
+struct esc_coord;
+
+struct esc_coord_opts {
+	uv_loop_t *loop;
+	const struct anchor *a;
+	const struct cfg *cfg;
+	struct store *store;		/* audit trail; may be NULL */
+	const char *host_workspace;	/* the directory mounted at /workspace */
+	/* Send the frames in b to every client attached to session uuid (b emptied). */
+	void (*route_cb)(const char *uuid, struct proto_buf *b, void *arg);
+	/* Is cl attached to session uuid? */
+	bool (*attached_cb)(const char *uuid, struct ctl_server_client *cl, void *arg);
+	/* [Q]uit: shut the domain down. */
+	void (*quit_cb)(void *arg);
+	void (*log_cb)(const char *msg, void *arg);
+	void *arg;
+};
+
+int esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *err);
+/* Add the mounts and the runtime flag to the sandbox's spec. */
+int esc_coord_spec(struct esc_coord *, struct drv_spec *sp, lz_err_t *err);
+/* A session with a Session Anchor: register its key; push LAZARET_CRED on *env. */
+int esc_coord_session(struct esc_coord *, const struct esc_ctl_anchor *anc, char ***env,
+    lz_err_t *err);
+void esc_coord_session_end(struct esc_coord *, const char *uuid);
+/* A client attached to uuid: show it what waits. */
+void esc_coord_attach(struct esc_coord *, const char *uuid);
+/* ESC_DECISION from cl. */
+void esc_coord_decision(struct esc_coord *, struct ctl_server_client *cl, const uint8_t *p,
+    size_t len);
+/* Record an audit row (from the loop thread). */
+void esc_coord_audit(struct esc_coord *, const char *kind, const char *actor,
+    const char *session_id, const char *request_id, const char *detail);
+/* In the loop's shutdown: close the listener and its connections. */
+void esc_coord_close(struct esc_coord *);
+/* After the loop ran out: remove the TLS files, free. NULL is a no-op. */
+void esc_coord_free(struct esc_coord *);
+
+#endif

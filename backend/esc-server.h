@@ -1,0 +1,91 @@
+/* esc-server.h - the escalation socket <socket_dir>/<H>.esc (spec 5.x,
+ * docs/escalation.md): TLS 1.3 mTLS over a UNIX socket, driven by the
+ * coordinator's libuv loop, one request per connection.
+ *
+ * Per connection, in this order: the handshake (trust_handshake_step) and
+ * trust_peer_check (this sandbox's SAN) before a byte of payload is read;
+ * one REQUEST frame (header checked first, so an oversized length is refused
+ * at once); esc_payload_parse; the Session Anchor registered for its
+ * session_id (lz_sign_verify) and the replay window; the cwd mapped into the
+ * host workspace; policy_decide_in. Every refusal before a decision is
+ * answered with RESULT REJECTED and audited with its reason; the server
+ * keeps serving. AUTO_APPROVE runs at once (esc-exec.c); NEEDS_PROMPT is
+ * queued, announced through prompt_cb (the coordinator routes it to the
+ * clients attached to that session) and denied with TIMEOUT when no decision
+ * comes within timeout_ms.
+ */
+#ifndef LZ_ESC_SERVER_H
+#define LZ_ESC_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "err.h"
+#include "esc-ctl.h"
+#include "esc-payload.h"
+#include "policy.h"
+#include "trust.h"
+
+#define ESC_SERVER_TIMEOUT_MS	120000	/* default: no decision -> TIMEOUT */
+#define ESC_SERVER_IO_MS	10000	/* handshake + request, and the final flush */
+
+struct esc_server;
+
+struct esc_server_opts {
+	const char *path;		/* socket path (its directory checked 0700 ours) */
+	const char *profile;		/* the sandbox's SAN: lazaret://profile/sandbox_id */
+	const char *sandbox_id;
+	struct trust_ca *ca;		/* issues the server certificate */
+	const struct policy *policy;
+	const char *host_workspace;	/* what /workspace is on the host */
+	const char *exec_path;		/* PATH for host commands (the policy's) */
+	const char *exec_home;		/* HOME for host commands */
+	int timeout_ms;			/* decision deadline; <= 0: ESC_SERVER_TIMEOUT_MS */
+};
+
+/* What the coordinator sees of a request waiting for a human. */
+struct esc_server_req {
+	uint32_t ticket;
+	char session_id[33];
+	char request_id[33];
+	const char *command, *justification, *cwd, *reason;
+};
+
+struct esc_server_cbs {
+	/* A verified request needs a decision (also for esc_server_pending). */
+	void (*prompt_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
+	/* It no longer does (decided, timed out, its sandbox side went away). */
+	void (*withdraw_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
+	/* An audit record: kind "esc.*", detail JSON. May be NULL. */
+	void (*audit_cb)(const char *kind, const char *actor, const char *session_id,
+	    const char *request_id, const char *detail, void *arg);
+	/* The human chose [Q]uit: shut the domain down. */
+	void (*quit_cb)(void *arg);
+};
+
+/* Bind path (a stale socket there is removed: the caller holds the lifetime
+ * lock) under umask 077 and listen. */
+int esc_server_new(uv_loop_t *loop, const struct esc_server_opts *o,
+    const struct esc_server_cbs *cbs, void *arg, struct esc_server **out, lz_err_t *err);
+/* Stop listening, deny what waits, kill what runs, close every handle; the
+ * server is freed once they are closed (run the loop). NULL is a no-op. */
+void esc_server_close(struct esc_server *);
+
+/* The Session Anchor of a session: its client's public key. -1 when the
+ * session id is registered already. */
+int esc_server_register(struct esc_server *, const uint8_t session_id[ESC_ID_LEN],
+    const uint8_t pk[32], lz_err_t *err);
+/* Forget it; its waiting requests are denied ("session ended"). */
+void esc_server_unregister(struct esc_server *, const char *session_id_hex);
+
+/* prompt_cb for every request of session_id_hex still waiting (attach). */
+void esc_server_pending(struct esc_server *, const char *session_id_hex);
+/* The session a waiting ticket belongs to, or NULL. */
+const char *esc_server_ticket_session(struct esc_server *, uint32_t ticket);
+/* Apply a human decision; actor says who ("uid 1000 pid 42"). -1 when no
+ * request waits under that ticket (decided elsewhere or timed out). */
+int esc_server_decide(struct esc_server *, uint32_t ticket, enum esc_ctl_action action,
+    const char *edited, const char *actor, lz_err_t *err);
+
+#endif
