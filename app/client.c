@@ -36,7 +36,10 @@
 #include "client.h"
 #include "coord.h"
 #include "ctl-server.h"
+#include "esc-ctl.h"
 #include "lock.h"
+#include "prompt-run.h"
+#include "sign.h"
 #include "xmalloc.h"
 
 #define CLIENT_LIVE_WAIT_MS	30000	/* an old coordinator tearing down */
@@ -585,6 +588,8 @@ out:
 
 /* The attached session. */
 
+#define CLIENT_CRED_LIFETIME_S	(24 * 3600)	/* the delegated credential */
+
 static void
 client_tty_restore(void)
 {
@@ -667,6 +672,32 @@ client_winsize(uint16_t *rows, uint16_t *cols)
 	}
 }
 
+/* The Session Anchor (DESIGN): this client's ed25519 key signs a delegated
+ * credential for the sandbox; the key itself is wiped once that is done, so
+ * nothing else can ever sign for this session. */
+static int
+client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *ns,
+    lz_err_t *err)
+{
+	struct lz_sign_key k, d;
+	struct lz_sign_cred cred;
+	struct esc_ctl_anchor anc;
+
+	if (lz_sign_init(err) < 0)
+		return -1;
+	memset(&anc, 0, sizeof anc);
+	lz_sign_keypair(&k);
+	lz_sign_random_id(anc.session_id);
+	memcpy(anc.pk, k.pk, sizeof anc.pk);
+	lz_sign_delegate(&k, anc.session_id, time(NULL) + CLIENT_CRED_LIFETIME_S, &cred, &d);
+	anc.cred_env = lz_sign_cred_env(&cred, &d);
+	lz_sign_key_wipe(&k);
+	lz_sign_key_wipe(&d);
+	esc_ctl_encode_new_session(b, &anc, ns);
+	esc_ctl_anchor_clear(&anc);
+	return 0;
+}
+
 /* Create the session; 0 with *id, or -1. */
 static int
 client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *id,
@@ -686,7 +717,8 @@ client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *
 		client_winsize(&ns.rows, &ns.cols);
 	ns.term = (char *)(term != NULL ? term : "");
 	ns.argv = o->argv != NULL ? o->argv : none;
-	proto_encode_new_session(&b, &ns);
+	if (client_anchor_new_session(&b, &ns, err) < 0)
+		return -1;
 	if (client_request(c, &b, PROTO_SESSION, 30000, &h, &p, err) < 0)
 		return -1;
 	if (proto_decode_session(p, h.length, &s, err) < 0)
@@ -761,7 +793,11 @@ client_run(struct client *c, const struct client_run_opts *o, int *status, lz_er
 	for (;;) {
 		/* Whole frames first (some may have come with the SESSION reply). */
 		while ((r = client_next(c, &h, &p, err)) == 1)
-			if ((r = client_handle_frame(&h, p, id, status, err)) != 0) {
+			if (h.type == ESC_CTL_PROMPT) {
+				/* Forwarding waits while the prompt is up. */
+				if (prompt_run_frame(c, p, h.length, err) < 0)
+					goto out;
+			} else if ((r = client_handle_frame(&h, p, id, status, err)) != 0) {
 				ret = r > 0 ? 0 : -1;
 				goto out;
 			}

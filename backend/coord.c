@@ -26,9 +26,11 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "audit-text.h"
 #include "coord.h"
 #include "ctl-server.h"
 #include "driver.h"
+#include "esc-coord.h"
 #include "jsonw.h"
 #include "lock.h"
 #include "overlay.h"
@@ -56,6 +58,7 @@ struct coord {
 	bool ovl_ok;
 	bool container_ours;	/* created (or adopted) by us: remove at teardown */
 	struct ctl_server *srv;
+	struct esc_coord *esc;	/* Host Escalation (esc-coord.c); NULL when disabled */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
@@ -90,6 +93,8 @@ struct coord_store_job {
 
 static void coord_check_idle(struct coord *);
 static void coord_shutdown(struct coord *, const char *why);
+static int coord_esc_session(struct coord *, struct ctl_server_client *,
+    const struct esc_ctl_anchor *, char ***env);
 
 static void __attribute__((format(printf, 1, 2)))
 coord_log(const char *fmt, ...)
@@ -252,6 +257,7 @@ coord_exit_cb(struct session *s, void *arg)
 		ctl_server_send(s->clients[i], &b);
 	}
 	coord_store_session(c, s, true);
+	esc_coord_session_end(c->esc, s->uuid);
 	coord_session_remove(c, s);
 	session_close(s);
 	session_unref(s);
@@ -277,8 +283,10 @@ coord_command_text(char **argv)
 	return s;
 }
 
+/* anc: the Session Anchor of an ESC_NEW_SESSION (NULL: a plain NEW_SESSION). */
 static void
-coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len,
+    const struct esc_ctl_anchor *anc)
 {
 	struct proto_new_session ns;
 	struct session_opts so;
@@ -307,8 +315,13 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 		    direct ? "direct" : "isolated");
 		goto out;
 	}
-	randombytes_buf(rnd, sizeof rnd);
+	if (anc != NULL)
+		memcpy(rnd, anc->session_id, sizeof rnd);
+	else
+		randombytes_buf(rnd, sizeof rnd);
 	sodium_bin2hex(uuid, sizeof uuid, rnd, sizeof rnd);
+	if (anc != NULL && coord_esc_session(c, cl, anc, &env) < 0)
+		goto out;
 	if ((ns.flags & PROTO_SESSION_TTY) && ns.term != NULL && ns.term[0] != '\0')
 		lz_strv_pushf(&env, "TERM=%s", ns.term);
 	lz_strv_pushf(&env, "LAZARET_SESSION_ID=%s", uuid);
@@ -337,6 +350,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	if (session_start(c->loop, &so, &cbs, c, &s, &err) < 0) {
 		coord_log("session %u: %s", so.id, err.msg);
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
+		if (anc != NULL)
+			esc_coord_session_end(c->esc, uuid);
 		goto out;
 	}
 	s->owner = cl;
@@ -356,6 +371,133 @@ out:
 	lz_strv_free(argv);
 	free(cmd);
 	proto_new_session_clear(&ns);
+}
+
+/* Host Escalation hooks (esc-coord.c does the work). */
+
+static void
+coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
+{
+	struct coord *c = arg;
+	struct proto_buf copy;
+	size_t i, k;
+
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+
+		if (strcmp(s->uuid, uuid) != 0)
+			continue;
+		for (k = 0; k < s->n_clients; k++) {
+			copy.data = xmalloc(b->len);
+			memcpy(copy.data, b->data, b->len);
+			copy.len = copy.cap = b->len;
+			ctl_server_send(s->clients[k], &copy);
+		}
+	}
+	proto_buf_clear(b);
+}
+
+static bool
+coord_esc_attached_cb(const char *uuid, struct ctl_server_client *cl, void *arg)
+{
+	struct coord *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n_sessions; i++)
+		if (strcmp(c->sessions[i]->uuid, uuid) == 0 && session_has_client(c->sessions[i], cl))
+			return true;
+	return false;
+}
+
+static void
+coord_esc_quit_cb(void *arg)
+{
+	coord_shutdown(arg, "the user chose [Q]uit at an escalation prompt");
+}
+
+static void
+coord_esc_log_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	coord_log("%s", msg);
+}
+
+static int
+coord_esc_start(struct coord *c, lz_err_t *err)
+{
+	struct esc_coord_opts eo;
+	size_t i;
+
+	memset(&eo, 0, sizeof eo);
+	eo.loop = c->loop;
+	eo.a = c->a;
+	eo.cfg = c->o->cfg;
+	eo.store = c->store;
+	for (i = 0; i < c->layout.n_mounts; i++)
+		if (strcmp(c->layout.mounts[i].dst, SENTRY_WORKSPACE_DST) == 0)
+			eo.host_workspace = c->layout.mounts[i].src;
+	if (eo.host_workspace == NULL)
+		return lz_err_set(err, ENOENT, "no workspace mount for escalation");
+	eo.route_cb = coord_esc_route_cb;
+	eo.attached_cb = coord_esc_attached_cb;
+	eo.quit_cb = coord_esc_quit_cb;
+	eo.log_cb = coord_esc_log_cb;
+	eo.arg = c;
+	return esc_coord_new(&eo, &c->esc, err);
+}
+
+static int
+coord_esc_session(struct coord *c, struct ctl_server_client *cl,
+    const struct esc_ctl_anchor *anc, char ***env)
+{
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (c->esc == NULL)
+		return 0;	/* escalation disabled: the session simply has no credential */
+	if (esc_coord_session(c->esc, anc, env, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
+		lz_err_clear(&err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+coord_esc_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
+    const uint8_t *p)
+{
+	struct esc_ctl_anchor anc;
+	lz_err_t err = LZ_ERR_INIT;
+	const uint8_t *ns;
+	size_t ns_len;
+
+	switch (h->type) {
+	case ESC_CTL_NEW_SESSION:
+		if (c->stopping) {
+			ctl_server_send_error(cl, PROTO_E_SHUTDOWN, "the coordinator of domain %s "
+			    "is shutting down", c->a->hash);
+			break;
+		}
+		if (esc_ctl_decode_new_session(p, h->length, &anc, &ns, &ns_len, &err) < 0) {
+			ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+			break;
+		}
+		coord_new_session(c, cl, ns, ns_len, &anc);
+		esc_ctl_anchor_clear(&anc);
+		break;
+	case ESC_CTL_DECISION:
+		if (c->esc != NULL)
+			esc_coord_decision(c->esc, cl, p, h->length);
+		break;
+	case ESC_CTL_AUDIT_REQ:
+		audit_text_serve(c->loop, c->store, cl, p, h->length);
+		break;
+	default:
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
+		    proto_type_name(h->type));
+		break;
+	}
+	lz_err_clear(&err);
 }
 
 /* Status. */
@@ -581,6 +723,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	lz_err_t err = LZ_ERR_INIT;
 	uint32_t id;
 
+	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
+		coord_esc_frame(c, cl, h, p);
+		return;
+	}
 	switch ((enum proto_type)h->type) {
 	case PROTO_NEW_SESSION:
 		if (c->stopping) {
@@ -588,7 +734,7 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 			    "is shutting down", c->a->hash);
 			break;
 		}
-		coord_new_session(c, cl, p, h->length);
+		coord_new_session(c, cl, p, h->length, NULL);
 		break;
 	case PROTO_ATTACH:
 		if (proto_decode_u32(p, h->length, &id, &err) < 0)
@@ -602,6 +748,7 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		reply.pid = (uint32_t)s->pid;
 		proto_encode_session(&b, &reply);
 		ctl_server_send(cl, &b);
+		esc_coord_attach(c->esc, s->uuid);
 		break;
 	case PROTO_DATA:
 		if (proto_decode_data(p, h->length, &d, &err) < 0)
@@ -707,6 +854,7 @@ coord_finish(struct coord *c)
 		session_unref(c->sessions[i]);
 	}
 	c->n_sessions = 0;
+	esc_coord_close(c->esc);
 	ctl_server_shutdown(c->srv);
 	uv_close((uv_handle_t *)&c->sig_int, NULL);
 	uv_close((uv_handle_t *)&c->sig_term, NULL);
@@ -871,6 +1019,8 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		coord_spec_add_mount(sp, &c->layout.mounts[i]);
 	for (i = 0; i < c->n_ovl; i++)
 		coord_spec_add_mount(sp, &c->ovl[i]);
+	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
+		goto out;
 	for (i = 0; i < r->n_volumes; i++) {
 		struct drv_mount m = {
 			.type = DRV_MOUNT_BIND, .src = r->volumes[i].host,
@@ -927,6 +1077,8 @@ coord_teardown(struct coord *c)
 		sentry_layout_clear(&c->layout);
 		c->layout_ok = false;
 	}
+	esc_coord_free(c->esc);
+	c->esc = NULL;
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
@@ -992,6 +1144,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
 	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0)
 		goto out;
+	/* Before the container: the socket and TLS files must exist to be mounted. */
+	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
+		goto out;
 	if (coord_create_container(c, err) < 0)
 		goto out;
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
@@ -1036,6 +1191,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	if (coord_start(&c, err) < 0) {
 		coord_log("start-up failed: %s", err->msg);
 		coord_ready(o->ready_fd, err);
+		esc_coord_close(c.esc);
 		uv_walk(&loop, coord_walk_close_cb, NULL);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		coord_teardown(&c);

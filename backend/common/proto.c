@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "esc-ctl.h"
 #include "proto.h"
 #include "xmalloc.h"
 
@@ -23,6 +24,9 @@ static const char *const proto_names[] = {
 	[PROTO_RESIZE] = "RESIZE", [PROTO_SESSION_EXIT] = "SESSION_EXIT",
 	[PROTO_DETACH] = "DETACH", [PROTO_STATUS_REQ] = "STATUS_REQ",
 	[PROTO_STATUS] = "STATUS", [PROTO_LIST] = "LIST", [PROTO_STOP] = "STOP",
+	[ESC_CTL_NEW_SESSION] = "ESC_NEW_SESSION", [ESC_CTL_PROMPT] = "ESC_PROMPT",
+	[ESC_CTL_DECISION] = "ESC_DECISION", [ESC_CTL_WITHDRAWN] = "ESC_WITHDRAWN",
+	[ESC_CTL_AUDIT_REQ] = "ESC_AUDIT_REQ", [ESC_CTL_AUDIT] = "ESC_AUDIT",
 };
 
 bool
