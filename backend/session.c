@@ -21,7 +21,7 @@
 #include "session.h"
 #include "xmalloc.h"
 
-#define SESSION_DRAIN_MS	500
+#define SESSION_DRAIN_MS	1000
 #define SESSION_KILL_MS		2000
 
 struct session_write {
@@ -73,27 +73,35 @@ session_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 	buf->len = PROTO_DATA_MAX;
 }
 
-/* Read what is left on the master without the loop. libuv reports EOF on
- * POLLHUP after a short read, but a PTY master can still hold the slave's
- * last output in the kernel's flip buffers then: read(2) flushes them, and
- * returns EIO only once they are empty. */
+/* Read what one output stream holds now, without the loop, and mark it done. */
 static void
-session_drain_master(struct session *s)
+session_drain_stream(struct session *s, uv_pipe_t *p, uint8_t stream, bool *eof)
 {
 	uint8_t buf[PROTO_DATA_MAX];
 	uv_os_fd_t fd;
 	ssize_t n;
 	int i;
 
-	uv_read_stop((uv_stream_t *)&s->out);
-	if (s->tty && uv_fileno((uv_handle_t *)&s->out, &fd) == 0)
+	if (*eof)
+		return;
+	uv_read_stop((uv_stream_t *)p);
+	if (uv_fileno((uv_handle_t *)p, &fd) == 0)
 		for (i = 0; i < 4096 && (n = read(fd, buf, sizeof buf)) > 0; i++)
-			s->cbs.output_cb(s, PROTO_STREAM_OUT, buf, (size_t)n, s->arg);
-	s->out_eof = true;
-	if (!s->tty) {
-		uv_read_stop((uv_stream_t *)&s->err);
-		s->err_eof = true;
-	}
+			s->cbs.output_cb(s, stream, buf, (size_t)n, s->arg);
+	*eof = true;
+}
+
+/* End of output, by hand. libuv reports EOF on POLLHUP after a short read,
+ * but a PTY master can still hold the slave's last output in the kernel's
+ * flip buffers then: read(2) flushes them and returns EIO only once they are
+ * empty. After the drain timeout, whatever the pipes hold is read the same
+ * way (something else keeps their write ends open). */
+static void
+session_drain_master(struct session *s)
+{
+	session_drain_stream(s, &s->out, PROTO_STREAM_OUT, &s->out_eof);
+	if (!s->tty)
+		session_drain_stream(s, &s->err, PROTO_STREAM_ERR, &s->err_eof);
 }
 
 static void

@@ -117,8 +117,9 @@ set -e
 [ "$rc" -ne 0 ] || fail "bad profile name accepted"
 assert_contains "$out" "x;touch /tmp/pwned" "the bad profile name is quoted back"
 [ ! -e /tmp/pwned ] || fail "a profile name reached a shell"
-[ -z "$(timeout 10 ps -u "$LZ_USER" -o args= | grep -F 'lazaret coordinator')" ] ||
+[ -z "$(timeout 10 ps -u "$LZ_USER" -o args= | grep -F -- "coordinator --profile x")" ] ||
 	fail "a coordinator runs after a refused profile"
+assert_eq "$(coord_count "$canon")" 0 "no coordinator for the workspace after a refused profile"
 
 cat >"$T/noimg.yaml" <<YAML
 profiles:
