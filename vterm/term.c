@@ -23,6 +23,8 @@
  *     feed_scan defuses a REP after a character it cannot vouch for;
  *   - a DECSTBM top margin is not clamped on resize: term_resize resets the
  *     margins when the height shrinks;
+ *   - a saved cursor is restored (DECRC, ?1049l) without clamping it to a
+ *     smaller screen: clamp_cursor puts it back;
  *   - a wide char in a 1-column terminal crashes: TERM_MIN_COLS is 2.
  */
 #include <stdio.h>
@@ -71,6 +73,7 @@ struct term {
 	bool csi_plain;			/* no leader or intermediate byte so far */
 	int csi_phase;			/* 0 leader, 1 arguments, 2 intermediates */
 	int csi_digits;			/* digits in the current parameter */
+	bool esc_inter;			/* the ESC sequence has intermediates */
 	uint32_t cp;			/* UTF-8 code point being decoded */
 	unsigned char u8buf[6];		/* its bytes held back from libvterm */
 	size_t u8len;
@@ -328,6 +331,25 @@ feed_run(struct term *t, const unsigned char *p, size_t len)
 		    len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
 }
 
+/* libvterm 0.1.4 restores a saved cursor without clamping it to a screen
+ * that shrank since, then writes line info past its array: put it back on
+ * the screen right after a restore. */
+static void
+clamp_cursor(struct term *t)
+{
+	VTermPos pos;
+	char seq[32];
+	int n;
+
+	vterm_state_get_cursorpos(t->st, &pos);
+	if (pos.row >= 0 && pos.row < t->rows && pos.col >= 0 && pos.col < t->cols)
+		return;
+	n = snprintf(seq, sizeof(seq), "\x1b[%d;%dH",
+	    pos.row < 0 ? 1 : pos.row >= t->rows ? t->rows : pos.row + 1,
+	    pos.col < 0 ? 1 : pos.col >= t->cols ? t->cols : pos.col + 1);
+	vterm_input_write(t->vt, seq, (size_t)n);
+}
+
 /* Characters whose width libvterm surely finds non-zero: REP may repeat
  * them. After anything else (combining marks, zero-width or format chars,
  * unassigned code points) libvterm 0.1.4 would repeat a zero-width glyph
@@ -396,6 +418,7 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 		}
 		if (c == 0x1b) {
 			st = st == SCAN_STRING ? SCAN_STRING_ESC : SCAN_ESC;
+			t->esc_inter = false;
 			continue;
 		}
 		if (c < 0x20 && !(c == 0x07 && st == SCAN_STRING))
@@ -423,9 +446,15 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 			} else if (c == 'P' || c == ']')
 				st = SCAN_STRING;
 			else if (c >= 0x20 && c <= 0x2f)
-				;		/* intermediate */
-			else if (c >= 0x30 && c <= 0x7e)
+				t->esc_inter = true;
+			else if (c >= 0x30 && c <= 0x7e) {
 				st = SCAN_GROUND;
+				if (c == '8' && !t->esc_inter) {	/* DECRC */
+					feed_run(t, p + run, i + 1 - run);
+					run = i + 1;
+					clamp_cursor(t);
+				}
+			}
 			break;
 		case SCAN_CSI:
 			/* Phases as libvterm's parser: leader, arguments, intermediates. */
@@ -463,6 +492,10 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 				feed_run(t, p + run, i - run);
 				feed_run(t, (const unsigned char *)"N", 1);
 				run = i + 1;
+			} else if (c == 'l' || c == 'h') {	/* ?1048l/?1049l restore too */
+				feed_run(t, p + run, i + 1 - run);
+				run = i + 1;
+				clamp_cursor(t);
 			}
 			break;
 		case SCAN_STRING:

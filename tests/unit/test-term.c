@@ -431,6 +431,30 @@ test_term_utf8_split_across_writes_and_broken_sequences(void **state)
 }
 
 static void
+test_term_saved_cursor_restored_after_shrink_stays_on_screen(void **state)
+{
+	struct term *t = mk(24, 80);
+	lz_err_t err = LZ_ERR_INIT;
+	struct term_cursor cur;
+
+	(void)state;
+	feed(t, "\x1b[20;70H\x1b" "7");	/* DECSC at row 20 */
+	assert_int_equal(term_resize(t, 5, 40, &err), 0);
+	feed(t, "\x1b" "8x");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 4);
+	assert_row(t, 4, "                                       x");
+	/* The same through the alt screen's saved cursor (vim, less). */
+	assert_int_equal(term_resize(t, 24, 80, &err), 0);
+	feed(t, "\x1b[22;1H\x1b[?1049h");
+	assert_int_equal(term_resize(t, 3, 80, &err), 0);
+	feed(t, "\x1b[?1049ly");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 2);
+	term_free(t);
+}
+
+static void
 test_term_rejects_out_of_range_sizes(void **state)
 {
 	struct term *t = NULL;
@@ -555,6 +579,7 @@ main(void)
 		cmocka_unit_test(test_term_one_huge_write_does_not_overflow_the_stack),
 		cmocka_unit_test(test_term_csi_with_too_many_parameters_is_cut_not_overflowed),
 		cmocka_unit_test(test_term_utf8_split_across_writes_and_broken_sequences),
+		cmocka_unit_test(test_term_saved_cursor_restored_after_shrink_stays_on_screen),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
