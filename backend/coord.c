@@ -35,6 +35,7 @@
 #include "lock.h"
 #include "overlay.h"
 #include "proto.h"
+#include "screen.h"
 #include "session.h"
 #include "store.h"
 #include "strv.h"
@@ -210,7 +211,9 @@ coord_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t le
 	bool high = false;
 
 	(void)arg;
-	/* Issue 5: the session's screen is fed here, attached or not. */
+	/* The session's screen is fed attached or not: ATTACH sends it. */
+	if (s->screen != NULL)
+		screen_feed(s->screen, buf, len);
 	if (s->n_clients == 0)
 		return;
 	proto_encode_data(&b, s->id, stream, buf, len);
@@ -259,6 +262,8 @@ coord_exit_cb(struct session *s, void *arg)
 	coord_store_session(c, s, true);
 	esc_coord_session_end(c->esc, s->uuid);
 	coord_session_remove(c, s);
+	screen_free(s->screen);
+	s->screen = NULL;
 	session_close(s);
 	session_unref(s);
 	if (c->stopping && c->n_sessions == 0)
@@ -354,8 +359,13 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 			esc_coord_session_end(c->esc, uuid);
 		goto out;
 	}
-	s->owner = cl;
+	/* A workbench session outlives its creator's connection (detach). */
+	s->owner = (ns.flags & PROTO_SESSION_KEEP) ? NULL : cl;
 	session_attach(s, cl);
+	if (s->tty && screen_new(ns.rows, ns.cols, &s->screen, &err) < 0) {
+		coord_log("session %u: no screen: %s", s->id, err.msg);
+		lz_err_clear(&err);
+	}
 	c->sessions = xreallocarray(c->sessions, c->n_sessions + 1, sizeof *c->sessions);
 	c->sessions[c->n_sessions++] = s;
 	coord_log("session %u (%s) started for client %u: pid %ld, %s", s->id, cmd, cl->id,
@@ -697,6 +707,25 @@ coord_drain_cb(struct ctl_server_client *cl, void *arg)
 	}
 }
 
+/* The session's current screen for an attaching client, appended to b. */
+static void
+coord_snapshot(struct session *s, struct proto_buf *b)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	uint8_t *snap;
+	size_t len;
+
+	if (s->screen == NULL)
+		return;
+	if (screen_snapshot(s->screen, PROTO_MAX_PAYLOAD - 4, &snap, &len, &err) < 0) {
+		coord_log("session %u: snapshot: %s", s->id, err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	proto_encode_snapshot(b, s->id, snap, len);
+	free(snap);
+}
+
 static struct session *
 coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
 {
@@ -747,8 +776,17 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		reply.id = s->id;
 		reply.pid = (uint32_t)s->pid;
 		proto_encode_session(&b, &reply);
+		coord_snapshot(s, &b);
 		ctl_server_send(cl, &b);
 		esc_coord_attach(c->esc, s->uuid);
+		break;
+	case PROTO_KILL:
+		if (proto_decode_u32(p, h->length, &id, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, id)) != NULL) {
+			coord_log("client %u ends session %u", cl->id, id);
+			session_kill(s);
+		}
 		break;
 	case PROTO_DATA:
 		if (proto_decode_data(p, h->length, &d, &err) < 0)
@@ -765,9 +803,12 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	case PROTO_RESIZE:
 		if (proto_decode_resize(p, h->length, &rz, &err) < 0)
 			goto bad;
-		if ((s = coord_client_session(c, cl, rz.id)) != NULL &&
-		    session_resize(s, rz.rows, rz.cols, &err) < 0)
+		if ((s = coord_client_session(c, cl, rz.id)) == NULL)
+			break;
+		if (session_resize(s, rz.rows, rz.cols, &err) < 0)
 			coord_log("session %u: resize: %s", s->id, err.msg);
+		else if (s->screen != NULL && screen_resize(s->screen, rz.rows, rz.cols, &err) < 0)
+			coord_log("session %u: screen resize: %s", s->id, err.msg);
 		break;
 	case PROTO_DETACH:
 		if (proto_decode_u32(p, h->length, &id, &err) < 0)
@@ -799,6 +840,7 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	case PROTO_SESSION:
 	case PROTO_SESSION_EXIT:
 	case PROTO_STATUS:
+	case PROTO_SNAPSHOT:
 	default:
 		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
 		    proto_type_name(h->type));
@@ -850,6 +892,8 @@ coord_finish(struct coord *c)
 		return;
 	c->finished = true;
 	for (i = 0; i < c->n_sessions; i++) {
+		screen_free(c->sessions[i]->screen);
+		c->sessions[i]->screen = NULL;
 		session_close(c->sessions[i]);
 		session_unref(c->sessions[i]);
 	}

@@ -44,9 +44,9 @@ struct session_opts {
 	uint16_t rows, cols;
 };
 
-/* Per-session screen hook (issue 5): the libvterm screen the coordinator will
- * keep; NULL for now. */
-struct session_screen;
+/* The coordinator's copy of a tty session's screen (screen.h); NULL for
+ * pipe sessions. Owned by the coordinator. */
+struct screen;
 
 struct session {
 	uint32_t id;
@@ -60,7 +60,7 @@ struct session {
 	struct ctl_server_client **clients;	/* attached (not owned) */
 	size_t n_clients;
 	struct ctl_server_client *owner;	/* ends the session when it leaves */
-	struct session_screen *screen;
+	struct screen *screen;
 	void *data;		/* the coordinator's */
 
 	/* private */

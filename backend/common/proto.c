@@ -27,6 +27,7 @@ static const char *const proto_names[] = {
 	[ESC_CTL_NEW_SESSION] = "ESC_NEW_SESSION", [ESC_CTL_PROMPT] = "ESC_PROMPT",
 	[ESC_CTL_DECISION] = "ESC_DECISION", [ESC_CTL_WITHDRAWN] = "ESC_WITHDRAWN",
 	[ESC_CTL_AUDIT_REQ] = "ESC_AUDIT_REQ", [ESC_CTL_AUDIT] = "ESC_AUDIT",
+	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL",
 };
 
 bool
@@ -267,6 +268,19 @@ int
 proto_decode_eof(const uint8_t *p, size_t len, uint32_t *id, lz_err_t *err)
 {
 	return proto_decode_u32(p, len, id, err);
+}
+
+int
+proto_decode_snapshot(const uint8_t *p, size_t len, uint32_t *id, const uint8_t **snap,
+    size_t *snap_len, lz_err_t *err)
+{
+	if (len < 4)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "SNAPSHOT: %zu bytes, expected at least 4",
+		    len);
+	*id = proto_get32(p);
+	*snap = p + 4;
+	*snap_len = len - 4;
+	return 0;
 }
 
 int
@@ -544,6 +558,23 @@ void
 proto_encode_detach(struct proto_buf *b, uint32_t id)
 {
 	proto_encode_u32(b, PROTO_DETACH, id);
+}
+
+void
+proto_encode_kill(struct proto_buf *b, uint32_t id)
+{
+	proto_encode_u32(b, PROTO_KILL, id);
+}
+
+void
+proto_encode_snapshot(struct proto_buf *b, uint32_t id, const void *snap, size_t len)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_SNAPSHOT);
+
+	LZ_ASSERT(len <= PROTO_MAX_PAYLOAD - 4);
+	proto_put32(b, id);
+	proto_put(b, snap, len);
+	proto_end(b, at);
 }
 
 void

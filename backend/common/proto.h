@@ -51,7 +51,9 @@ enum proto_type {
 	PROTO_LIST = 62,	/* c->s: sessions of this domain (reply STATUS) */
 	PROTO_STOP = 63,	/* c->s: tear the domain down */
 	/* 100..149: escalation (issue 4), reserved */
-	/* 150..199: workbench, snapshots and screens (issue 5), reserved */
+	/* 150..199: workbench, snapshots and screens (issue 5) */
+	PROTO_SNAPSHOT = 150,	/* s->c: after SESSION on ATTACH: id, screen (term-snap) */
+	PROTO_KILL = 151,	/* c->s: end a session (a workbench tab closed) */
 };
 
 /* ERROR codes. */
@@ -75,6 +77,7 @@ enum proto_errcode {
 /* NEW_SESSION flags. */
 #define PROTO_SESSION_TTY	0x1	/* allocate a terminal (podman exec -t) */
 #define PROTO_SESSION_DIRECT	0x2	/* workspace mode direct (else isolated) */
+#define PROTO_SESSION_KEEP	0x4	/* survives its creator's disconnect (workbench) */
 
 /* STATUS_REQ formats. */
 enum proto_status_fmt {
@@ -189,6 +192,12 @@ void proto_encode_eof(struct proto_buf *b, uint32_t id);
 void proto_encode_resize(struct proto_buf *b, const struct proto_resize *);
 void proto_encode_exit(struct proto_buf *b, const struct proto_exit *);
 void proto_encode_detach(struct proto_buf *b, uint32_t id);
+void proto_encode_kill(struct proto_buf *b, uint32_t id);
+/* SNAPSHOT: u32 id, then the term_snap_encode bytes (len <= PROTO_MAX_PAYLOAD - 4). */
+void proto_encode_snapshot(struct proto_buf *b, uint32_t id, const void *snap, size_t len);
+/* snap points into p (no copy). */
+int proto_decode_snapshot(const uint8_t *p, size_t len, uint32_t *id, const uint8_t **snap,
+    size_t *snap_len, lz_err_t *err);
 void proto_encode_status_req(struct proto_buf *b, enum proto_status_fmt fmt);
 /* STATUS text; cut to fit PROTO_MAX_PAYLOAD. */
 void proto_encode_status(struct proto_buf *b, const char *text);
