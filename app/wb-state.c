@@ -1,0 +1,176 @@
+/* wb-state.c - the workbench's tab list on disk (see wb-state.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wb-state.h"
+#include "xmalloc.h"
+
+int
+wb_state_path(char **path, lz_err_t *err)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char *dir;
+
+	*path = NULL;
+	if (rt == NULL || rt[0] != '/')
+		return lz_err_set(err, LZ_EINVAL, "XDG_RUNTIME_DIR is not set: the workbench keeps "
+		    "its tabs there");
+	dir = xasprintf("%s/lazaret", rt);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		lz_err_sys(err, errno, "cannot create %s", dir);
+		free(dir);
+		return -1;
+	}
+	*path = xasprintf("%s/workbench.tabs", dir);
+	free(dir);
+	return 0;
+}
+
+void
+wb_state_tabs_free(struct wb_state_tab *tabs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(tabs[i].mode);
+		free(tabs[i].profile);
+		free(tabs[i].workspace);
+	}
+	free(tabs);
+}
+
+/* One line "id\tmode\tprofile\tworkspace"; false when malformed. */
+static bool
+wb_state_parse_line(char *line, struct wb_state_tab *t)
+{
+	char *f[4], *end, *s = line;
+	unsigned long id;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		f[i] = s;
+		if (i < 3) {
+			if ((s = strchr(s, '\t')) == NULL)
+				return false;
+			*s++ = '\0';
+		}
+	}
+	if (strchr(f[3], '\t') != NULL || f[3][0] != '/' || f[2][0] == '\0')
+		return false;
+	if (strcmp(f[1], "isolated") != 0 && strcmp(f[1], "direct") != 0)
+		return false;
+	errno = 0;
+	id = strtoul(f[0], &end, 10);
+	if (errno != 0 || *end != '\0' || id == 0 || id > UINT32_MAX)
+		return false;
+	t->id = (uint32_t)id;
+	t->mode = xstrdup(f[1]);
+	t->profile = xstrdup(f[2]);
+	t->workspace = xstrdup(f[3]);
+	return true;
+}
+
+int
+wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, lz_err_t *err)
+{
+	struct wb_state_tab t;
+	struct stat st;
+	char *buf = NULL, *line, *next;
+	ssize_t r;
+	size_t len = 0;
+	int fd, ret = -1;
+
+	*tabs = NULL;
+	*n = 0;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return lz_err_sys(err, errno, "cannot open %s", path);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		lz_err_set(err, LZ_EINVAL, "%s: not a regular file of ours", path);
+		goto out;
+	}
+	if ((size_t)st.st_size > WB_STATE_MAX) {
+		lz_err_set(err, LZ_EINVAL, "%s: larger than %u bytes", path, WB_STATE_MAX);
+		goto out;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (len < (size_t)st.st_size) {
+		r = read(fd, buf + len, (size_t)st.st_size - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			lz_err_sys(err, errno, "cannot read %s", path);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (!wb_state_parse_line(line, &t))
+			continue;
+		*tabs = xreallocarray(*tabs, *n + 1, sizeof **tabs);
+		(*tabs)[(*n)++] = t;
+	}
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int
+wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, lz_err_t *err)
+{
+	char *tmp;
+	FILE *f;
+	size_t i;
+	int fd, ret = -1;
+
+	if (n == 0) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			return lz_err_sys(err, errno, "cannot remove %s", path);
+		return 0;
+	}
+	tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		lz_err_sys(err, errno, "cannot create %s", tmp);
+		free(tmp);
+		return -1;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		lz_err_sys(err, errno, "fdopen");
+		close(fd);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%u\t%s\t%s\t%s\n", tabs[i].id, tabs[i].mode, tabs[i].profile,
+		    tabs[i].workspace);
+	if (fflush(f) != 0 || fsync(fd) < 0) {
+		lz_err_sys(err, errno, "cannot write %s", tmp);
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+	if (rename(tmp, path) < 0) {
+		lz_err_sys(err, errno, "cannot rename %s", tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}

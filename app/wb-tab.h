@@ -1,0 +1,53 @@
+/* wb-tab.h - one workbench tab: (profile, workspace, session) on its
+ * domain's coordinator connection, with the embedded terminal the session's
+ * bytes are fed into, and the translation of keys read by ncurses back into
+ * what the program in the PTY expects.
+ */
+#ifndef LZ_WB_TAB_H
+#define LZ_WB_TAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "term.h"
+
+struct wb_conn;
+
+enum wb_tab_state {
+	WB_TAB_STARTING,	/* connecting, or NEW_SESSION/ATTACH sent */
+	WB_TAB_RUNNING,
+	WB_TAB_EXITED,
+	WB_TAB_FAILED,
+};
+
+struct wb_tab {
+	char *profile;
+	char *workspace;	/* canonical */
+	char *mode;		/* "isolated" or "direct" */
+	struct wb_conn *conn;	/* shared with the domain's other tabs */
+	uint32_t id;		/* session id, 0 before SESSION */
+	bool attach;		/* re-attach to id instead of a new session */
+	int retries;		/* the coordinator was tearing down as we came */
+	enum wb_tab_state state;
+	int status;		/* exit status once EXITED */
+	char *error;		/* FAILED: why */
+	struct term *t;
+	bool scrolling;		/* scrollback mode (prefix [) */
+	unsigned alerts;	/* escalations waiting */
+	char state_text[32];
+};
+
+/* A tab with a rows x cols terminal. */
+int wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
+    struct wb_tab **out, lz_err_t *err);
+void wb_tab_free(struct wb_tab *);
+/* "running", "starting", "exited 1"... (kept in state_text). */
+const char *wb_tab_state_name(struct wb_tab *);
+
+/* Encode a widget.h key (ncurses function keys, Alt, control characters,
+ * Unicode) for the PTY into t's output, honouring the application's cursor
+ * and keypad modes (libvterm's keyboard encoder). false: nothing to send. */
+bool wb_tab_encode_key(struct term *t, int key);
+
+#endif
