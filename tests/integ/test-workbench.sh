@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# test-workbench.sh - lazaret-workbench as a user meets it, in a private tmux
+# server on real podman + runsc: two tabs on two domains (two coordinators),
+# typed input and output in the right tab, vim in a tab, detach with the
+# shells still running and attach with their screens restored at once,
+# resize reaching the sandbox, closing the tabs tearing the domains down.
+source "$(dirname "$0")/lib.sh"
+[ -x "$T/bin/lazaret-workbench" ] || skip "no lazaret-workbench built"
+command -v tmux >/dev/null || skip "tmux not installed"
+need_stack
+need_default_image
+
+lz_domain ws1
+repo1=$repo canon1=$canon
+lz_domain ws2
+repo2=$repo canon2=$canon
+LZ_ENV+=(LAZARET_WORKBENCH_STATE="$T/wb.tabs")
+
+TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
+lz_on_exit "${TM[*]} kill-server"
+pane() { "${TM[@]}" capture-pane -p -t wb; }
+pane_has() { pane | grep -qF -- "$1"; }
+pane_lacks() { ! pane_has "$1"; }
+show_fail() { pane; fail "$1"; }
+wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
+gone() { [ "$(coord_count "$1")" = 0 ] && [ -z "$(as_user podman ps -aq --filter "name=^$2\$")" ]; }
+
+# --- first tab: the workspace given, the default profile
+"${TM[@]}" new-session -d -s wb -x 80 -y 24 -c "$T" "$(wb_line -w "$repo1")"
+wait_for 60 pane_has "/workspace#" || show_fail "no shell prompt in the first tab"
+assert_contains "$(pane | head -1)" "0:default ws1 running" "tab bar names profile, workspace, state"
+assert_contains "$(pane | tail -1)" "C-a" "status line shows the prefix key hints"
+"${TM[@]}" send-keys -t wb 'echo A$((6*7))A; stty size' Enter
+wait_for 10 pane_has "A42A" || show_fail "typed command gave no output in tab 0"
+wait_for 5 pane_has "22 80" || show_fail "PTY not the terminal area (22x80)"
+note "ok: tab 0 runs a shell of 22x80 (80x24 minus tab bar and status line)"
+
+# --- second tab on another domain through the new-tab dialog
+"${TM[@]}" send-keys -t wb C-a c
+wait_for 5 pane_has "New sandbox tab" || show_fail "prefix c did not open the new-tab dialog"
+assert_contains "$(pane)" "$canon1" "workspace field starts at the current tab's workspace"
+"${TM[@]}" send-keys -t wb Tab C-u
+"${TM[@]}" send-keys -t wb -l "$repo2"
+"${TM[@]}" send-keys -t wb Enter
+wait_for 60 pane_has "1:default ws2 running" || show_fail "no second tab"
+wait_for 30 pane_has "/workspace#" || show_fail "no prompt in tab 1"
+"${TM[@]}" send-keys -t wb 'echo B$((7*8))B; cat README' Enter
+wait_for 10 pane_has "B56B" || show_fail "typed command gave no output in tab 1"
+pane_lacks "A42A" || show_fail "tab 1 shows tab 0's output"
+assert_eq "$(coord_count "$canon1")" 1 "one coordinator for ws1"
+assert_eq "$(coord_count "$canon2")" 1 "one coordinator for ws2"
+"${TM[@]}" send-keys -t wb C-a 0
+wait_for 5 pane_has "A42A" || show_fail "prefix 0 did not show tab 0"
+pane_lacks "B56B" || show_fail "tab 0 shows tab 1's output"
+note "ok: each tab's output lands in its own tab"
+
+# --- vim in a tab: alternate screen, keys, and back to the shell
+"${TM[@]}" send-keys -t wb 'clear; vim /tmp/v.txt' Enter
+wait_for 20 pane_has '"/tmp/v.txt"' || show_fail "vim did not start"
+"${TM[@]}" send-keys -t wb i 'typed in vim' Escape
+wait_for 5 pane_has "typed in vim" || show_fail "text typed in vim not shown"
+"${TM[@]}" send-keys -t wb Up Down Left Right
+"${TM[@]}" send-keys -t wb ':wq' Enter
+wait_for 10 pane_lacks '"/tmp/v.txt"' || show_fail "vim did not quit"
+"${TM[@]}" send-keys -t wb 'cat /tmp/v.txt | tr a-z A-Z' Enter
+wait_for 10 pane_has "TYPED IN VIM" || show_fail "vim did not write the file"
+note "ok: vim runs in a tab, writes and quits"
+
+# --- side panel
+"${TM[@]}" send-keys -t wb C-a s
+wait_for 5 pane_has "Escalations (0)" || show_fail "prefix s did not show the side panel"
+assert_contains "$(pane)" "egress sidecar not running" "egress log says why it is empty"
+"${TM[@]}" send-keys -t wb C-a s
+wait_for 5 pane_lacks "Escalations (0)" || show_fail "prefix s did not hide the side panel"
+
+# --- detach: the shells keep running; attach: screens back before any new output
+"${TM[@]}" send-keys -t wb 'clear; sleep 2; echo M$((8*9))M' Enter
+wait_for 10 pane_has "M72M" || show_fail "marker not printed"
+"${TM[@]}" send-keys -t wb C-a d
+wait_for 10 pane_has "[detached: 2 sessions" || show_fail "prefix d did not detach"
+wait_for 5 pane_has "wb-rc=0" || show_fail "detach did not exit 0"
+assert_eq "$(wc -l <"$T/wb.tabs")" 2 "state file lists both tabs"
+assert_eq "$(coord_count "$canon1")" 1 "ws1's coordinator still runs after detach"
+st=$(lz status -w "$repo1")
+assert_contains "$st" "sessions:    1" "ws1's shell still runs after detach"
+"${TM[@]}" kill-session -t wb
+"${TM[@]}" new-session -d -s wb -x 80 -y 24 -c "$T" "$(wb_line attach)"
+wait_for 10 pane_has "M72M" || show_fail "attach did not restore tab 0's screen"
+assert_contains "$(pane | head -1)" "1:default ws2" "attach restored both tabs"
+"${TM[@]}" send-keys -t wb 'echo C$((9*9))C' Enter
+wait_for 10 pane_has "C81C" || show_fail "the re-attached shell does not answer"
+"${TM[@]}" send-keys -t wb C-a 1
+wait_for 5 pane_has "B56B" || show_fail "attach did not restore tab 1's screen"
+note "ok: detach keeps the shells, attach restores tabs and screens"
+
+# --- resize: every tab's PTY follows
+"${TM[@]}" resize-window -t wb -x 120 -y 40
+"${TM[@]}" send-keys -t wb 'clear; stty size' Enter
+wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 1's PTY"
+"${TM[@]}" send-keys -t wb C-a 0
+"${TM[@]}" send-keys -t wb 'clear; stty size' Enter
+wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 0's PTY"
+note "ok: resize reaches every tab's sandbox shell"
+
+# --- a bad theme: a clear message, the default theme
+"${TM[@]}" send-keys -t wb C-a d
+wait_for 10 pane_has "wb-rc=0" || show_fail "second detach failed"
+echo 'tabbar: { active: { fg: nocolour } }' >"$T/bad.yaml"
+chmod 644 "$T/bad.yaml"
+"${TM[@]}" kill-session -t wb
+"${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" \
+	"$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") 2>$T/theme.err; sleep 600"
+wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad theme"
+wait_for 5 test -s "$T/theme.err" || fail "no message about the bad theme"
+assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "theme error names file and line"
+assert_contains "$(cat "$T/theme.err")" "using the default theme" "theme error says what happens"
+
+# --- closing every tab ends the sessions and tears both domains down
+"${TM[@]}" send-keys -t wb C-a x
+wait_for 10 pane_lacks "1:default" || show_fail "prefix x did not close a tab"
+"${TM[@]}" send-keys -t wb C-a x
+wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
+	fail "ws1 not torn down after its tab closed"
+wait_for 30 gone "$canon2" "lazaret-default-$(printf '%s' "default:$canon2" | sha256sum | cut -c1-12)" ||
+	fail "ws2 not torn down after its tab closed"
+[ ! -e "$T/wb.tabs" ] || fail "state file left after the last tab closed"
+note "ok: closing the tabs ends their sessions; no session, no client: torn down"
