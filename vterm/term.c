@@ -556,7 +556,9 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 
 		vterm_state_get_cursorpos(t->st, &pos);
 		n = snprintf(seq, sizeof(seq), "\x1b[r\x1b[%d;%dH", pos.row + 1, pos.col + 1);
-		vterm_input_write(t->vt, seq, (size_t)n);
+		/* Through the scanner, which must stay in step with libvterm even
+		 * when this cuts an escape sequence the application sent half of. */
+		feed_scan(t, (const unsigned char *)seq, (size_t)n);
 	}
 	vterm_screen_flush_damage(t->vs);
 	t->rows = rows;

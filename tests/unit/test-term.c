@@ -317,6 +317,14 @@ test_term_shrink_below_a_scroll_margin_does_not_crash(void **state)
 	assert_int_equal(term_resize(t, 1, 80, &err), 0);
 	feed(t, "\r\n\n\nlast");
 	assert_row(t, 0, "last");
+	/* A resize between the halves of a sequence leaves both parsers agreed:
+	 * the rest reads as text, and broken UTF-8 in it is still caught. */
+	assert_int_equal(term_resize(t, 5, 80, &err), 0);
+	feed(t, "\x1b");
+	assert_int_equal(term_resize(t, 3, 80, &err), 0);
+	assert_true(term_idle(t));
+	term_feed(t, "]\xd4\x00K", 4);
+	assert_true(term_idle(t));
 	term_free(t);
 }
 
