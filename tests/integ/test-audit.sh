@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test-audit.sh - `lazaret audit` on a real domain: rows written by a real
+# escalation, read through the running coordinator (it holds state.db
+# exclusively) and directly once it is gone, JSON lines, and --verify catching
+# an edited row and a cut tail in state.db.
+source "$(dirname "$0")/lib.sh"
+lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/lazaret.c table)"
+[ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
+command -v sqlite3 >/dev/null || skip "sqlite3 CLI missing"
+need_stack
+need_default_image
+
+lz_domain ws
+mkdir -p "$T/home/config/lazaret"
+printf 'profiles:\n  default:\n    image: localhost/lazaret-default:latest\nescalation:\n  auto_approve: ["true"]\n' \
+	>"$T/home/config/lazaret/config.yaml"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
+db=$T/home/data/lazaret/domains/$hash/state.db
+
+set +e
+out=$(lz audit -w "$repo" 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "no domain yet: audit fails"
+assert_contains "$out" "no audit trail for domain $hash" "and says so"
+
+# A session that escalates, then stays until we are done reading.
+lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- true && echo escalated; sleep 60' >"$T/run.out" 2>&1 &
+runpid=$!
+lz_on_exit "kill $runpid"
+wait_for 60 grep -q escalated "$T/run.out" || { cat "$T/run.out"; fail "escalation in the session failed"; }
+text=$(lz audit -w "$repo")
+assert_contains "$text" "esc.request" "text rows through the running coordinator"
+assert_contains "$text" "esc.result" "the result row is there"
+set +e; as_user sqlite3 "$db" 'SELECT count(*) FROM audit' >/dev/null 2>&1; rc=$?; set -e
+[ "$rc" -ne 0 ] || fail "state.db readable by another process while the coordinator runs"
+note "ok: state.db is the coordinator's alone while it runs"
+assert_contains "$(lz audit -w "$repo" --verify)" "audit trail intact (" "verify through the coordinator"
+kill "$runpid" 2>/dev/null || true
+wait "$runpid" 2>/dev/null || true
+lz stop -w "$repo" >/dev/null 2>&1 || true
+wait_for 30 sh -c "[ \"\$(ps -u $LZ_USER -o args= | grep -c '[c]oordinator --profile default --workspace $canon')\" = 0 ]" ||
+	fail "coordinator still running"
+
+json=$(lz audit -w "$repo" --json)
+printf '%s\n' "$json" | timeout 10 python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+assert rows and all(isinstance(r["detail"], dict) for r in rows), rows
+assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+kinds = [r["kind"] for r in rows]
+assert "esc.request" in kinds and "esc.decision" in kinds and "esc.result" in kinds, kinds
+res = [r for r in rows if r["kind"] == "esc.result"][0]["detail"]
+assert res["exit_status"] == 0 and "duration_ms" in res and "output_bytes" in res, res
+' || fail "audit --json is not one JSON row per line with the escalation in it"
+note "ok: --json rows parse, in order, with request, decision and result"
+rows=$(printf '%s\n' "$json" | grep -c .)
+assert_eq "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)" "verify directly, no coordinator"
+
+# Tamper: an edited row, then (on the untouched copy) a cut tail.
+[ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || fail "state.db has a WAL left after teardown"
+as_user cp "$db" "$T/orig.db"
+seq=$(printf '%s\n' "$json" | grep '"esc.request"' | head -1 | sed 's/^{"seq":\([0-9]*\),.*/\1/')
+as_user sqlite3 "$db" "UPDATE audit SET detail='{\"command\":\"true\"}' WHERE seq=$seq"
+set +e; out=$(lz audit -w "$repo" --verify); rc=$?; set -e
+assert_eq "$rc" 1 "an edited row: verify exits 1"
+assert_contains "$out" "audit trail broken at row $seq:" "and names the row"
+as_user cp "$T/orig.db" "$db"
+assert_contains "$(lz audit -w "$repo" --verify)" "intact" "the untouched copy verifies again"
+# Cut the last row: the head row still names it.
+as_user sqlite3 "$db" "DELETE FROM audit WHERE seq=$rows"
+set +e; out=$(lz audit -w "$repo" --verify); rc=$?; set -e
+assert_eq "$rc" 1 "a cut tail: verify exits 1"
+assert_contains "$out" "audit trail broken at row" "a cut tail is reported"
