@@ -440,7 +440,8 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 		esc_conn_reject(c, msg);
 		goto out;
 	}
-	if (policy_map_cwd(c->p.cwd, "/workspace", s->o.host_workspace, &c->host_cwd, &err) < 0) {
+	if (policy_map_cwd(c->p.cwd, s->o.sandbox_workspace, s->o.host_workspace, &c->host_cwd,
+	    &err) < 0) {
 		msg = xasprintf("cwd %s: %s", c->p.cwd, err.msg);
 		esc_conn_reject(c, msg);
 		goto out;
@@ -708,6 +709,8 @@ esc_server_new(uv_loop_t *loop, const struct esc_server_opts *o,
 	s = xcalloc(1, sizeof *s);
 	s->loop = loop;
 	s->o = *o;
+	if (s->o.sandbox_workspace == NULL)
+		s->o.sandbox_workspace = "/workspace";
 	if (s->o.timeout_ms <= 0)
 		s->o.timeout_ms = ESC_SERVER_TIMEOUT_MS;
 	s->cbs = *cbs;

@@ -39,6 +39,7 @@ struct esc_server_opts {
 	struct trust_ca *ca;		/* issues the server certificate */
 	const struct policy *policy;
 	const char *host_workspace;	/* what /workspace is on the host */
+	const char *sandbox_workspace;	/* the sandbox's side of it; NULL: /workspace */
 	const char *exec_path;		/* PATH for host commands (the policy's) */
 	const char *exec_home;		/* HOME for host commands */
 	int timeout_ms;			/* decision deadline; <= 0: ESC_SERVER_TIMEOUT_MS */

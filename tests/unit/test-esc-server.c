@@ -1,0 +1,489 @@
+/* test-esc-server.c - the escalation server on a real libuv loop, against
+ * the real static lazaret-escalate ($LAZARET_BUILD/lazaret-escalate) over a
+ * real UNIX socket with mTLS: auto-approval, human decisions (approve, deny,
+ * edit, quit), the decision timeout, an unknown session, and the audit
+ * records. Host commands really run (echo, false) in a temp workspace. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+#include <cmocka.h>
+
+#include "esc-server.h"
+#include "sign.h"
+#include "strv.h"
+#include "trust.h"
+#include "xmalloc.h"
+
+struct fx {
+	char dir[64];
+	char *bin, *sock, *tlsdir, *ws;
+	const char *cwd;		/* where the client runs; NULL: ws */
+	uv_loop_t loop;
+	struct trust_ca *ca;
+	struct policy *policy;
+	struct esc_server *srv;
+	struct lz_sign_key client;
+	uint8_t session[ESC_ID_LEN];
+	char **env;
+	/* per run */
+	bool decide;			/* answer prompts */
+	enum esc_ctl_action action;
+	const char *edited;
+	int prompts, quits;
+	char *reason;
+	char *audit;			/* kinds and details, one per line */
+	uv_process_t proc;
+	uv_pipe_t out, err;
+	uv_timer_t later;
+	uint32_t ticket;
+	char *got_out, *got_err;
+	int status, open;
+	bool exited;
+};
+
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static void
+later_cb(uv_timer_t *t)
+{
+	struct fx *f = t->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (esc_server_decide(f->srv, f->ticket, f->action, f->edited, "uid 1 pid 2", &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static void
+prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
+{
+	struct fx *f = arg;
+
+	(void)s;
+	f->prompts++;
+	free(f->reason);
+	f->reason = xstrdup(r->reason);
+	f->ticket = r->ticket;
+	if (f->decide)
+		uv_timer_start(&f->later, later_cb, 10, 0);
+}
+
+static void
+withdraw_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
+{
+	(void)s;
+	(void)r;
+	(void)arg;
+}
+
+static void
+audit_cb(const char *kind, const char *actor, const char *sid, const char *rid,
+    const char *detail, void *arg)
+{
+	struct fx *f = arg;
+	char *t = xasprintf("%s%s %s %s\n", f->audit != NULL ? f->audit : "", kind, actor, detail);
+
+	(void)sid;
+	(void)rid;
+	free(f->audit);
+	f->audit = t;
+}
+
+static void
+quit_cb(void *arg)
+{
+	((struct fx *)arg)->quits++;
+}
+
+static int
+setup(void **state)
+{
+	static const struct esc_server_cbs cbs = { prompt_cb, withdraw_cb, audit_cb, quit_cb };
+	char *entries[] = { (char *)"echo hi", (char *)"false" };
+	struct fx *f = xcalloc(1, sizeof *f);
+	const char *b = getenv("LAZARET_BUILD");
+	struct esc_server_opts o;
+	struct lz_sign_cred cred;
+	struct lz_sign_key del;
+	struct trust_cert c;
+	lz_err_t err = LZ_ERR_INIT;
+	char sid[33], *cenv, *ca;
+
+	signal(SIGPIPE, SIG_IGN);
+	cenv = xasprintf("%s/lazaret-escalate", b != NULL ? b : "build");
+	f->bin = realpath(cenv, NULL);	/* it runs with the workspace as cwd */
+	free(cenv);
+	if (f->bin == NULL || access(f->bin, X_OK) < 0) {
+		free(f->bin);
+		free(f);
+		*state = NULL;
+		return 0;
+	}
+	strcpy(f->dir, "/tmp/lz-escsrv.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->sock = xasprintf("%s/s/esc.sock", f->dir);
+	f->tlsdir = xasprintf("%s/tls", f->dir);
+	f->ws = xasprintf("%s/ws", f->dir);
+	assert_int_equal(mkdir(f->tlsdir, 0700), 0);
+	assert_int_equal(mkdir(f->ws, 0700), 0);
+	assert_int_equal(lz_sign_init(&err), 0);
+	trust_init();
+	if (trust_ca_new(3600, &f->ca, &err) < 0 ||
+	    trust_issue_client(f->ca, "web", "sb1", 600, &c, &err) < 0)
+		fail_msg("%s", err.msg);
+	ca = trust_ca_cert_pem(f->ca);
+	write_file(f->tlsdir, "ca.pem", ca);
+	write_file(f->tlsdir, "cert.pem", c.cert_pem);
+	write_file(f->tlsdir, "key.pem", c.key_pem);
+	trust_cert_clear(&c);
+	free(ca);
+	lz_sign_keypair(&f->client);
+	lz_sign_random_id(f->session);
+	lz_sign_delegate(&f->client, f->session, time(NULL) + 600, &cred, &del);
+	esc_payload_hex(f->session, ESC_ID_LEN, sid);
+	cenv = lz_sign_cred_env(&cred, &del);
+	lz_strv_pushf(&f->env, "LAZARET_SESSION_ID=%s", sid);
+	lz_strv_pushf(&f->env, "LAZARET_CRED=%s", cenv);
+	lz_strv_pushf(&f->env, "LAZARET_ESCALATE_SOCK=%s", f->sock);
+	lz_strv_pushf(&f->env, "LAZARET_TLS_DIR=%s", f->tlsdir);
+	free(cenv);
+	if (policy_new(entries, 2, NULL, &f->policy, &err) < 0)
+		fail_msg("%s", err.msg);
+	uv_loop_init(&f->loop);
+	uv_timer_init(&f->loop, &f->later);
+	f->later.data = f;
+	memset(&o, 0, sizeof o);
+	o.path = f->sock;
+	o.profile = "web";
+	o.sandbox_id = "sb1";
+	o.ca = f->ca;
+	o.policy = f->policy;
+	o.host_workspace = f->ws;
+	o.sandbox_workspace = f->ws;
+	o.exec_path = "/usr/bin:/bin";
+	o.exec_home = f->dir;
+	o.timeout_ms = 1000;
+	if (esc_server_new(&f->loop, &o, &cbs, f, &f->srv, &err) < 0)
+		fail_msg("%s", err.msg);
+	if (esc_server_register(f->srv, f->session, f->client.pk, &err) < 0)
+		fail_msg("%s", err.msg);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+	char *p;
+
+	if (f == NULL)
+		return 0;
+	esc_server_close(f->srv);
+	uv_close((uv_handle_t *)&f->later, NULL);
+	uv_run(&f->loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&f->loop), 0);
+	policy_free(f->policy);
+	trust_ca_free(f->ca);
+	for (const char *const *n = (const char *const[]){ "ca.pem", "cert.pem", "key.pem", NULL };
+	    *n != NULL; n++) {
+		p = xasprintf("%s/%s", f->tlsdir, *n);
+		unlink(p);
+		free(p);
+	}
+	p = xasprintf("%s/s", f->dir);
+	rmdir(p);
+	free(p);
+	p = xasprintf("%s/ws/marker", f->dir);
+	unlink(p);
+	free(p);
+	rmdir(f->tlsdir);
+	rmdir(f->ws);
+	rmdir(f->dir);
+	lz_strv_free(f->env);
+	free(f->reason);
+	free(f->audit);
+	free(f->got_out);
+	free(f->got_err);
+	free(f->bin);
+	free(f->sock);
+	free(f->tlsdir);
+	free(f->ws);
+	free(f);
+	return 0;
+}
+
+static void
+alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	(void)h;
+	(void)hint;
+	buf->base = xmalloc(4096);
+	buf->len = 4096;
+}
+
+static void
+close_cb(uv_handle_t *h)
+{
+	struct fx *f = h->data;
+
+	f->open--;
+}
+
+static void
+read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct fx *f = s->data;
+	char **into = s == (uv_stream_t *)&f->out ? &f->got_out : &f->got_err, *t;
+
+	if (n > 0) {
+		t = xasprintf("%s%.*s", *into != NULL ? *into : "", (int)n, buf->base);
+		free(*into);
+		*into = t;
+	} else if (n < 0)
+		uv_close((uv_handle_t *)s, close_cb);
+	free(buf->base);
+}
+
+static void
+exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct fx *f = p->data;
+
+	f->status = sig != 0 ? 128 + sig : (int)status;
+	f->exited = true;
+	uv_close((uv_handle_t *)p, close_cb);
+}
+
+/* Run lazaret-escalate with args in the workspace; the loop serves it. */
+static void
+run(struct fx *f, const char *const *args)
+{
+	uv_process_options_t po;
+	uv_stdio_container_t io[3];
+	char **argv = NULL;
+
+	lz_strv_push(&argv, f->bin);
+	for (size_t i = 0; args[i] != NULL; i++)
+		lz_strv_push(&argv, args[i]);
+	free(f->got_out);
+	free(f->got_err);
+	f->got_out = xstrdup("");
+	f->got_err = xstrdup("");
+	f->exited = false;
+	uv_pipe_init(&f->loop, &f->out, 0);
+	uv_pipe_init(&f->loop, &f->err, 0);
+	f->out.data = f->err.data = f->proc.data = f;
+	memset(&po, 0, sizeof po);
+	io[0].flags = UV_IGNORE;
+	io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	io[1].data.stream = (uv_stream_t *)&f->out;
+	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	io[2].data.stream = (uv_stream_t *)&f->err;
+	po.file = argv[0];
+	po.args = argv;
+	po.env = f->env;
+	po.cwd = f->cwd != NULL ? f->cwd : f->ws;
+	po.stdio = io;
+	po.stdio_count = 3;
+	po.exit_cb = exit_cb;
+	assert_int_equal(uv_spawn(&f->loop, &f->proc, &po), 0);
+	f->open = 3;
+	uv_read_start((uv_stream_t *)&f->out, alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&f->err, alloc_cb, read_cb);
+	while (f->open > 0)
+		uv_run(&f->loop, UV_RUN_ONCE);
+	lz_strv_free(argv);
+}
+
+static void
+assert_has(const char *hay, const char *needle)
+{
+	if (hay == NULL || strstr(hay, needle) == NULL)
+		fail_msg("'%s' lacks '%s'", hay != NULL ? hay : "(null)", needle);
+}
+
+#define NEED_BIN(f) do { if ((f) == NULL) skip(); } while (0)
+
+static void
+test_esc_server_auto_approves_exact_entry_and_runs_it(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	run(f, (const char *[]){ "--", "echo", "hi", NULL });
+	assert_int_equal(f->status, 0);
+	assert_string_equal(f->got_out, "hi\n");
+	assert_int_equal(f->prompts, 0);
+	assert_has(f->audit, "esc.request");
+	assert_has(f->audit, "\"verdict\":\"auto-approve\"");
+	assert_has(f->audit, "esc.decision policy {\"action\":\"auto-approve\"}");
+	assert_has(f->audit, "\"exit_status\":0");
+	assert_has(f->audit, "\"output_bytes\":3");
+}
+
+static void
+test_esc_server_returns_the_host_exit_status(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	run(f, (const char *[]){ "false", NULL });
+	assert_int_equal(f->status, 1);
+}
+
+static void
+test_esc_server_appended_argument_prompts_then_approve_runs(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_APPROVE;
+	run(f, (const char *[]){ "--justify", "say more", "--", "echo", "hi", "there", NULL });
+	assert_int_equal(f->prompts, 1);
+	assert_has(f->reason, "appended");
+	assert_int_equal(f->status, 0);
+	assert_string_equal(f->got_out, "hi there\n");
+	assert_has(f->got_err, "waiting for approval");
+	assert_has(f->audit, "esc.decision uid 1 pid 2 {\"action\":\"approve\"}");
+}
+
+static void
+test_esc_server_deny_exits_126_and_runs_nothing(void **state)
+{
+	struct fx *f = *state;
+	char *m;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_DENY;
+	run(f, (const char *[]){ "touch", "marker", NULL });
+	assert_int_equal(f->status, 126);
+	assert_has(f->got_err, "denied by the user");
+	m = xasprintf("%s/marker", f->ws);
+	assert_int_not_equal(access(m, F_OK), 0);
+	free(m);
+}
+
+static void
+test_esc_server_edit_runs_the_edited_argv_without_a_shell(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_EDIT;
+	f->edited = "echo 'two words' ';' $HOME";
+	run(f, (const char *[]){ "echo", "wrong", NULL });
+	assert_int_equal(f->status, 0);
+	assert_string_equal(f->got_out, "two words ; $HOME\n");
+	assert_has(f->audit, "\"edited\":\"echo 'two words' ';' $HOME\"");
+}
+
+static void
+test_esc_server_edit_that_does_not_split_is_denied(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_EDIT;
+	f->edited = "echo 'unterminated";
+	run(f, (const char *[]){ "echo", "x", NULL });
+	assert_int_equal(f->status, 126);
+	assert_has(f->got_err, "does not parse");
+}
+
+static void
+test_esc_server_quit_denies_and_asks_for_shutdown(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_QUIT;
+	run(f, (const char *[]){ "echo", "x", NULL });
+	assert_int_equal(f->status, 126);
+	assert_int_equal(f->quits, 1);
+	assert_has(f->got_err, "quit");
+}
+
+static void
+test_esc_server_no_decision_times_out_124(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	run(f, (const char *[]){ "echo", "nobody", "answers", NULL });
+	assert_int_equal(f->prompts, 1);
+	assert_int_equal(f->status, 124);
+	assert_has(f->got_err, "no decision within 1 s");
+	assert_has(f->audit, "\"action\":\"timeout\"");
+}
+
+static void
+test_esc_server_unregistered_session_is_rejected_and_audited(void **state)
+{
+	struct fx *f = *state;
+	char sid[33];
+
+	NEED_BIN(f);
+	esc_payload_hex(f->session, ESC_ID_LEN, sid);
+	esc_server_unregister(f->srv, sid);
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "unknown session");
+	assert_has(f->audit, "esc.refused coordinator {\"reason\":\"unknown session");
+}
+
+static void
+test_esc_server_cwd_outside_the_workspace_is_rejected(void **state)
+{
+	struct fx *f = *state;
+
+	NEED_BIN(f);
+	f->cwd = f->tlsdir;	/* the client runs outside the workspace */
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "cwd");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(n) cmocka_unit_test_setup_teardown(n, setup, teardown)
+		T(test_esc_server_auto_approves_exact_entry_and_runs_it),
+		T(test_esc_server_returns_the_host_exit_status),
+		T(test_esc_server_appended_argument_prompts_then_approve_runs),
+		T(test_esc_server_deny_exits_126_and_runs_nothing),
+		T(test_esc_server_edit_runs_the_edited_argv_without_a_shell),
+		T(test_esc_server_edit_that_does_not_split_is_denied),
+		T(test_esc_server_quit_denies_and_asks_for_shutdown),
+		T(test_esc_server_no_decision_times_out_124),
+		T(test_esc_server_unregistered_session_is_rejected_and_audited),
+		T(test_esc_server_cwd_outside_the_workspace_is_rejected),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
