@@ -848,8 +848,19 @@ esc_server_decide(struct esc_server *s, uint32_t ticket, enum esc_ctl_action act
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "action"); lz_jsonw_str(&w, esc_ctl_action_name(action));
 	if (action == ESC_CTL_EDIT) {
+		enum policy_verdict v;
+		char **ev = NULL, *evwhy = NULL;
+
 		lz_jsonw_key(&w, "original"); lz_jsonw_str(&w, c->p.command);
 		lz_jsonw_key(&w, "edited"); lz_jsonw_str(&w, edited != NULL ? edited : "");
+		/* What the policy says of the edit is recorded; the human's word stands
+		 * (as for [A]pprove of a prompted request, banned programs included). */
+		policy_decide_in(s->o.policy, edited != NULL ? edited : "", c->host_cwd, &ev, &v,
+		    &evwhy);
+		lz_jsonw_key(&w, "edited_verdict"); lz_jsonw_str(&w, policy_verdict_name(v));
+		lz_jsonw_key(&w, "edited_why"); lz_jsonw_str(&w, evwhy);
+		lz_strv_free(ev);
+		free(evwhy);
 	}
 	esc_audit(s, "esc.decision", actor, c, &w);
 	switch (action) {

@@ -398,6 +398,7 @@ test_esc_server_edit_runs_the_edited_argv_without_a_shell(void **state)
 	assert_int_equal(f->status, 0);
 	assert_string_equal(f->got_out, "two words ; $HOME\n");
 	assert_has(f->audit, "\"edited\":\"echo 'two words' ';' $HOME\"");
+	assert_has(f->audit, "\"edited_verdict\":\"needs-prompt\",\"edited_why\":\"contains ';'");
 }
 
 static void
