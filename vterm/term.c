@@ -543,6 +543,10 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 		return -1;
 	if (rows == t->rows && cols == t->cols)
 		return 0;
+	/* CAN ends a half-sent sequence or character at the old size, in both
+	 * parsers alike, so nothing half-parsed lands on the new geometry. */
+	if (!term_idle(t))
+		feed_scan(t, (const unsigned char *)"\x18", 1);
 	shrink = rows < t->rows;
 	vterm_set_size(t->vt, rows, cols);
 	if (shrink) {
@@ -555,11 +559,11 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 		int n;
 
 		vterm_state_get_cursorpos(t->st, &pos);
-		n = snprintf(seq, sizeof(seq), "\x1b[r\x1b[%d;%dH", pos.row + 1, pos.col + 1);
-		/* Through the scanner, which must stay in step with libvterm even
-		 * when this cuts an escape sequence the application sent half of. */
+		n = snprintf(seq, sizeof(seq), "\x1b[r\x1b[%d;%dH",
+		    pos.row < rows ? pos.row + 1 : rows, pos.col < cols ? pos.col + 1 : cols);
 		feed_scan(t, (const unsigned char *)seq, (size_t)n);
 	}
+	clamp_cursor(t);
 	vterm_screen_flush_damage(t->vs);
 	t->rows = rows;
 	t->cols = cols;

@@ -325,6 +325,14 @@ test_term_shrink_below_a_scroll_margin_does_not_crash(void **state)
 	assert_true(term_idle(t));
 	term_feed(t, "]\xd4\x00K", 4);
 	assert_true(term_idle(t));
+	/* Half a character at resize time becomes U+FFFD at the old size. */
+	feed(t, "\x1b[H\xe1");
+	assert_int_equal(term_resize(t, 2, 40, &err), 0);
+	assert_true(term_idle(t));
+	feed(t, "\xe1\xe1");
+	assert_int_equal(term_resize(t, 4, 60, &err), 0);
+	feed(t, "ok");
+	assert_true(term_idle(t));
 	term_free(t);
 }
 
