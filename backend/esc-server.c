@@ -36,6 +36,7 @@
 
 #define ESC_OUT_HIGH	(1u << 20)	/* pause the command's output above this */
 #define ESC_OUT_LOW	(256u << 10)
+#define ESC_MAX_CONNS	64		/* a sandbox opening more is refused at accept */
 
 enum esc_conn_state {
 	ESC_C_HANDSHAKE,
@@ -84,6 +85,8 @@ struct esc_server {
 	bool closing;
 	int open_handles;	/* lpoll + live connections */
 	struct esc_conn *conns;
+	size_t n_conns;
+	bool full_logged;	/* the "too many connections" refusal was audited */
 	struct esc_anchor *anchors;
 	size_t n_anchors;
 	struct lz_sign_replay *replay;
@@ -165,6 +168,7 @@ esc_conn_unlink(struct esc_conn *c)
 	for (pp = &c->srv->conns; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
+			c->srv->n_conns--;
 			return;
 		}
 }
@@ -650,6 +654,22 @@ esc_server_accept_cb(uv_poll_t *p, int status, int events)
 	if (status < 0 || s->closing)
 		return;
 	while ((fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		if (s->n_conns >= ESC_MAX_CONNS) {
+			close(fd);
+			if (!s->full_logged) {
+				struct lz_jsonw w;
+
+				s->full_logged = true;
+				lz_jsonw_init(&w);
+				lz_jsonw_obj_open(&w);
+				lz_jsonw_key(&w, "reason");
+				lz_jsonw_str(&w, "too many escalation connections at once: refused at accept");
+				lz_jsonw_key(&w, "limit"); lz_jsonw_int(&w, ESC_MAX_CONNS);
+				esc_audit(s, "esc.refused", "coordinator", NULL, &w);
+			}
+			continue;
+		}
+		s->full_logged = false;
 		c = xcalloc(1, sizeof *c);
 		c->srv = s;
 		c->fd = fd;
@@ -668,6 +688,7 @@ esc_server_accept_cb(uv_poll_t *p, int status, int events)
 		s->open_handles++;
 		c->next = s->conns;
 		s->conns = c;
+		s->n_conns++;
 		uv_timer_start(&c->timer, esc_conn_timeout_cb, ESC_SERVER_IO_MS, 0);
 		esc_conn_pump(c);
 	}

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
@@ -469,6 +471,32 @@ test_esc_server_cwd_outside_the_workspace_is_rejected(void **state)
 	assert_has(f->got_err, "cwd");
 }
 
+static void
+test_esc_server_refuses_connections_beyond_the_limit(void **state)
+{
+	struct fx *f = *state;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fds[64], i;
+
+	NEED_BIN(f);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", f->sock);
+	for (i = 0; i < 64; i++) {
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_int_equal(connect(fds[i], (struct sockaddr *)&a, sizeof a), 0);
+	}
+	for (i = 0; i < 10; i++)
+		uv_run(&f->loop, UV_RUN_NOWAIT);
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->audit, "too many escalation connections");
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+	for (i = 0; i < 10; i++)
+		uv_run(&f->loop, UV_RUN_NOWAIT);
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 0);
+}
+
 int
 main(void)
 {
@@ -484,6 +512,7 @@ main(void)
 		T(test_esc_server_no_decision_times_out_124),
 		T(test_esc_server_unregistered_session_is_rejected_and_audited),
 		T(test_esc_server_cwd_outside_the_workspace_is_rejected),
+		T(test_esc_server_refuses_connections_beyond_the_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
