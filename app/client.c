@@ -151,7 +151,7 @@ client_next(struct client *c, struct proto_header *h, const uint8_t **payload, l
 }
 
 /* One read(2) into the buffer: bytes read, 0 on EOF, -1 on error. */
-static ssize_t
+ssize_t
 client_fill(struct client *c, lz_err_t *err)
 {
 	ssize_t n;

@@ -56,6 +56,9 @@ int client_recv(struct client *, int timeout_ms, struct proto_header *h,
  * *payload, or -1 (an ERROR frame becomes err; EOF gives code EAGAIN). */
 int client_request(struct client *, struct proto_buf *b, uint16_t want, int timeout_ms,
     struct proto_header *h, const uint8_t **payload, lz_err_t *err);
+/* One read(2) into c->in without handing frames out (the escalation prompt
+ * watches for ESC_WITHDRAWN): bytes read, 0 on EOF, -1 on error. */
+ssize_t client_fill(struct client *, lz_err_t *err);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 

@@ -1,9 +1,11 @@
 /* prompt-run.c - draw the escalation prompt in `lazaret run` (see prompt-run.h). */
 #include <curses.h>
 #include <panel.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "editform.h"
 #include "esc-ctl.h"
@@ -13,9 +15,67 @@
 #include "widget.h"
 #include "xmalloc.h"
 
-/* Run the prompt on scr until a decision; *edited set for EDIT. */
-static enum esc_ctl_action
-prompt_run_loop(const struct esc_ctl_prompt *q, char **edited)
+#define PROMPT_RUN_BUFFER_MAX	(8u << 20)	/* session output held while the prompt is up */
+
+/* Is ticket withdrawn by a frame buffered after the current one (the
+ * prompt's own, at the start of c->in)? Frames are not handed out here. */
+static bool
+prompt_run_withdrawn(const struct client *c, uint32_t ticket)
+{
+	struct proto_header h;
+	const uint8_t *pl;
+	lz_err_t err = LZ_ERR_INIT;
+	size_t off = c->consumed;
+	uint32_t t;
+
+	while (proto_frame_parse(c->in.data + off, c->in.len - off, &h, &pl, &err) == PROTO_FRAME) {
+		if (h.type == ESC_CTL_WITHDRAWN && h.length == 4) {
+			memcpy(&t, pl, 4);
+			if (ntohl(t) == ticket)
+				return true;
+		}
+		off += PROTO_HEADER_LEN + h.length;
+	}
+	lz_err_clear(&err);
+	return false;
+}
+
+/* Wait for a key on the terminal (ERR when it went away), meanwhile reading
+ * the control socket: -2 when the request was withdrawn or the coordinator
+ * is gone. */
+static int
+prompt_run_key(struct client *c, int tty_fd, uint32_t ticket)
+{
+	struct pollfd pfd[2];
+	lz_err_t err = LZ_ERR_INIT;
+	int key;
+
+	for (;;) {
+		if ((key = getch()) != ERR)
+			return key;
+		pfd[0].fd = tty_fd;
+		pfd[0].events = POLLIN;
+		/* Stop reading the socket when too much output piles up meanwhile. */
+		pfd[1].fd = c->in.len < PROMPT_RUN_BUFFER_MAX ? c->fd : -1;
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, -1) < 0)
+			continue;	/* EINTR: a signal (SIGWINCH) */
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return ERR;
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (client_fill(c, &err) <= 0) {
+				lz_err_clear(&err);
+				return -2;
+			}
+			if (prompt_run_withdrawn(c, ticket))
+				return -2;
+		}
+	}
+}
+
+/* Run the prompt until a decision; *edited set for EDIT; -1: withdrawn. */
+static int
+prompt_run_loop(struct client *c, int tty_fd, const struct esc_ctl_prompt *q, char **edited)
 {
 	struct prompt_request req = {
 		.request_id = q->request_id, .profile = q->profile,
@@ -26,7 +86,7 @@ prompt_run_loop(const struct esc_ctl_prompt *q, char **edited)
 	struct prompt *pr;
 	struct editform *ef = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	enum esc_ctl_action act = ESC_CTL_DENY;
+	int act = ESC_CTL_DENY;
 	char *cmd;
 	int key;
 
@@ -41,7 +101,11 @@ prompt_run_loop(const struct esc_ctl_prompt *q, char **edited)
 		if (ef != NULL)
 			editform_cursor(ef);
 		doupdate();
-		key = getch();
+		key = prompt_run_key(c, tty_fd, q->ticket);
+		if (key == -2) {
+			act = -1;	/* decided elsewhere, timed out, or no coordinator */
+			goto out;
+		}
 		if (key == ERR)
 			break;	/* the terminal went away: deny */
 		if (key == KEY_RESIZE) {
@@ -106,7 +170,7 @@ prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err)
 	char *edited = NULL;
 	FILE *in = NULL, *out = NULL;
 	SCREEN *scr;
-	int ret = 0;
+	int ret = 0, act;
 
 	if (esc_ctl_decode_prompt(p, len, &q, &perr) < 0) {
 		lz_err_clear(&perr);
@@ -120,15 +184,23 @@ prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err)
 	raw();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(100);	/* Esc leaves the edit form at once */
 	curs_set(0);
 	memset(&d, 0, sizeof d);
 	d.ticket = q.ticket;
-	d.action = prompt_run_loop(&q, &edited);
+	nodelay(stdscr, TRUE);
+	act = prompt_run_loop(c, fileno(in), &q, &edited);
 	d.command = edited != NULL ? edited : (char *)"";
 	/* endwin gives the terminal back in the modes newterm found (raw) and
 	 * leaves the alternate screen, so the session's screen is back. */
 	endwin();
 	delscreen(scr);
+	if (act < 0) {
+		fprintf(stderr, "\r\nlazaret: escalation %.8s: no longer waiting for a decision "
+		    "(timed out or decided elsewhere)\r\n", q.request_id);
+		goto done;
+	}
+	d.action = (enum esc_ctl_action)act;
 	esc_ctl_encode_decision(&b, &d);
 	ret = client_send(c, &b, err);
 done:

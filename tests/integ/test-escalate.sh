@@ -117,6 +117,14 @@ wait_for 20 pane_has "pprove & run" || { pane; fail "no prompt for ls"; }
 wait_for 20 pane_has "esc-rc=2" || { pane; fail "exit status of ls did not come back"; }
 assert_contains "$(pane)" "nonexistent-$$" "host stderr reaches the sandbox"
 
+# --- a prompt nobody answers: the host times it out, the prompt goes away
+"${TM[@]}" send-keys "clear; lazaret-escalate -- touch $mark/late; echo esc-rc=\$?" Enter
+wait_for 20 pane_has "pprove & run" || { pane; fail "no prompt for the late one"; }
+wait_for 30 pane_has "esc-rc=124" || { pane; fail "unanswered prompt did not time out (124)"; }
+assert_contains "$(pane)" "no longer waiting for a decision" "the withdrawn prompt is closed with a note"
+assert_contains "$(pane)" "no decision within 8 s" "the sandbox is told why"
+[ ! -e "$mark/late" ] || fail "the timed-out command ran"
+
 # --- hostile requests from inside the sandbox; each refused, then a good one works
 cp "$HOSTILE" "$wt/.esc-hostile"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/.esc-hostile"
 H=/workspace/.esc-hostile
