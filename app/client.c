@@ -675,7 +675,7 @@ client_winsize(uint16_t *rows, uint16_t *cols)
 /* The Session Anchor (DESIGN): this client's ed25519 key signs a delegated
  * credential for the sandbox; the key itself is wiped once that is done, so
  * nothing else can ever sign for this session. */
-static int
+int
 client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *ns,
     lz_err_t *err)
 {

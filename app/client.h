@@ -78,6 +78,12 @@ struct client_run_opts {
  * that was shutting down gives code EAGAIN (the caller may retry). */
 int client_run(struct client *, const struct client_run_opts *, int *status, lz_err_t *err);
 
+/* Append ESC_NEW_SESSION for ns to b with a fresh Session Anchor (the key
+ * signs the sandbox's delegated credential and is wiped); `lazaret run`
+ * and the workbench create their sessions so. */
+int client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *ns,
+    lz_err_t *err);
+
 /* Subcommands (app/cmd-*.c; also declared in commands.h). */
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);

@@ -117,6 +117,7 @@ struct wb {
 };
 
 static void wb_send_request(struct wb *, struct wb_tab *);
+static void wb_relayout(struct wb *);
 static void wb_save(struct wb *);
 
 static void __attribute__((format(printf, 2, 3)))
@@ -334,6 +335,65 @@ wb_esc_focused(struct wb *wb)
 	return e;
 }
 
+/* Ask the active tab's coordinator for its audit trail (the panel's history). */
+static void
+wb_audit_request(struct wb *wb)
+{
+	struct wb_tab *tab = wb_active(wb);
+	struct proto_buf b = { 0 };
+
+	if (tab == NULL || tab->conn == NULL || wb_conn_state(tab->conn) != WB_CONN_READY)
+		return;
+	esc_ctl_encode_audit_req(&b, 0);
+	wb_conn_send(tab->conn, &b);
+}
+
+/* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */
+static void
+wb_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	struct sidelist_item *items = NULL;
+	struct wb_tab *tab = wb_active(wb);
+	lz_err_t err = LZ_ERR_INIT;
+	char *text = NULL, *line, *next, **lines = NULL;
+	size_t n = 0, i;
+	uint32_t code;
+
+	if (esc_ctl_decode_audit(p, len, &code, &text, &err) < 0) {
+		lz_err_clear(&err);
+		return;
+	}
+	if (tab == NULL || tab->conn != conn || code != 0)
+		goto out;
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		char seq[16], ts[32], kind[32];
+		const char *detail;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (sscanf(line, "%15s %31s %31s", seq, ts, kind) != 3 || strlen(ts) < 19)
+			continue;
+		detail = strchr(line, '{');
+		lz_strv_pushf(&lines, "%.8s %s %s", ts + 11, kind + (strncmp(kind, "esc.", 4) == 0 ?
+		    4 : 0), detail != NULL ? detail : "");
+		n++;
+	}
+	items = xcalloc(n + 1, sizeof *items);
+	for (i = 0; i < n; i++) {
+		items[i].text = lines[i];
+		items[i].alert = strstr(lines[i], "\"deny\"") != NULL ||
+		    strstr(lines[i], "rejected") != NULL;
+	}
+	sidelist_set(wb->side, SIDELIST_AUDIT, items, n);
+	if (n > 0)
+		sidelist_select(wb->side, SIDELIST_AUDIT, n - 1);
+	wb->dirty = true;
+out:
+	free(items);
+	lz_strv_free(lines);
+	free(text);
+}
+
 static void
 wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const char *command)
 {
@@ -347,6 +407,7 @@ wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const
 	    action == ESC_CTL_EDIT ? command : e->p.command);
 	wb_message(wb, "request %.8s: %s", e->p.request_id, esc_ctl_action_name(action));
 	wb_esc_remove(wb, e);
+	wb_audit_request(wb);
 }
 
 static void
@@ -404,9 +465,10 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	wb->escs[wb->n_escs++] = e;
 	wb_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
 	wb_escs_changed(wb);
+	wb_audit_request(wb);
 	if (!wb->panel_shown) {
 		wb->panel_shown = true;
-		wb->redraw_all = true;
+		wb_relayout(wb);
 	}
 	beep();
 }
@@ -582,9 +644,9 @@ wb_send_request(struct wb *wb, struct wb_tab *tab)
 	struct proto_new_session ns;
 	struct proto_buf b = { 0 };
 	char *none[] = { NULL };
+	lz_err_t err = LZ_ERR_INIT;
 	int rows, cols;
 
-	(void)wb;
 	if (tab->attach) {
 		proto_encode_attach(&b, tab->id);
 	} else {
@@ -596,7 +658,12 @@ wb_send_request(struct wb *wb, struct wb_tab *tab)
 		ns.cols = (uint16_t)cols;
 		ns.term = (char *)WB_TERM_NAME;
 		ns.argv = none;
-		proto_encode_new_session(&b, &ns);
+		/* With a Session Anchor: its escalations come to this workbench. */
+		if (client_anchor_new_session(&b, &ns, &err) < 0) {
+			wb_tab_fail(wb, tab, err.msg);
+			lz_err_clear(&err);
+			return;
+		}
 	}
 	wb_conn_expect(tab->conn, tab);
 	wb_conn_send(tab->conn, &b);
@@ -718,6 +785,8 @@ wb_session_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t l
 	/* The size the coordinator has may not be ours (attach from elsewhere). */
 	wb_send_resize(tab);
 	wb_save(wb);
+	if (tab == wb_active(wb))
+		wb_audit_request(wb);
 	wb->dirty = true;
 }
 
@@ -808,6 +877,10 @@ wb_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const uint8
 	case ESC_CTL_WITHDRAWN:
 		if (proto_decode_u32(p, h->length, &id, &err) == 0)
 			wb_esc_withdrawn(wb, conn, id);
+		wb_audit_request(wb);
+		break;
+	case ESC_CTL_AUDIT:
+		wb_audit_frame(wb, conn, p, h->length);
 		break;
 	default:
 		break;		/* OK and what newer coordinators send */
@@ -1169,6 +1242,7 @@ wb_select(struct wb *wb, size_t i)
 		return;
 	wb->active = i;
 	wb->redraw_all = true;
+	wb_audit_request(wb);
 }
 
 static void

@@ -13,6 +13,7 @@
  * handles (uv_walk) and runs the loop out; only then does it remove the
  * container, release the mounts and close the store, off the loop.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -401,6 +402,14 @@ coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
 			copy.data = xmalloc(b->len);
 			memcpy(copy.data, b->data, b->len);
 			copy.len = copy.cap = b->len;
+			/* Only we know the session's number: a workbench has many on
+			 * one connection. ESC_PROMPT's payload starts with it. */
+			if (copy.len >= PROTO_HEADER_LEN + 4 && copy.data[6] == ESC_CTL_PROMPT >> 8 &&
+			    copy.data[7] == (ESC_CTL_PROMPT & 0xff)) {
+				uint32_t id = htonl(s->id);
+
+				memcpy(copy.data + PROTO_HEADER_LEN, &id, 4);
+			}
 			ctl_server_send(s->clients[k], &copy);
 		}
 	}

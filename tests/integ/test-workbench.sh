@@ -73,6 +73,36 @@ assert_contains "$(pane)" "egress sidecar not running" "egress log says why it i
 "${TM[@]}" send-keys -t wb C-a s
 wait_for 5 pane_lacks "Escalations (0)" || show_fail "prefix s did not hide the side panel"
 
+# --- escalations: the tab and the queue light up; approve and deny from the panel
+mark=$T/marks; mkdir -p "$mark"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$mark"
+"${TM[@]}" send-keys -t wb "clear; lazaret-escalate --justify wb-approve -- touch $mark/approved; echo esc-rc1=\$?" Enter
+wait_for 20 pane_has "!0:default ws1" || show_fail "a waiting escalation did not mark its tab"
+wait_for 5 pane_has "Escalations (1)" || show_fail "the queue did not show the request"
+assert_contains "$(pane)" "tab 0 default: touch" "queue names the tab and the command"
+"${TM[@]}" send-keys -t wb C-a Tab
+"${TM[@]}" send-keys -t wb a
+wait_for 20 pane_has "esc-rc1=0" || show_fail "approved request did not finish"
+[ -e "$mark/approved" ] || fail "the approved command did not run on the host"
+wait_for 5 pane_has "Escalations (0)" || show_fail "the queue still holds the approved request"
+wait_for 5 pane_has 'decision {"action":"approve"}' || show_fail "panel history lacks the decision"
+note "ok: [a] in the focused panel approved; the command ran; the history shows it"
+"${TM[@]}" send-keys -t wb C-a Tab	# focus back to the terminal (Esc then a key would be Alt)
+"${TM[@]}" send-keys -t wb "clear; lazaret-escalate --justify wb-deny -- touch $mark/denied; echo esc-rc2=\$?" Enter
+wait_for 20 pane_has "Escalations (1)" || show_fail "second request not queued"
+"${TM[@]}" send-keys -t wb C-a Tab
+"${TM[@]}" send-keys -t wb Enter
+wait_for 5 pane_has "pprove & run" || show_fail "Enter did not open the request"
+assert_contains "$(pane)" "wb-deny" "prompt shows the justification"
+"${TM[@]}" send-keys -t wb d
+wait_for 20 pane_has "esc-rc2=126" || show_fail "denied request did not exit 126"
+[ ! -e "$mark/denied" ] || fail "the denied command ran"
+"${TM[@]}" send-keys -t wb C-a s
+wait_for 5 pane_lacks "Escalations (0)" || show_fail "panel not hidden"
+aud=$(lz audit -w "$repo1")
+assert_contains "$aud" '{"action":"approve"}' "coordinator audited the approval"
+assert_contains "$aud" '{"action":"deny"}' "coordinator audited the denial"
+note "ok: the prompt's [D]eny refused; both decisions are in the audit trail"
+
 # --- detach: the shells keep running; attach: screens back before any new output
 "${TM[@]}" send-keys -t wb 'clear; sleep 2; echo M$((8*9))M' Enter
 wait_for 10 pane_has "M72M" || show_fail "marker not printed"
