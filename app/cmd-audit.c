@@ -8,7 +8,7 @@
 #include "audit-text.h"
 #include "cli.h"
 #include "client.h"
-#include "cmd-audit.h"
+#include "commands.h"
 #include "esc-ctl.h"
 #include "store.h"
 

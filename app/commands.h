@@ -3,6 +3,7 @@
 #ifndef LZ_COMMANDS_H
 #define LZ_COMMANDS_H
 
+int cmd_audit(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
