@@ -1049,13 +1049,13 @@ coord_create_container(struct coord *c, lz_err_t *err)
 
 	if (c->drv->inspect(c->a->container, &st, err) < 0)
 		return -1;
-	if (st == DRV_STATE_RUNNING) {
-		coord_log("adopting running container %s", c->a->container);
-		c->container_ours = true;
-		return 0;
-	}
-	if (st == DRV_STATE_STOPPED) {
-		coord_log("removing stopped container %s", c->a->container);
+	/* A container left behind by a coordinator that died (we hold the
+	 * domain's lifetime lock, so its owner is gone) has lost every session
+	 * with its PTYs, and its escalation socket and TLS mounts point at the
+	 * dead coordinator's files: replace it rather than adopt it. */
+	if (st == DRV_STATE_RUNNING || st == DRV_STATE_STOPPED) {
+		coord_log("removing %s container %s left by a previous coordinator",
+		    st == DRV_STATE_RUNNING ? "running" : "stopped", c->a->container);
 		if (c->drv->remove(c->a->container, err) < 0)
 			return -1;
 	}
