@@ -139,7 +139,8 @@ check:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    LAZARET_BUILD=build/san tests/run --unit
 
-run: all
+run: setup
+	$(MAKE) all
 	scripts/run-main
 
 bench: all
