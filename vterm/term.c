@@ -15,7 +15,9 @@
  *     one parameter, which overflow a long);
  *   - a UTF-8 character left half-way across writes or cut by a control
  *     makes the decoder write past its array: feed_scan holds unfinished
- *     characters back and feeds U+FFFD for broken ones;
+ *     characters back and feeds U+FFFD for broken ones, and for C1
+ *     controls written as UTF-8 (width -1 in libvterm: the cursor would
+ *     leave the screen on the left);
  *   - one big write puts 4 bytes per input byte on the stack: feed_run
  *     slices writes to 16 KiB;
  *   - REP (CSI b) after a zero-width glyph, or before any printed
@@ -380,12 +382,22 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 		if (left > 0) {
 			if (c >= 0x80 && c < 0xc0) {
 				t->cp = t->cp << 6 | (c & 0x3f);
-				if (--left == 0) {
+				if (--left > 0)
+					continue;
+				if (t->cp >= 0x80 && t->cp < 0xa0) {
+					/* A C1 control as UTF-8: libvterm gives it width -1
+					 * and walks the cursor off the left edge. */
+					if (seq_start != SIZE_MAX)
+						feed_run(t, p + run, seq_start - run);
+					feed_run(t, (const unsigned char *)"\xef\xbf\xbd", 3);
+					t->last_cp = 0xfffd;
+					run = i + 1;
+				} else {
 					/* Complete: what an earlier call held back goes first. */
 					feed_run(t, t->u8buf, t->u8len);
-					t->u8len = 0;
 					t->last_cp = t->cp;
 				}
+				t->u8len = 0;
 				continue;
 			}
 			/* Broken: libvterm never sees it (its decoder would keep the

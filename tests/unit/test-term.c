@@ -443,6 +443,17 @@ test_term_utf8_split_across_writes_and_broken_sequences(void **state)
 	assert_row(t, 0, kanji);
 	assert_row(t, 1, "\xef\xbf\xbd" "a\xef\xbf\xbd");
 	assert_row(t, 2, "\xef\xbf\xbd\xe6\xbc\xa2!");
+	/* U+009A is a C1 control: shown as U+FFFD, the cursor moves right. */
+	{
+		struct term_cursor cur;
+
+		feed(t, "\r\n\x1b[4h\xc2\x9a");
+		term_feed(t, "\xc2", 1);
+		term_feed(t, "\x9a\xcc\x04x", 4);
+		term_cursor(t, &cur);
+		assert_int_equal(cur.col, 4);
+		assert_row(t, 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
+	}
 	term_free(t);
 }
 
