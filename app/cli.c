@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "client.h"
 #include "xmalloc.h"
 
 static void
@@ -50,6 +51,18 @@ cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
 		return -1;
 	}
 	cli_print_warnings(r != NULL ? (*r)->warnings : NULL);
+	return 0;
+}
+
+int
+cli_connect(const char *profile, const char *workspace, struct cfg **cfg,
+    struct anchor **a, struct client **cl, lz_err_t *err)
+{
+	if (cli_refuse_root(err) < 0 || cli_load_config(cfg, err) < 0 ||
+	    cli_domain(*cfg, profile, workspace, a, NULL, err) < 0)
+		return -1;
+	if (client_connect(*a, NULL, cl, err) < 0)
+		return err->code == ENOENT || err->code == ECONNREFUSED ? 1 : -1;
 	return 0;
 }
 

@@ -21,6 +21,16 @@ int cli_load_config(struct cfg **out, lz_err_t *err);
 int cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
     struct anchor **a, struct cfg_resolved **r, lz_err_t *err);
 
+struct client;
+
+/* The start of a subcommand that talks to the domain's coordinator: refuse
+ * root, load the configuration, resolve the domain of (profile, workspace)
+ * and connect to it. Returns 0 connected; 1 when no coordinator listens
+ * (ENOENT or ECONNREFUSED: *cfg and *a are set, *cl is NULL and err says
+ * why); -1 on any other error. The caller frees *cl, *a and *cfg. */
+int cli_connect(const char *profile, const char *workspace, struct cfg **cfg,
+    struct anchor **a, struct client **cl, lz_err_t *err);
+
 /* Usage error for subcommand cmd: prints "lazaret CMD: MSG" then the usage
  * line, returns 129 (git's usage exit code). */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)

@@ -68,7 +68,7 @@ cmd_audit(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	char *text = NULL;
 	uint8_t flags = 0;
-	int c, rc = 1, code = 0;
+	int c, r, rc = 1, code = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
@@ -99,23 +99,14 @@ cmd_audit(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("audit", AUDIT_USAGE, "unexpected argument '%s'",
 		    argv[optind]);
-	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (client_connect(a, NULL, &cl, &err) == 0) {
-		if (audit_via_coordinator(cl, flags, &text, &code, &err) < 0) {
-			rc = cli_fail(&err);
-			goto out;
-		}
-	} else if (err.code == ENOENT || err.code == ECONNREFUSED) {
+	if (r > 0)
 		lz_err_clear(&err);
-		if (audit_direct(a, flags, &text, &code, &err) < 0) {
-			rc = cli_fail(&err);
-			goto out;
-		}
-	} else {
+	if ((r == 0 ? audit_via_coordinator(cl, flags, &text, &code, &err) :
+	    audit_direct(a, flags, &text, &code, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -1,5 +1,4 @@
 /* cmd-status.c - lazaret status: what the domain's coordinator runs. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +57,7 @@ cmd_status(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	char *text = NULL;
 	bool json = false;
-	int c, rc = 1;
+	int c, r, rc = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
@@ -85,16 +84,11 @@ cmd_status(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("status", STATUS_USAGE, "unexpected argument '%s'",
 		    argv[optind]);
-	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (client_connect(a, NULL, &cl, &err) < 0) {
-		if (err.code != ENOENT && err.code != ECONNREFUSED) {
-			rc = cli_fail(&err);
-			goto out;
-		}
+	if (r > 0) {
 		lz_err_clear(&err);
 		status_not_running(a, json);
 		rc = 1;

@@ -1,5 +1,4 @@
 /* cmd-stop.c - lazaret stop: tear the domain's sandbox down. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +51,7 @@ cmd_stop(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("stop", STOP_USAGE, "unexpected argument '%s'", argv[optind]);
-	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0 ||
-	    client_connect(a, NULL, &cl, &err) < 0) {
+	if (cli_connect(profile, workspace, &cfg, &a, &cl, &err) != 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
