@@ -62,7 +62,7 @@
 #include "widget.h"
 #include "xmalloc.h"
 
-#define WB_USAGE "lazaret-workbench [attach] [-p PROFILE] [-w DIR] [-m MODE] [--theme NAME|FILE]"
+#define WB_USAGE "lazaret-workbench [attach] [-p PROFILE] [-w DIR] [-m MODE] [--prefix KEY] [--theme NAME|FILE]"
 #define WB_TERM_NAME	"xterm-256color"	/* what libvterm answers to */
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
@@ -1501,6 +1501,8 @@ wb_help(void)
 	    "  -p, --profile P      profile of the first tab (default: \"default\")\n"
 	    "  -w, --workspace DIR  workspace of the first tab (default: the current directory)\n"
 	    "  -m, --mode MODE      isolated (default) or direct, for new tabs\n"
+	    "  --prefix KEY         the prefix key (default C-a; e.g. C-b, M-a); also\n"
+	    "                       $LAZARET_PREFIX\n"
 	    "  --theme NAME|FILE    colour theme (default, light, high-contrast or a YAML\n"
 	    "                       file); also $LAZARET_THEME\n"
 	    "  --version            print the version\n\n"
@@ -1569,11 +1571,12 @@ main(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "theme", required_argument, NULL, 't' },
+		{ "prefix", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile = NULL, *workspace = NULL, *theme = NULL, *st;
+	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL, *st;
 	struct wb_state_tab *saved = NULL;
 	struct wb wb;
 	lz_err_t err = LZ_ERR_INIT;
@@ -1595,6 +1598,7 @@ main(int argc, char **argv)
 		case 'w': workspace = optarg; break;
 		case 'm': wb.mode = optarg; break;
 		case 't': theme = optarg; break;
+		case 'P': prefix = optarg; break;
 		case 'h': wb_help(); return 0;
 		case 'V': printf("lazaret-workbench %s\n", LZ_VERSION); return 0;
 		default:
@@ -1647,6 +1651,18 @@ main(int argc, char **argv)
 	if (wb.cwd == NULL)
 		wb.cwd = xstrdup("/");
 	wb.keys = wb_keys_new();
+	if (prefix == NULL)
+		prefix = getenv("LAZARET_PREFIX");
+	if (prefix != NULL && wb_keys_set_prefix(wb.keys, prefix, &err) < 0) {
+		fprintf(stderr, "lazaret-workbench: --prefix: %s\n", err.msg);
+		lz_err_clear(&err);
+		wb_keys_free(wb.keys);
+		theme_free(wb.theme);
+		free(wb.theme_warning);
+		free(wb.cwd);
+		rc = 129;
+		goto out;
+	}
 	wb.tabbar = tabbar_new();
 	wb.side = sidelist_new();
 	wb.status = statusline_new();

@@ -66,6 +66,19 @@ wait_for 10 pane_lacks '"/tmp/v.txt"' || show_fail "vim did not quit"
 wait_for 10 pane_has "TYPED IN VIM" || show_fail "vim did not write the file"
 note "ok: vim runs in a tab, writes and quits"
 
+# --- scrollback: prefix [ then PgUp shows what scrolled off; q returns
+"${TM[@]}" send-keys -t wb 'clear; seq 1000 1300' Enter
+wait_for 10 pane_has "1300" || show_fail "seq gave no output"
+"${TM[@]}" send-keys -t wb C-a '['
+wait_for 5 pane_has "SCROLL" || show_fail "prefix [ did not enter scrollback mode"
+"${TM[@]}" send-keys -t wb PPage
+wait_for 5 pane_has "1270" || show_fail "PgUp did not scroll back"
+pane_lacks "1295" || show_fail "PgUp left the newest lines in view"
+"${TM[@]}" send-keys -t wb q
+wait_for 5 pane_has "1295" || show_fail "q did not return to the live screen"
+pane_lacks "SCROLL" || show_fail "still in scrollback mode after q"
+note "ok: scrollback mode pages back through the tab's history"
+
 # --- side panel
 "${TM[@]}" send-keys -t wb C-a s
 wait_for 5 pane_has "Escalations (0)" || show_fail "prefix s did not show the side panel"
