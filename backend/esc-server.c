@@ -552,7 +552,7 @@ esc_conn_read(struct esc_conn *c)
 			esc_conn_reject(c, "request larger than allowed");
 			return;
 		}
-		esc_ctl_append(&c->in, buf, (size_t)n);
+		proto_put(&c->in, buf, (size_t)n);
 		r = proto_frame_parse(c->in.data, c->in.len, &h, &pl, &err);
 		if (r < 0) {
 			msg = xasprintf("bad frame: %s", err.msg);

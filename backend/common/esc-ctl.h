@@ -82,9 +82,6 @@ void esc_ctl_encode_audit(struct proto_buf *b, uint32_t code, const char *text);
 int esc_ctl_decode_audit(const uint8_t *p, size_t len, uint32_t *code, char **text,
     lz_err_t *err);
 
-/* Append n raw bytes to b. */
-void esc_ctl_append(struct proto_buf *b, const void *d, size_t n);
-
 /* "approve", "deny", "edit", "quit". */
 const char *esc_ctl_action_name(enum esc_ctl_action);
 

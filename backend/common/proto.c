@@ -11,12 +11,6 @@
 #include "proto.h"
 #include "xmalloc.h"
 
-struct proto_rd {
-	const uint8_t *p;
-	size_t left;
-	int bad;
-};
-
 static const char *const proto_names[] = {
 	[PROTO_HELLO] = "HELLO", [PROTO_ERROR] = "ERROR", [PROTO_OK] = "OK",
 	[PROTO_NEW_SESSION] = "NEW_SESSION", [PROTO_SESSION] = "SESSION",
@@ -91,7 +85,7 @@ proto_frame_parse(const uint8_t *buf, size_t len, struct proto_header *hdr,
 
 /* Reader: every get checks the remaining length first. */
 
-static void
+void
 proto_rd_init(struct proto_rd *r, const uint8_t *p, size_t len)
 {
 	r->p = p;
@@ -99,7 +93,7 @@ proto_rd_init(struct proto_rd *r, const uint8_t *p, size_t len)
 	r->bad = 0;
 }
 
-static const uint8_t *
+const uint8_t *
 proto_rd_take(struct proto_rd *r, size_t n)
 {
 	const uint8_t *p;
@@ -114,7 +108,7 @@ proto_rd_take(struct proto_rd *r, size_t n)
 	return p;
 }
 
-static uint32_t
+uint32_t
 proto_rd_u32(struct proto_rd *r)
 {
 	const uint8_t *p = proto_rd_take(r, 4);
@@ -139,7 +133,7 @@ proto_rd_u8(struct proto_rd *r)
 }
 
 /* A string: u32 length, checked against what is left, no NUL inside. */
-static char *
+char *
 proto_rd_str(struct proto_rd *r)
 {
 	uint32_t n = proto_rd_u32(r);
@@ -368,7 +362,7 @@ proto_buf_reserve(struct proto_buf *b, size_t n)
 	b->cap = cap;
 }
 
-static void
+void
 proto_put(struct proto_buf *b, const void *p, size_t n)
 {
 	if (n == 0)
@@ -378,7 +372,7 @@ proto_put(struct proto_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void
+void
 proto_put32(struct proto_buf *b, uint32_t v)
 {
 	v = htonl(v);
@@ -398,7 +392,7 @@ proto_put8(struct proto_buf *b, uint8_t v)
 	proto_put(b, &v, 1);
 }
 
-static void
+void
 proto_putstr(struct proto_buf *b, const char *s)
 {
 	size_t n = s != NULL ? strlen(s) : 0;
@@ -408,7 +402,7 @@ proto_putstr(struct proto_buf *b, const char *s)
 }
 
 /* Start a frame; returns the offset of its header for proto_end. */
-static size_t
+size_t
 proto_begin(struct proto_buf *b, uint8_t version, uint16_t type)
 {
 	size_t at = b->len;
@@ -421,7 +415,7 @@ proto_begin(struct proto_buf *b, uint8_t version, uint16_t type)
 	return at;
 }
 
-static void
+void
 proto_end(struct proto_buf *b, size_t at)
 {
 	uint32_t n = htonl((uint32_t)(b->len - at - PROTO_HEADER_LEN));

@@ -207,6 +207,30 @@ void proto_encode_stop(struct proto_buf *b);
 void proto_encode_raw(struct proto_buf *b, uint8_t version, uint16_t type,
     const void *payload, size_t len);
 
+/* Building blocks for the encoders and decoders of sibling messages
+ * (esc-ctl.c): a reader checks every length against what is left first. */
+struct proto_rd {
+	const uint8_t *p;
+	size_t left;
+	int bad;
+};
+void proto_rd_init(struct proto_rd *r, const uint8_t *p, size_t len);
+/* n bytes, or NULL (and r->bad) when fewer are left. */
+const uint8_t *proto_rd_take(struct proto_rd *r, size_t n);
+uint32_t proto_rd_u32(struct proto_rd *r);
+/* A u32 length then that many bytes without NUL, copied; NULL (and r->bad)
+ * on anything else. */
+char *proto_rd_str(struct proto_rd *r);
+/* Append n raw bytes to b. */
+void proto_put(struct proto_buf *b, const void *p, size_t n);
+void proto_put32(struct proto_buf *b, uint32_t v);
+/* u32 length then the bytes; NULL is the empty string. */
+void proto_putstr(struct proto_buf *b, const char *s);
+/* Start a frame; returns the offset of its header for proto_end, which
+ * patches the payload length in. */
+size_t proto_begin(struct proto_buf *b, uint8_t version, uint16_t type);
+void proto_end(struct proto_buf *b, size_t at);
+
 /* Drop the first n bytes of b (consumed frames). */
 void proto_buf_consume(struct proto_buf *b, size_t n);
 /* Free b's storage and reset it. */
