@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "shellwords.h"
 #include "xmalloc.h"
 
 void
@@ -75,46 +76,13 @@ void lz_jsonw_obj_close(struct lz_jsonw *w) { jsonw_close(w, "}"); }
 void lz_jsonw_arr_open(struct lz_jsonw *w) { jsonw_open(w, "["); }
 void lz_jsonw_arr_close(struct lz_jsonw *w) { jsonw_close(w, "]"); }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t
-jsonw_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void
 jsonw_quoted(struct lz_jsonw *w, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	size_t i = 0, l;
+	uint32_t cp;
 
 	jsonw_put(w, "\"", 1);
 	while (i < n) {
@@ -126,7 +94,8 @@ jsonw_quoted(struct lz_jsonw *w, const char *s, size_t n)
 		case '\t': jsonw_put(w, "\\t", 2); i++; continue;
 		default: break;
 		}
-		if (p[i] < 0x20 || p[i] == 0x7f || (l = jsonw_utf8_len(p + i, n - i)) == 0) {
+		if (p[i] < 0x20 || p[i] == 0x7f ||
+		    (l = lz_shellwords_utf8(p + i, n - i, &cp)) == 0) {
 			snprintf(esc, sizeof esc, "\\u%04x", p[i]);
 			jsonw_put(w, esc, 6);
 			i++;
