@@ -11,10 +11,11 @@
 
 #include "audit.h"
 #include "store.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 struct fx {
-	char dir[64];
+	char *dir;
 	char *path;
 	struct store *st;
 };
@@ -25,8 +26,7 @@ fx_setup(void **state)
 	struct fx *fx = xcalloc(1, sizeof *fx);
 	lz_err_t err = LZ_ERR_INIT;
 
-	snprintf(fx->dir, sizeof fx->dir, "/tmp/lz-audit.XXXXXX");
-	assert_non_null(mkdtemp(fx->dir));
+	fx->dir = tu_mkdtemp("audit");
 	fx->path = xasprintf("%s/state.db", fx->dir);
 	if (store_open(fx->path, &fx->st, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -38,14 +38,10 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *fx = *state;
-	char *p;
 
 	store_close(fx->st);
-	unlink(fx->path);
-	p = xasprintf("%s-wal", fx->path);
-	unlink(p);
-	free(p);
-	rmdir(fx->dir);
+	tu_rmrf(fx->dir);
+	free(fx->dir);
 	free(fx->path);
 	free(fx);
 	return 0;

@@ -7,8 +7,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +15,16 @@
 
 #include "anchor.h"
 #include "config.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
-static char home[PATH_MAX];	/* canonical fake $HOME, fresh per test */
+static char *home;	/* canonical fake $HOME, fresh per test */
 
 static int
 setup_home(void **state)
 {
-	char t[] = "/tmp/lz-config.XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(t));
-	assert_non_null(realpath(t, home));
+	home = tu_mkdtemp("config");
 	setenv("HOME", home, 1);
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("XDG_DATA_HOME");
@@ -37,19 +33,12 @@ setup_home(void **state)
 }
 
 static int
-rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int
 teardown_home(void **state)
 {
 	(void)state;
-	assert_int_equal(nftw(home, rm_cb, 16, FTW_DEPTH | FTW_PHYS), 0);
+	tu_rmrf(home);
+	free(home);
+	home = NULL;
 	return 0;
 }
 

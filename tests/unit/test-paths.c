@@ -6,8 +6,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
-#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,35 +14,26 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
-static char tmp[PATH_MAX];	/* canonical private directory per test */
+static char *tmp;	/* canonical private directory per test */
 
 static int
 setup_tmp(void **state)
 {
-	char t[] = "/tmp/lz-paths.XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(t));
-	assert_non_null(realpath(t, tmp));
+	tmp = tu_mkdtemp("paths");
 	return 0;
-}
-
-static int
-rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
 }
 
 static int
 teardown_tmp(void **state)
 {
 	(void)state;
-	assert_int_equal(nftw(tmp, rm_cb, 16, FTW_DEPTH | FTW_PHYS), 0);
+	tu_rmrf(tmp);
+	free(tmp);
+	tmp = NULL;
 	return 0;
 }
 

@@ -21,9 +21,10 @@
 #include "proc.h"
 #include "sentry.h"
 #include "strv.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
-static char tmp[PATH_MAX];
+static char *tmp;
 
 /* Run git in dir with a fixed identity; returns stdout (newlines cut). */
 static char *
@@ -340,8 +341,7 @@ static int
 setup_tmp(void **state)
 {
 	(void)state;
-	snprintf(tmp, sizeof tmp, "/tmp/lz-sentry.XXXXXX");
-	assert_non_null(mkdtemp(tmp));
+	tmp = tu_mkdtemp("sentry");
 	unsetenv("GIT_DIR");
 	unsetenv("GIT_WORK_TREE");
 	unsetenv("GIT_OBJECT_DIRECTORY");
@@ -353,7 +353,9 @@ static int
 teardown_tmp(void **state)
 {
 	(void)state;
-	run_ok("rm", "-rf", tmp, NULL);
+	tu_rmrf(tmp);
+	free(tmp);
+	tmp = NULL;
 	return 0;
 }
 
@@ -532,12 +534,6 @@ test_sentry_isolated_restart_reuses_checkout_and_commits(void **state)
 }
 
 static void
-rm_rf(const char *path)
-{
-	run_ok("rm", "-rf", path, NULL);
-}
-
-static void
 test_sentry_recreates_deleted_checkout_on_existing_branch(void **state)
 {
 	char *r = make_repo("repo"), *f, *o, *c1, *c2;
@@ -548,7 +544,7 @@ test_sentry_recreates_deleted_checkout_on_existing_branch(void **state)
 	a = anchor_for(r);
 	c1 = agent_first_session(a);
 	f = xasprintf("%s/agent.txt", a->worktree);
-	rm_rf(a->worktree);
+	tu_rmrf(a->worktree);
 	prepare_ok(a, SENTRY_ISOLATED, &l);
 	c2 = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
 	assert_string_equal(c1, c2);
@@ -579,7 +575,7 @@ test_sentry_refuses_checkout_no_longer_registered(void **state)
 	prepare_ok(a, SENTRY_ISOLATED, &l);
 	sentry_layout_clear(&l);
 	admin = xasprintf("%s/.git/worktrees", r);
-	rm_rf(admin);
+	tu_rmrf(admin);
 	expect_refused(a, SENTRY_ISOLATED, "no longer a worktree");
 	anchor_free(a);
 	free(admin);
@@ -646,7 +642,7 @@ test_sentry_direct_commits_land_on_agent_branch_not_main(void **state)
 	f = xasprintf("%s/.git/objects/info/alternates", r);
 	assert_int_equal(access(f, F_OK), -1);
 	free(f);
-	run_ok("rm", "-rf", env_get(&l, "GIT_OBJECT_DIRECTORY"), NULL);
+	tu_rmrf(env_get(&l, "GIT_OBJECT_DIRECTORY"));
 	expect_git("direct work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
 	git_do(r, "fsck", "--no-progress", NULL);
 	free(o);
@@ -941,7 +937,7 @@ test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 	anchor_free(a);
 	/* Direct mode: the user's own copy. */
 	a = anchor_for(r);
-	run_ok("rm", "-rf", a->domain_root, NULL);
+	tu_rmrf(a->domain_root);
 	git_do(r, "worktree", "prune", NULL);
 	prepare_ok(a, SENTRY_DIRECT, &l);
 	assert_bind(&l, "/workspace/.husky", d, true);
@@ -1094,7 +1090,7 @@ test_sentry_release_moves_agent_packs_into_the_repository(void **state)
 	free(o);
 	alt = xasprintf("%s/info/alternates", gobj);
 	assert_int_equal(access(alt, F_OK), -1);
-	run_ok("rm", "-rf", pobj, NULL);
+	tu_rmrf(pobj);
 	expect_git("packed work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
 	git_do(r, "fsck", "--no-progress", NULL);
 	sentry_layout_clear(&l);

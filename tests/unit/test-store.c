@@ -20,10 +20,11 @@
 #include "audit.h"
 #include "store.h"
 #include "store-migrate.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 struct fx {
-	char dir[64];
+	char *dir;
 	char *path;
 };
 
@@ -32,8 +33,7 @@ fx_setup(void **state)
 {
 	struct fx *fx = xcalloc(1, sizeof *fx);
 
-	snprintf(fx->dir, sizeof fx->dir, "/tmp/lz-store.XXXXXX");
-	assert_non_null(mkdtemp(fx->dir));
+	fx->dir = tu_mkdtemp("store");
 	fx->path = xasprintf("%s/state.db", fx->dir);
 	*state = fx;
 	return 0;
@@ -43,16 +43,9 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *fx = *state;
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-	char *p;
-	size_t i;
 
-	for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
-		p = xasprintf("%s%s", fx->path, sfx[i]);
-		unlink(p);
-		free(p);
-	}
-	rmdir(fx->dir);
+	tu_rmrf(fx->dir);
+	free(fx->dir);
 	free(fx->path);
 	free(fx);
 	return 0;

@@ -1,0 +1,14 @@
+/* testutil.h - helpers shared by the unit tests (the Makefile links
+ * tests/unit/testutil.c into every test binary). */
+#ifndef LZ_TESTUTIL_H
+#define LZ_TESTUTIL_H
+
+/* A fresh private directory /tmp/lz-TAG.XXXXXX, canonical (realpath);
+ * fails the test when it cannot be made. The caller frees the string. */
+char *tu_mkdtemp(const char *tag);
+
+/* Remove dir and everything below it, symlinks not followed; fails the
+ * test when anything cannot be removed. */
+void tu_rmrf(const char *dir);
+
+#endif
