@@ -1517,7 +1517,8 @@ wb_help(void)
 static void
 wb_init_screen(struct wb *wb)
 {
-	set_escdelay(25);
+	/* Long enough for a key sequence split by a busy host, short for Esc in vim. */
+	set_escdelay(100);
 	initscr();
 	raw();
 	noecho();
@@ -1739,6 +1740,14 @@ out_loop:
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);
+	if (wb.termpanel != NULL)
+		del_panel(wb.termpanel);
+	if (wb.sidepanel != NULL)
+		del_panel(wb.sidepanel);
+	if (wb.termwin != NULL)
+		delwin(wb.termwin);
+	if (wb.sidewin != NULL)
+		delwin(wb.sidewin);
 	tabbar_free(wb.tabbar);
 	sidelist_free(wb.side);
 	statusline_free(wb.status);

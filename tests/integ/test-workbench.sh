@@ -67,8 +67,8 @@ wait_for 10 pane_has "TYPED IN VIM" || show_fail "vim did not write the file"
 note "ok: vim runs in a tab, writes and quits"
 
 # --- scrollback: prefix [ then PgUp shows what scrolled off; q returns
-"${TM[@]}" send-keys -t wb 'clear; seq 1000 1300' Enter
-wait_for 10 pane_has "1300" || show_fail "seq gave no output"
+"${TM[@]}" send-keys -t wb 'clear; seq 1000 1300; echo S$((5*5))S' Enter
+wait_for 10 pane_has "S25S" || show_fail "seq gave no output"
 "${TM[@]}" send-keys -t wb C-a '['
 wait_for 5 pane_has "SCROLL" || show_fail "prefix [ did not enter scrollback mode"
 "${TM[@]}" send-keys -t wb PPage
