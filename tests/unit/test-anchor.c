@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "anchor.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 /* Vectors computed with: printf '%s' 'default:/home/user/project' | sha256sum */
@@ -48,25 +49,23 @@ test_anchor_hash_matches_sha256sum_program(void **state)
 	assert_string_equal(h, line);
 }
 
-static char tmpdir[PATH_MAX];
+static char *tmpdir;
 
 static int
 setup_dir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/lz-anchor.XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
+	tmpdir = tu_mkdtemp("anchor");
 	return 0;
 }
 
 static int
 teardown_dir(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	tu_rmrf(tmpdir);
+	free(tmpdir);
+	tmpdir = NULL;
 	return 0;
 }
 

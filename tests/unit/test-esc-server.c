@@ -23,11 +23,12 @@
 #include "esc-server.h"
 #include "sign.h"
 #include "strv.h"
+#include "testutil.h"
 #include "trust.h"
 #include "xmalloc.h"
 
 struct fx {
-	char dir[64];
+	char *dir;
 	char *bin, *sock, *tlsdir, *ws;
 	const char *cwd;		/* where the client runs; NULL: ws */
 	uv_loop_t loop;
@@ -140,8 +141,7 @@ setup(void **state)
 		*state = NULL;
 		return 0;
 	}
-	strcpy(f->dir, "/tmp/lz-escsrv.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	f->dir = tu_mkdtemp("escsrv");
 	f->sock = xasprintf("%s/s/esc.sock", f->dir);
 	f->tlsdir = xasprintf("%s/tls", f->dir);
 	f->ws = xasprintf("%s/ws", f->dir);
@@ -196,7 +196,6 @@ static int
 teardown(void **state)
 {
 	struct fx *f = *state;
-	char *p;
 
 	if (f == NULL)
 		return 0;
@@ -206,21 +205,8 @@ teardown(void **state)
 	assert_int_equal(uv_loop_close(&f->loop), 0);
 	policy_free(f->policy);
 	trust_ca_free(f->ca);
-	for (const char *const *n = (const char *const[]){ "ca.pem", "cert.pem", "key.pem", NULL };
-	    *n != NULL; n++) {
-		p = xasprintf("%s/%s", f->tlsdir, *n);
-		unlink(p);
-		free(p);
-	}
-	p = xasprintf("%s/s", f->dir);
-	rmdir(p);
-	free(p);
-	p = xasprintf("%s/ws/marker", f->dir);
-	unlink(p);
-	free(p);
-	rmdir(f->tlsdir);
-	rmdir(f->ws);
-	rmdir(f->dir);
+	tu_rmrf(f->dir);
+	free(f->dir);
 	lz_strv_free(f->env);
 	free(f->reason);
 	free(f->audit);

@@ -25,6 +25,7 @@
 #include "proc.h"
 #include "sign.h"
 #include "strv.h"
+#include "testutil.h"
 #include "trust.h"
 #include "xmalloc.h"
 
@@ -33,7 +34,7 @@
 enum scenario { SC_RUN, SC_DENY, SC_HOST_TIMEOUT, SC_SILENT };
 
 struct fx {
-	char dir[64];
+	char *dir;
 	char *bin, *sock, *tlsdir;
 	struct trust_ca *ca;
 	SSL_CTX *sctx;
@@ -88,8 +89,7 @@ setup(void **state)
 
 	f->bin = getenv("LAZARET_ESCALATE_BIN") != NULL ? xstrdup(getenv("LAZARET_ESCALATE_BIN")) :
 	    xasprintf("%s/lazaret-escalate", b != NULL ? b : "build");
-	strcpy(f->dir, "/tmp/lz-esc.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	f->dir = tu_mkdtemp("esc");
 	f->sock = xasprintf("%s/esc.sock", f->dir);
 	f->tlsdir = xasprintf("%s/tls", f->dir);
 	assert_int_equal(mkdir(f->tlsdir, 0700), 0);
@@ -119,18 +119,10 @@ static int
 teardown(void **state)
 {
 	struct fx *f = *state;
-	static const char *files[] = { "ca.pem", "cert.pem", "key.pem" };
 
 	close(f->lfd);
-	for (size_t i = 0; i < 3; i++) {
-		char *p = xasprintf("%s/%s", f->tlsdir, files[i]);
-
-		unlink(p);
-		free(p);
-	}
-	rmdir(f->tlsdir);
-	unlink(f->sock);
-	rmdir(f->dir);
+	tu_rmrf(f->dir);
+	free(f->dir);
 	esc_payload_clear(&f->got);
 	free(f->srv_err);
 	lz_strv_free(f->env);

@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "lock.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 struct lock_fixture {
-	char dir[64];
+	char *dir;
 	char *path;
 };
 
@@ -28,9 +29,7 @@ lock_setup(void **state)
 {
 	struct lock_fixture *f = xcalloc(1, sizeof *f);
 
-	snprintf(f->dir, sizeof f->dir, "/tmp/lz-test-lock.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
+	f->dir = tu_mkdtemp("test-lock");
 	f->path = xasprintf("%s/x.lock", f->dir);
 	*state = f;
 	return 0;
@@ -40,10 +39,8 @@ static int
 lock_teardown(void **state)
 {
 	struct lock_fixture *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-
-	(void)!system(cmd);
-	free(cmd);
+	tu_rmrf(f->dir);
+	free(f->dir);
 	free(f->path);
 	free(f);
 	return 0;

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +13,11 @@
 
 #include "policy.h"
 #include "strv.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 struct fx {
-	char dir[64];		/* temp dir: a private PATH dir with symlinks */
+	char *dir;		/* temp dir: a private PATH dir with symlinks */
 	char *path;		/* "<dir>/bin:/usr/bin:/bin" */
 	struct policy *pol;
 };
@@ -31,8 +31,7 @@ setup(void **state)
 	const char *entries[] = { "make test", "cargo build --release", "runtests-ok",
 		"python3 -m pytest", NULL };
 
-	strcpy(f->dir, "/tmp/lz-policy.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	f->dir = tu_mkdtemp("policy");
 	bin = xasprintf("%s/bin", f->dir);
 	assert_int_equal(mkdir(bin, 0700), 0);
 	p = xasprintf("%s/runtests", bin);	/* an innocent name for bash */
@@ -53,19 +52,12 @@ setup(void **state)
 }
 
 static int
-rm_cb(const char *p, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(p);
-}
-
-static int
 teardown(void **state)
 {
 	struct fx *f = *state;
 
-	if (nftw(f->dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		fprintf(stderr, "cleanup of %s failed\n", f->dir);
+	tu_rmrf(f->dir);
+	free(f->dir);
 	policy_free(f->pol);
 	free(f->path);
 	free(f);

@@ -19,13 +19,14 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "testutil.h"
 #include "trust.h"
 #include "xmalloc.h"
 
 #define TO_MS 10000
 
 struct fx {
-	char dir[64];
+	char *dir;
 	struct trust_ca *ca, *other_ca;
 	char *ca_pem, *other_ca_pem;
 	struct trust_cert good;		/* web/sb1 from ca */
@@ -47,8 +48,7 @@ setup(void **state)
 	struct fx *f = xcalloc(1, sizeof *f);
 	lz_err_t err = LZ_ERR_INIT;
 
-	strcpy(f->dir, "/tmp/lz-trust.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	f->dir = tu_mkdtemp("trust");
 	if (trust_ca_new(3600, &f->ca, &err) < 0 || trust_ca_new(3600, &f->other_ca, &err) < 0 ||
 	    trust_issue_client(f->ca, "web", "sb1", 600, &f->good, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -65,11 +65,9 @@ static int
 teardown(void **state)
 {
 	struct fx *f = *state;
-	char *p = xasprintf("%s/esc.sock", f->dir);
 
-	unlink(p);
-	free(p);
-	rmdir(f->dir);
+	tu_rmrf(f->dir);
+	free(f->dir);
 	SSL_CTX_free(f->sctx);
 	trust_cert_clear(&f->good);
 	free(f->ca_pem);
