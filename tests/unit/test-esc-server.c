@@ -55,18 +55,6 @@ struct fx {
 };
 
 static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
-
-static void
 later_cb(uv_timer_t *t)
 {
 	struct fx *f = t->data;
@@ -153,9 +141,9 @@ setup(void **state)
 	    trust_issue_client(f->ca, "web", "sb1", 600, &c, &err) < 0)
 		fail_msg("%s", err.msg);
 	ca = trust_ca_cert_pem(f->ca);
-	write_file(f->tlsdir, "ca.pem", ca);
-	write_file(f->tlsdir, "cert.pem", c.cert_pem);
-	write_file(f->tlsdir, "key.pem", c.key_pem);
+	tu_write_file(f->tlsdir, "ca.pem", ca);
+	tu_write_file(f->tlsdir, "cert.pem", c.cert_pem);
+	tu_write_file(f->tlsdir, "key.pem", c.key_pem);
 	trust_cert_clear(&c);
 	free(ca);
 	lz_sign_keypair(&f->client);

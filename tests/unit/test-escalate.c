@@ -50,18 +50,6 @@ struct fx {
 };
 
 static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
-
-static void
 issue_into(struct fx *f, const char *sandbox)
 {
 	struct trust_cert c;
@@ -70,9 +58,9 @@ issue_into(struct fx *f, const char *sandbox)
 
 	if (trust_issue_client(f->ca, "web", sandbox, 600, &c, &err) < 0)
 		fail_msg("%s", err.msg);
-	write_file(f->tlsdir, "ca.pem", ca);
-	write_file(f->tlsdir, "cert.pem", c.cert_pem);
-	write_file(f->tlsdir, "key.pem", c.key_pem);
+	tu_write_file(f->tlsdir, "ca.pem", ca);
+	tu_write_file(f->tlsdir, "cert.pem", c.cert_pem);
+	tu_write_file(f->tlsdir, "key.pem", c.key_pem);
 	trust_cert_clear(&c);
 	free(ca);
 }

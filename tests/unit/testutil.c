@@ -37,3 +37,14 @@ tu_rmrf(const char *dir)
 {
 	assert_int_equal(nftw(dir, tu_rm_cb, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
+
+void
+tu_write_file(const char *dir, const char *name, const char *text)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}

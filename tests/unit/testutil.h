@@ -7,6 +7,10 @@
  * fails the test when it cannot be made. The caller frees the string. */
 char *tu_mkdtemp(const char *tag);
 
+/* Write text to dir/name (created or truncated); fails the test when it
+ * cannot be opened. */
+void tu_write_file(const char *dir, const char *name, const char *text);
+
 /* Remove dir and everything below it, symlinks not followed; fails the
  * test when anything cannot be removed. */
 void tu_rmrf(const char *dir);
