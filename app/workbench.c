@@ -113,6 +113,10 @@ struct wb {
 	char *state_path;
 	char *cwd;
 	const char *mode;
+	/* Without `attach`, a restore that leaves no live tab falls back to one
+	 * new tab for these (cleared once any tab runs). */
+	bool fallback;
+	const char *def_profile, *def_workspace;
 	bool quit, detached, started;
 };
 
@@ -508,6 +512,9 @@ wb_conn_drop(struct wb *wb, struct wb_conn *conn)
 	wb_conn_close(conn);
 }
 
+static struct wb_tab *wb_add_tab(struct wb *, const char *, const char *, const char *,
+    uint32_t, lz_err_t *);
+
 static void
 wb_remove_tab(struct wb *wb, struct wb_tab *tab)
 {
@@ -527,6 +534,16 @@ wb_remove_tab(struct wb *wb, struct wb_tab *tab)
 	wb_tab_free(tab);
 	wb_escs_changed(wb);
 	wb->redraw_all = true;
+	if (wb->n_tabs == 0 && !wb->detached && wb->fallback) {
+		lz_err_t err = LZ_ERR_INIT;
+
+		/* Every saved session was gone: start afresh, as with no saved tabs. */
+		wb->fallback = false;
+		if (wb_add_tab(wb, wb->def_profile, wb->def_workspace, wb->mode, 0, &err) == NULL) {
+			wb_message(wb, "%s", err.msg);
+			lz_err_clear(&err);
+		}
+	}
 	if (wb->n_tabs == 0 && !wb->detached)
 		wb->quit = true;
 	wb_save(wb);
@@ -778,6 +795,7 @@ wb_session_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t l
 	}
 	tab->id = s.id;
 	tab->state = WB_TAB_RUNNING;
+	wb->fallback = false;
 	wb_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
 	    tab->profile, wb_base(tab->workspace));
 	if (tab->attach)
@@ -1692,6 +1710,9 @@ main(int argc, char **argv)
 	wb_init_screen(&wb);
 	if (wb.theme_warning != NULL)
 		statusline_message(wb.status, wb.theme_warning, time(NULL) + 10);
+	wb.fallback = !attach && n_saved > 0;
+	wb.def_profile = profile;
+	wb.def_workspace = workspace;
 	for (i = 0; i < n_saved; i++)
 		if (wb_add_tab(&wb, saved[i].profile, saved[i].workspace, saved[i].mode, saved[i].id,
 		    &err) == NULL) {

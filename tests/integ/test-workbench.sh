@@ -168,3 +168,17 @@ wait_for 30 gone "$canon2" "lazaret-default-$(printf '%s' "default:$canon2" | sh
 	fail "ws2 not torn down after its tab closed"
 [ ! -e "$T/wb.tabs" ] || fail "state file left after the last tab closed"
 note "ok: closing the tabs ends their sessions; no session, no client: torn down"
+
+# --- tabs recorded for sessions that are gone (a reboot, `lazaret stop`):
+# `attach` says so and fails; a plain start opens a fresh tab instead
+"${TM[@]}" kill-session -t wb 2>/dev/null || true
+printf '7\tisolated\tdefault\t%s\n' "$canon1" >"$T/wb.tabs"
+[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/wb.tabs"
+"${TM[@]}" new-session -d -s wb -x 80 -y 24 -c "$T" "$(wb_line -w "$repo1")"
+wait_for 40 pane_has "0:default ws1 running" || show_fail "no fresh tab when the saved session was gone"
+"${TM[@]}" send-keys -t wb 'echo fresh-$((6*7))' Enter
+wait_for 10 pane_has "fresh-42" || show_fail "the fresh tab's shell does not answer"
+note "ok: saved tabs whose sessions are gone give way to a fresh tab"
+"${TM[@]}" send-keys -t wb C-a x
+wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
+	fail "ws1 not torn down after the fresh tab closed"
