@@ -25,6 +25,9 @@
  *     feed_scan defuses a REP after a character it cannot vouch for;
  *   - a DECSTBM top margin is not clamped on resize: term_resize resets the
  *     margins when the height shrinks;
+ *   - a string's ST split from its ESC (by a write boundary or a control)
+ *     makes the parser copy a fragment of length -1: the ESC is held back
+ *     and such controls are dropped;
  *   - a saved cursor is restored (DECRC, ?1049l) without clamping it to a
  *     smaller screen: clamp_cursor puts it back;
  *   - a wide char in a 1-column terminal crashes: TERM_MIN_COLS is 2.
@@ -76,6 +79,7 @@ struct term {
 	int csi_phase;			/* 0 leader, 1 arguments, 2 intermediates */
 	int csi_digits;			/* digits in the current parameter */
 	bool esc_inter;			/* the ESC sequence has intermediates */
+	bool esc_held;			/* a string's ESC not yet given to libvterm */
 	uint32_t cp;			/* UTF-8 code point being decoded */
 	unsigned char u8buf[6];		/* its bytes held back from libvterm */
 	size_t u8len;
@@ -375,6 +379,7 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 	enum term_scan st = t->scan;
 	int left = t->utf8_left;
 	size_t run = 0, seq_start = SIZE_MAX;	/* SIZE_MAX: began in an earlier call */
+	size_t esc_pos = SIZE_MAX;		/* ESC of a string's possible ST */
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = p[i];
@@ -422,6 +427,35 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 			}
 			continue;
 		}
+		if (st == SCAN_STRING_ESC && t->esc_held && c != 0x18 && c != 0x1a &&
+		    c != 0x1b && c >= 0x20 && c != 0x7f) {
+			/* The ESC held back by the last call goes in one write with
+			 * what follows it (see below). */
+			t->esc_held = false;
+			if (c == '\\') {
+				feed_run(t, (const unsigned char *)"\x1b\\", 2);
+				run = i + 1;
+				st = SCAN_GROUND;
+				continue;
+			}
+			feed_run(t, (const unsigned char *)"\x1b", 1);
+		}
+		if (st == SCAN_STRING_ESC && (c < 0x20 || c == 0x7f) && c != 0x18 && c != 0x1a && c != 0x1b) {
+			/* libvterm 0.1.4 restarts its string fragment after a control
+			 * between ESC and '\\' and then copies a fragment of length -1:
+			 * such a control is dropped, and the ESC held back. */
+			if (!t->esc_held) {
+				feed_run(t, p + run, esc_pos - run);
+				t->esc_held = true;
+			}
+			run = i + 1;
+			continue;
+		}
+		if (t->esc_held) {
+			/* CAN, SUB or ESC after a held ESC: libvterm would leave the
+			 * string on those too; nothing of the held ESC matters. */
+			t->esc_held = false;
+		}
 		if (c == 0x00 || c == 0x7f)
 			continue;		/* libvterm skips NUL and DEL everywhere */
 		if (c == 0x18 || c == 0x1a) {	/* CAN/SUB abort any sequence */
@@ -429,6 +463,8 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 			continue;
 		}
 		if (c == 0x1b) {
+			if (st == SCAN_STRING)
+				esc_pos = i;
 			st = st == SCAN_STRING ? SCAN_STRING_ESC : SCAN_ESC;
 			t->esc_inter = false;
 			continue;
@@ -518,6 +554,13 @@ feed_scan(struct term *t, const unsigned char *p, size_t len)
 	}
 	t->scan = st;
 	t->utf8_left = left;
+	if (st == SCAN_STRING_ESC && !t->esc_held && esc_pos != SIZE_MAX) {
+		/* A write that ends between a string's ESC and its '\\' makes
+		 * libvterm copy a fragment of length -1: hold the ESC back. */
+		feed_run(t, p + run, esc_pos - run);
+		t->esc_held = true;
+		return;
+	}
 	if (left > 0) {
 		/* Hold the unfinished character back until it completes. */
 		size_t from = seq_start != SIZE_MAX ? seq_start : run;

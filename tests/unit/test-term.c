@@ -538,6 +538,31 @@ test_term_damage_widens_only_the_touched_rows(void **state)
 }
 
 static void
+test_term_osc_terminator_split_across_writes(void **state)
+{
+	struct term *t = mk(24, 80);
+
+	(void)state;
+	/* libvterm 0.1.4 copies a fragment of length -1 when ST's ESC and '\\'
+	 * arrive in different writes or with a control between them; found by
+	 * fuzz-term on an instrumented libvterm. */
+	feed(t, "\x1b]2;first\x1b");
+	feed(t, "\\");
+	assert_true(term_idle(t));
+	term_feed(t, "\x1b]2;second\x1b\x00\r\\", 14);
+	assert_true(term_idle(t));
+	/* (libvterm 0.1.4 drops a title that came in several writes.) */
+	feed(t, "\x1b]2;whole\x1b\\");
+	assert_string_equal(term_title(t), "whole");
+	feed(t, "\x1b]2;third\x1b");
+	term_feed(t, "\x07", 1);
+	feed(t, "\\ok");
+	assert_true(term_idle(t));
+	assert_row(t, 0, "ok");
+	term_free(t);
+}
+
+static void
 test_term_title_bell_and_cursor_events(void **state)
 {
 	struct term *t = mk(24, 80);
@@ -609,6 +634,7 @@ main(void)
 		cmocka_unit_test(test_term_saved_cursor_restored_after_shrink_stays_on_screen),
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
+		cmocka_unit_test(test_term_osc_terminator_split_across_writes),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
 		cmocka_unit_test(test_term_long_title_is_cut_not_overflowed),
 	};
