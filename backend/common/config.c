@@ -509,6 +509,32 @@ get_bool(const struct ctx *c, const struct node *n, const char *key, bool *out)
 	return ctx_fail(c, n->line, key, "expected true or false, got %s", node_what(n));
 }
 
+/* A plain decimal integer in lo..hi ("120"; not "1e3", "0x10" nor quoted). */
+static int
+get_int(const struct ctx *c, const struct node *n, const char *key, long lo, long hi,
+    int *out)
+{
+	_cleanup_free_ char *q = NULL;
+	const char *d;
+	char *end;
+	long v;
+
+	if (n->kind != NODE_SCALAR || node_is_null(n))
+		return ctx_fail(c, n->line, key, "expected an integer, got %s", node_what(n));
+	q = esc(n->str, 64);
+	d = n->str + (n->str[0] == '-' || n->str[0] == '+');
+	if (!n->plain || *d == '\0' || strspn(d, "0123456789") != strlen(d) ||
+	    strlen(n->str) != n->len)
+		return ctx_fail(c, n->line, key, "expected an integer, got '%s'", q);
+	errno = 0;
+	v = strtol(n->str, &end, 10);
+	if (errno != 0 || v < lo || v > hi)
+		return ctx_fail(c, n->line, key, "%s is out of range: expected %ld..%ld", q, lo,
+		    hi);
+	*out = (int)v;
+	return 0;
+}
+
 static int
 get_seq(const struct ctx *c, const struct node *n, const char *key)
 {
@@ -709,16 +735,21 @@ load_socket_dir(const struct ctx *c, const struct node *n)
 static int
 load_escalation(const struct ctx *c, const struct node *n)
 {
-	static const char *const keys[] = { "enabled", "socket_dir", "auto_approve", NULL };
+	static const char *const keys[] = { "enabled", "socket_dir", "auto_approve", "timeout",
+	    NULL };
 	const struct node *v;
 	const char *s;
 	size_t i;
 
 	c->cfg->esc_enabled = true;
+	c->cfg->esc_timeout = CFG_ESC_TIMEOUT_DEFAULT;
 	if (n != NULL && get_map(c, n, "escalation", keys) < 0)
 		return -1;
 	if (n != NULL && (v = map_get(n, "enabled")) != NULL &&
 	    get_bool(c, v, "escalation.enabled", &c->cfg->esc_enabled) < 0)
+		return -1;
+	if (n != NULL && (v = map_get(n, "timeout")) != NULL &&
+	    get_int(c, v, "escalation.timeout", 1, CFG_ESC_TIMEOUT_MAX, &c->cfg->esc_timeout) < 0)
 		return -1;
 	if (load_socket_dir(c, n ? map_get(n, "socket_dir") : NULL) < 0)
 		return -1;
@@ -738,6 +769,81 @@ load_escalation(const struct ctx *c, const struct node *n)
 			return ctx_wrap(c, v->kids[i]->line, sub);
 		lz_strv_push(&c->cfg->esc_auto_approve, s);
 		c->cfg->n_esc_auto_approve++;
+	}
+	return 0;
+}
+
+/* A key name's shape: C-, M- or ^ modifiers, then one character or a word
+ * (Tab, F5). The workbench's key parser (app/wb-keys.c, ncurses key codes)
+ * has the last word and reports a name it does not know. */
+static int
+check_key_name(const struct ctx *c, int line, const char *key, const char *s)
+{
+	_cleanup_free_ char *q = esc(s, 64);
+	const char *b = s;
+	size_t len;
+	int caret = 0;
+
+	for (;;) {
+		if (strlen(b) > 2 && b[1] == '-' && (b[0] == 'C' || b[0] == 'M'))
+			b += 2;
+		else if (b[0] == '^' && b[1] != '\0' && !caret)
+			b += caret = 1;
+		else
+			break;
+	}
+	len = strlen(b);
+	if (strlen(s) >= CFG_KEYNAME_MAX)
+		return ctx_fail(c, line, key, "'%s' is longer than %d bytes", q,
+		    CFG_KEYNAME_MAX - 1);
+	/* One character: ASCII, or a UTF-8 lead byte and up to 3 continuation bytes. */
+	if (len == 1 && (unsigned char)b[0] < 0x80)
+		return 0;
+	if (len >= 2 && len <= 4 && (unsigned char)b[0] >= 0xc0) {
+		size_t i;
+
+		for (i = 1; i < len && ((unsigned char)b[i] & 0xc0) == 0x80; i++)
+			;
+		if (i == len)
+			return 0;
+	}
+	if (len >= 2 && strspn(b, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789") == len)
+		return 0;
+	return ctx_fail(c, line, key, "'%s' is not a key name: use a character, C-x, M-x or "
+	    "a key name like Tab or F1", q);
+}
+
+static int
+load_workbench(const struct ctx *c, const struct node *n)
+{
+	static const char *const keys[] = { "theme", "prefix", NULL };
+	const struct node *v;
+	const char *s;
+
+	if (n == NULL)
+		return 0;
+	if (get_map(c, n, "workbench", keys) < 0)
+		return -1;
+	if ((v = map_get(n, "theme")) != NULL) {
+		if (get_str(c, v, "workbench.theme", 0, &s) < 0)
+			return -1;
+		if (*s == '\0')
+			return ctx_fail(c, v->line, "workbench.theme", "empty: write a theme name "
+			    "(default, light, high-contrast) or a file");
+		if (strchr(s, '{') != NULL)
+			return ctx_fail(c, v->line, "workbench.theme", "tokens are not allowed here "
+			    "(the theme is not tied to a profile)");
+		if (lz_path_expand_tilde(s, &c->cfg->wb_theme, c->err) < 0)
+			return ctx_wrap(c, v->line, "workbench.theme");
+		c->cfg->wb_theme_line = v->line;
+	}
+	if ((v = map_get(n, "prefix")) != NULL) {
+		if (get_str(c, v, "workbench.prefix", 0, &s) < 0 ||
+		    check_key_name(c, v->line, "workbench.prefix", s) < 0)
+			return -1;
+		c->cfg->wb_prefix = xstrdup(s);
+		c->cfg->wb_prefix_line = v->line;
 	}
 	return 0;
 }
@@ -1026,7 +1132,7 @@ static int
 load_tree(const struct ctx *c, const struct node *root)
 {
 	static const char *const keys[] = { "data_root", "allow_egress", "escalation",
-	    "profiles", NULL };
+	    "workbench", "profiles", NULL };
 	const struct node *v;
 
 	if (root == NULL || node_is_null(root))
@@ -1042,7 +1148,8 @@ load_tree(const struct ctx *c, const struct node *root)
 	if ((v = map_get(root, "allow_egress")) != NULL &&
 	    load_cidrs(c, v, "allow_egress", &c->cfg->allow_egress, &c->cfg->n_allow_egress) < 0)
 		return -1;
-	if (load_escalation(c, map_get(root, "escalation")) < 0)
+	if (load_escalation(c, map_get(root, "escalation")) < 0 ||
+	    load_workbench(c, map_get(root, "workbench")) < 0)
 		return -1;
 	return load_profiles(c, root, map_get(root, "profiles"));
 }
@@ -1175,6 +1282,8 @@ cfg_free(struct cfg *cfg)
 	lz_strv_free(cfg->allow_egress);
 	free(cfg->esc_socket_dir);
 	lz_strv_free(cfg->esc_auto_approve);
+	free(cfg->wb_theme);
+	free(cfg->wb_prefix);
 	for (i = 0; i < cfg->n_profiles; i++)
 		profile_clear(&cfg->profiles[i]);
 	free(cfg->profiles);
@@ -1561,6 +1670,20 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	print_str(f, cfg->esc_socket_dir);
 	fputc('\n', f);
 	print_list(f, "  ", "auto_approve", cfg->esc_auto_approve, cfg->n_esc_auto_approve);
+	fprintf(f, "  timeout: %d\n", cfg->esc_timeout);
+	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL) {
+		fputs("workbench:\n", f);
+		if (cfg->wb_theme != NULL) {
+			fputs("  theme: ", f);
+			print_str(f, cfg->wb_theme);
+			fputc('\n', f);
+		}
+		if (cfg->wb_prefix != NULL) {
+			fputs("  prefix: ", f);
+			print_str(f, cfg->wb_prefix);
+			fputc('\n', f);
+		}
+	}
 	fputs("profiles:\n", f);
 	for (i = 0; i < cfg->n_profiles; i++)
 		if (r == NULL || r->profile == &cfg->profiles[i])

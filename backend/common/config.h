@@ -17,6 +17,9 @@
 #include "err.h"
 
 #define CFG_EMBEDDED_NAME "<embedded default>"
+#define CFG_ESC_TIMEOUT_DEFAULT	120	/* escalation.timeout, seconds */
+#define CFG_ESC_TIMEOUT_MAX	86400
+#define CFG_KEYNAME_MAX	32	/* workbench.prefix bytes with the NUL (WB_KEYS_NAME_MAX) */
 
 struct cfg_volume {
 	char *host;		/* as written (tokens unexpanded) */
@@ -56,6 +59,11 @@ struct cfg {
 				 * symlink-resolved: the socket code lstat()s it */
 	char **esc_auto_approve;	/* command strings as written */
 	size_t n_esc_auto_approve;
+	int esc_timeout;	/* seconds a decision may take, 1..CFG_ESC_TIMEOUT_MAX */
+	char *wb_theme;		/* theme name or tilde-expanded path; NULL: not set */
+	int wb_theme_line;
+	char *wb_prefix;	/* key name, syntax checked (wb-keys parses it); NULL: not set */
+	int wb_prefix_line;
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */

@@ -99,6 +99,7 @@ static const char full_yaml[] =
     "  enabled: false\n"
     "  socket_dir: ~/sock//dir/\n"
     "  auto_approve: [\"make test\", \"npm run lint\"]\n"
+    "  timeout: 300\n"
     "profiles:\n"
     "  default:\n"
     "    image: localhost/lazaret-default:latest\n"
@@ -122,7 +123,10 @@ static const char full_yaml[] =
     "        container: \"/home/{profile_name}/sub\"\n"
     "        mode: ro,Z\n"
     "      - host: \"{domain_dir}/x\"\n"
-    "        container: /x\n";
+    "        container: /x\n"
+    "workbench:\n"
+    "  theme: ~/themes/mine.yaml\n"
+    "  prefix: C-b\n";
 
 /* ---- good configs ---- */
 
@@ -132,7 +136,7 @@ test_cfg_loads_full_example(void **state)
 	struct cfg *cfg = load_ok(full_yaml);
 	const struct cfg_profile *p;
 	_cleanup_free_ char *dr = xasprintf("%s/lz-data", home),
-	    *sd = xasprintf("%s/sock/dir", home);
+	    *sd = xasprintf("%s/sock/dir", home), *th = xasprintf("%s/themes/mine.yaml", home);
 
 	(void)state;
 	assert_string_equal(cfg->file, "t.yaml");
@@ -144,17 +148,22 @@ test_cfg_loads_full_example(void **state)
 	assert_string_equal(cfg->esc_socket_dir, sd);
 	assert_int_equal(cfg->n_esc_auto_approve, 2);
 	assert_string_equal(cfg->esc_auto_approve[1], "npm run lint");
+	assert_int_equal(cfg->esc_timeout, 300);
+	assert_string_equal(cfg->wb_theme, th);
+	assert_int_equal(cfg->wb_theme_line, 34);
+	assert_string_equal(cfg->wb_prefix, "C-b");
+	assert_int_equal(cfg->wb_prefix_line, 35);
 	assert_int_equal(cfg->n_profiles, 2);
 	p = &cfg->profiles[1];
 	assert_string_equal(p->name, "web-agent_2");
-	assert_int_equal(p->line, 11);
+	assert_int_equal(p->line, 12);
 	assert_string_equal(p->image, "docker.io/library/node@sha256:0123abcd");
 	assert_int_equal(p->n_persistent_dirs, 2);
 	assert_string_equal(p->persistent_dirs[1], "/var/lib");
 	assert_int_equal(p->n_env, 5);
 	assert_string_equal(p->env[1].name, "TOKEN");
 	assert_string_equal(p->env[1].value, "env:LZ_TEST_SECRET");
-	assert_int_equal(p->env[1].line, 19);
+	assert_int_equal(p->env[1].line, 20);
 	assert_int_equal(p->n_volumes, 3);
 	assert_string_equal(p->volumes[1].host, "{workspace_dir}/sub");
 	assert_string_equal(p->volumes[1].mode, "ro,Z");
@@ -179,6 +188,9 @@ test_cfg_embedded_default_loads_with_profile_default(void **state)
 	assert_string_equal(cfg->data_root, dr);
 	assert_string_equal(cfg->esc_socket_dir, sd);
 	assert_true(cfg->esc_enabled);
+	assert_int_equal(cfg->esc_timeout, CFG_ESC_TIMEOUT_DEFAULT);
+	assert_null(cfg->wb_theme);
+	assert_null(cfg->wb_prefix);
 	p = cfg_profile_find(cfg, NULL, &err);
 	assert_non_null(p);
 	assert_string_equal(p->name, "default");
@@ -831,7 +843,7 @@ test_cfg_resolve_pulls_env_var_and_skips_unset_with_warning(void **state)
 	assert_null(env_get(r, "MISSING"));
 	assert_int_equal(r->n_env, 4);
 	assert_non_null(r->warnings);
-	assert_non_null(strstr(r->warnings[0], "t.yaml:20: profiles.web-agent_2.env.MISSING: "
+	assert_non_null(strstr(r->warnings[0], "t.yaml:21: profiles.web-agent_2.env.MISSING: "
 	    "host variable LZ_TEST_UNSET_VAR is unset; MISSING is not passed"));
 	assert_null(r->warnings[1]);
 	cfg_resolved_free(r);
@@ -1029,6 +1041,119 @@ test_cfg_load_and_resolve_create_nothing(void **state)
 	cfg_free(cfg);
 }
 
+/* ---- workbench and escalation.timeout ---- */
+
+static void
+test_cfg_loads_workbench_theme_and_prefix(void **state)
+{
+	static const char *const prefixes[] = { "C-b", "M-a", "^A", "C-M-b", "`", "é", "F5",
+	    "M-Tab", "C-Space", "^M-x" };
+	struct cfg *cfg;
+	size_t i;
+
+	(void)state;
+	cfg = load_ok("workbench: {theme: light}\nprofiles: {web: {image: a}}\n");
+	assert_string_equal(cfg->wb_theme, "light");
+	assert_null(cfg->wb_prefix);
+	cfg_free(cfg);
+	/* A path: tilde only at position 0, the rest taken as written. */
+	cfg = load_ok("workbench: {theme: ./x~/t.yaml}\nprofiles: {web: {image: a}}\n");
+	assert_string_equal(cfg->wb_theme, "./x~/t.yaml");
+	cfg_free(cfg);
+	for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		_cleanup_free_ char *y = xasprintf("workbench:\n  prefix: \"%s\"\n"
+		    "profiles: {web: {image: a}}\n", prefixes[i]);
+
+		cfg = load_ok(y);
+		assert_string_equal(cfg->wb_prefix, prefixes[i]);
+		assert_int_equal(cfg->wb_prefix_line, 2);
+		cfg_free(cfg);
+	}
+}
+
+static void
+test_cfg_rejects_bad_workbench_values(void **state)
+{
+	(void)state;
+	expect_err("workbench: light\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: workbench: expected a mapping, got a string");
+	expect_err("workbench:\n  theme: [a]\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.theme: expected a string, got a sequence");
+	expect_err("workbench:\n  theme:\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.theme: expected a string, got null");
+	expect_err("workbench:\n  theme: \"\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.theme: empty");
+	expect_err("workbench:\n  theme: \"{profile_dir}/t.yaml\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.theme: tokens are not allowed here");
+	expect_err("workbench:\n  theme: ~bob/t.yaml\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.theme: '~user' paths are not supported");
+	expect_err("workbench:\n  prefix: 1\n  prefix: 2\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:3: workbench.prefix: duplicate key (first on line 2)");
+	expect_err("workbench:\n  prefix: {key: C-b}\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefix: expected a string, got a mapping");
+	expect_err("workbench:\n  prefix: C-\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefix: 'C-' is not a key name: use a character, C-x");
+	expect_err("workbench:\n  prefix: \"\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefix: '' is not a key name");
+	expect_err("workbench:\n  prefix: ctrl+b\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefix: 'ctrl+b' is not a key name");
+	expect_err("workbench:\n  prefix: C-b C-c\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefix: 'C-b C-c' is not a key name");
+	expect_err("workbench:\n  prefix: M-M-M-M-M-M-M-M-M-M-M-M-M-M-M-M-a\n"
+	    "profiles: {web: {image: a}}\n", "t.yaml:2: workbench.prefix: 'M-M-M-",
+	    "is longer than 31 bytes");
+	expect_err("workbench:\n  prefx: C-b\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.prefx: unknown key; did you mean 'prefix'?");
+	expect_err("workbench:\n  themes: light\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.themes: unknown key; did you mean 'theme'?");
+	expect_err("workbench:\n  keys: {}\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.keys: unknown key");
+	expect_err("workbnech: {}\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: workbnech: unknown key; did you mean 'workbench'?");
+}
+
+static void
+test_cfg_escalation_timeout_is_seconds_1_to_86400(void **state)
+{
+	static const struct {
+		const char *v;
+		const char *needle;
+	} bad[] = {
+		{ "0", "t.yaml:2: escalation.timeout: 0 is out of range: expected 1..86400" },
+		{ "-5", "t.yaml:2: escalation.timeout: -5 is out of range: expected 1..86400" },
+		{ "86401", "t.yaml:2: escalation.timeout: 86401 is out of range" },
+		{ "99999999999999999999", "escalation.timeout: 99999999999999999999 is out of range" },
+		{ "\"120\"", "t.yaml:2: escalation.timeout: expected an integer, got '120'" },
+		{ "2m", "t.yaml:2: escalation.timeout: expected an integer, got '2m'" },
+		{ "1.5", "t.yaml:2: escalation.timeout: expected an integer, got '1.5'" },
+		{ "0x10", "t.yaml:2: escalation.timeout: expected an integer, got '0x10'" },
+		{ "", "t.yaml:2: escalation.timeout: expected an integer, got null" },
+		{ "[1]", "t.yaml:2: escalation.timeout: expected an integer, got a sequence" },
+		{ "true", "t.yaml:2: escalation.timeout: expected an integer, got 'true'" },
+	};
+	struct cfg *cfg;
+	size_t i;
+
+	(void)state;
+	cfg = load_ok("escalation:\n  timeout: 1\nprofiles: {web: {image: a}}\n");
+	assert_int_equal(cfg->esc_timeout, 1);
+	cfg_free(cfg);
+	cfg = load_ok("escalation:\n  timeout: 86400\nprofiles: {web: {image: a}}\n");
+	assert_int_equal(cfg->esc_timeout, 86400);
+	cfg_free(cfg);
+	cfg = load_ok("escalation: {enabled: true}\nprofiles: {web: {image: a}}\n");
+	assert_int_equal(cfg->esc_timeout, 120);
+	cfg_free(cfg);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		_cleanup_free_ char *y = xasprintf("escalation:\n  timeout: %s\n"
+		    "profiles: {web: {image: a}}\n", bad[i].v);
+
+		expect_err(y, bad[i].needle);
+	}
+	expect_err("escalation:\n  timout: 5\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: escalation.timout: unknown key; did you mean 'timeout'?");
+}
+
 /* ---- print ---- */
 
 static char *
@@ -1049,6 +1174,7 @@ test_cfg_print_round_trips(void **state)
 {
 	struct cfg *cfg, *again;
 	char *out1, *out2;
+	_cleanup_free_ char *wb = NULL;
 
 	(void)state;
 	cfg = load_ok(full_yaml);
@@ -1059,6 +1185,9 @@ test_cfg_print_round_trips(void **state)
 	assert_string_equal(strchr(out1, '\n'), strchr(out2, '\n'));
 	assert_non_null(strstr(out1, "      TOKEN: \"env:LZ_TEST_SECRET\"\n"));
 	assert_non_null(strstr(out1, "      JSON: \"{{\\\"a\\\": 1}\"\n"));
+	assert_non_null(strstr(out1, "  timeout: 300\n"));
+	wb = xasprintf("workbench:\n  theme: \"%s/themes/mine.yaml\"\n  prefix: \"C-b\"\n", home);
+	assert_non_null(strstr(out1, wb));
 	free(out1);
 	free(out2);
 	cfg_free(again);
@@ -1172,6 +1301,9 @@ main(void)
 		T(test_cfg_resolve_rejects_reserved_container_after_expansion),
 		T(test_cfg_resolve_keeps_tilde_literal_after_position_0),
 		T(test_cfg_load_and_resolve_create_nothing),
+		T(test_cfg_loads_workbench_theme_and_prefix),
+		T(test_cfg_rejects_bad_workbench_values),
+		T(test_cfg_escalation_timeout_is_seconds_1_to_86400),
 		T(test_cfg_print_round_trips),
 		T(test_cfg_print_resolved_hides_host_env_values),
 		T(test_cfg_fuzz_corpus_files_load_or_fail_as_named),
