@@ -211,7 +211,7 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 	char self[PATH_MAX], *ca_pem = NULL, *slash;
 	const char *t = getenv(ESC_COORD_TIMEOUT_ENV), *path = getenv("PATH"), *home;
 	ssize_t n;
-	long timeout_s = 0;
+	long timeout_s = o->cfg->esc_timeout > 0 ? o->cfg->esc_timeout : 0;	/* 0: server default */
 
 	ec->o = *o;
 	trust_init();
@@ -237,6 +237,7 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 		lz_err_wrap(err, "escalation.auto_approve");
 		goto fail;
 	}
+	/* The environment overrides escalation.timeout (the tests shorten it). */
 	if (t != NULL && *t != '\0') {
 		char *end;
 

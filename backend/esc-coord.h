@@ -31,7 +31,7 @@
 #define ESC_COORD_TLS_DST	"/run/lazaret/tls"
 #define ESC_COORD_SOCK_DST	"/run/lazaret/escalate.sock"
 #define ESC_COORD_BIN_DST	"/usr/local/bin/lazaret-escalate"
-#define ESC_COORD_TIMEOUT_ENV	"LAZARET_ESC_TIMEOUT"	/* seconds; default 120 */
+#define ESC_COORD_TIMEOUT_ENV	"LAZARET_ESC_TIMEOUT"	/* seconds; overrides escalation.timeout */
 
 struct esc_coord;
 
