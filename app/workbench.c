@@ -1456,6 +1456,19 @@ wb_quit_cb(uv_signal_t *h, int signum)
 
 /* Set-up. */
 
+/* The first of the command line, the environment and the config that is set. */
+static const char *
+wb_setting(const char *opt, const char *env, const char *cfg_value)
+{
+	const char *e = getenv(env);
+
+	if (opt != NULL)
+		return opt;
+	if (e != NULL && e[0] != '\0')
+		return e;
+	return cfg_value;
+}
+
 static struct theme *
 wb_theme(const char *name, char **warning)
 {
@@ -1467,8 +1480,6 @@ wb_theme(const char *name, char **warning)
 	size_t k = 0;
 
 	*warning = NULL;
-	if (name == NULL)
-		name = getenv("LAZARET_THEME");
 	if (name == NULL || name[0] == '\0')
 		return theme_default();
 	if (getenv("XDG_CONFIG_HOME") != NULL)
@@ -1519,10 +1530,10 @@ wb_help(void)
 	    "  -p, --profile P      profile of the first tab (default: \"default\")\n"
 	    "  -w, --workspace DIR  workspace of the first tab (default: the current directory)\n"
 	    "  -m, --mode MODE      isolated (default) or direct, for new tabs\n"
-	    "  --prefix KEY         the prefix key (default C-a; e.g. C-b, M-a); also\n"
-	    "                       $LAZARET_PREFIX\n"
+	    "  --prefix KEY         the prefix key (default C-a; e.g. C-b, M-a); else\n"
+	    "                       $LAZARET_PREFIX, else the config's workbench.prefix\n"
 	    "  --theme NAME|FILE    colour theme (default, light, high-contrast or a YAML\n"
-	    "                       file); also $LAZARET_THEME\n"
+	    "                       file); else $LAZARET_THEME, else workbench.theme\n"
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (its session ends), n/p/0-9\n"
@@ -1596,6 +1607,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL, *st;
+	char *prefix_from = NULL;	/* where prefix came from, for its error */
 	struct wb_state_tab *saved = NULL;
 	struct wb wb;
 	lz_err_t err = LZ_ERR_INIT;
@@ -1663,18 +1675,24 @@ main(int argc, char **argv)
 		    wb.state_path);
 		goto out;
 	}
-	wb.theme = wb_theme(theme, &wb.theme_warning);
+	wb.theme = wb_theme(wb_setting(theme, "LAZARET_THEME", wb.cfg->wb_theme),
+	    &wb.theme_warning);
 	if (wb.theme_warning != NULL)
 		fprintf(stderr, "lazaret-workbench: %s\n", wb.theme_warning);
 	wb.cwd = getcwd(NULL, 0);
 	if (wb.cwd == NULL)
 		wb.cwd = xstrdup("/");
 	wb.keys = wb_keys_new();
-	if (prefix == NULL)
-		prefix = getenv("LAZARET_PREFIX");
+	prefix_from = prefix != NULL ? xstrdup("--prefix") : NULL;
+	if (prefix == NULL && (prefix = wb_setting(NULL, "LAZARET_PREFIX", NULL)) != NULL)
+		prefix_from = xstrdup("LAZARET_PREFIX");
+	if (prefix == NULL && (prefix = wb.cfg->wb_prefix) != NULL)
+		prefix_from = xasprintf("%s:%d: workbench.prefix", wb.cfg->file,
+		    wb.cfg->wb_prefix_line);
 	if (prefix != NULL && wb_keys_set_prefix(wb.keys, prefix, &err) < 0) {
-		fprintf(stderr, "lazaret-workbench: --prefix: %s\n", err.msg);
+		fprintf(stderr, "lazaret-workbench: %s: %s\n", prefix_from, err.msg);
 		lz_err_clear(&err);
+		free(prefix_from);
 		wb_keys_free(wb.keys);
 		theme_free(wb.theme);
 		free(wb.theme_warning);
@@ -1682,6 +1700,7 @@ main(int argc, char **argv)
 		rc = 129;
 		goto out;
 	}
+	free(prefix_from);
 	wb.tabbar = tabbar_new();
 	wb.side = sidelist_new();
 	wb.status = statusline_new();

@@ -21,6 +21,7 @@ lz_on_exit "${TM[*]} kill-server"
 pane() { "${TM[@]}" capture-pane -p -t wb; }
 pane_has() { pane | grep -qF -- "$1"; }
 pane_lacks() { ! pane_has "$1"; }
+status_has() { pane | tail -1 | grep -qF -- "$1"; }
 show_fail() { pane; fail "$1"; }
 wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
 gone() { [ "$(coord_count "$1")" = 0 ] && [ -z "$(as_user podman ps -aq --filter "name=^$2\$")" ]; }
@@ -145,11 +146,16 @@ wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 1's PTY"
 wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 0's PTY"
 note "ok: resize reaches every tab's sandbox shell"
 
-# --- a bad theme: a clear message, the default theme
+# --- a bad theme: a clear message, the default theme; the config's
+# workbench.prefix is the prefix, --theme wins over its workbench.theme
 "${TM[@]}" send-keys -t wb C-a d
 wait_for 10 pane_has "wb-rc=0" || show_fail "second detach failed"
 echo 'tabbar: { active: { fg: nocolour } }' >"$T/bad.yaml"
 chmod 644 "$T/bad.yaml"
+mkdir -p "$T/home/config/lazaret"
+printf 'workbench: {theme: light, prefix: C-b}\nprofiles:\n  default:\n    image: localhost/lazaret-default:latest\n' \
+	>"$T/home/config/lazaret/config.yaml"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config/lazaret"
 "${TM[@]}" kill-session -t wb
 "${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" \
 	"$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") 2>$T/theme.err; sleep 600"
@@ -157,11 +163,17 @@ wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad theme
 wait_for 5 test -s "$T/theme.err" || fail "no message about the bad theme"
 assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "theme error names file and line"
 assert_contains "$(cat "$T/theme.err")" "using the default theme" "theme error says what happens"
+# (the theme warning holds the status line for 10 s, then the hints return)
+wait_for 20 status_has "C-b: c new" ||
+	show_fail "status line does not show the config's prefix C-b"
+assert_not_contains "$(pane | tail -1)" "C-a" "the config's prefix replaces C-a"
+note "ok: workbench.prefix from the config file is the prefix key"
 
 # --- closing every tab ends the sessions and tears both domains down
-"${TM[@]}" send-keys -t wb C-a x
+"${TM[@]}" send-keys -t wb C-b x
 wait_for 10 pane_lacks "1:default" || show_fail "prefix x did not close a tab"
-"${TM[@]}" send-keys -t wb C-a x
+rm "$T/home/config/lazaret/config.yaml"
+"${TM[@]}" send-keys -t wb C-b x
 wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
 	fail "ws1 not torn down after its tab closed"
 wait_for 30 gone "$canon2" "lazaret-default-$(printf '%s' "default:$canon2" | sha256sum | cut -c1-12)" ||
