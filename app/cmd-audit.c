@@ -37,13 +37,19 @@ static int
 audit_direct(const struct anchor *a, uint8_t flags, char **text, int *code, lz_err_t *err)
 {
 	struct store *st = NULL;
-	int ret;
+	int ret, tries;
 
 	if (access(a->state_db, F_OK) < 0)
 		return lz_err_sys(err, errno, "no audit trail for domain %s (%s)", a->hash,
 		    a->state_db);
-	if (store_open(a->state_db, &st, err) < 0)
-		return -1;
+	/* No socket answered, yet the store is held: a coordinator is starting or
+	 * tearing down (it closes the store last). Wait for it, up to 5 s. */
+	for (tries = 0; store_open(a->state_db, &st, err) < 0; tries++) {
+		if (err->code != EBUSY || tries == 50)
+			return -1;
+		lz_err_clear(err);
+		usleep(100 * 1000);
+	}
 	ret = audit_text_render(st, flags, text, code, err);
 	store_close(st);
 	return ret;
