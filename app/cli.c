@@ -22,9 +22,17 @@ int
 cli_load_config(struct cfg **out, lz_err_t *err)
 {
 	const char *path = getenv(CLI_CONFIG_ENV);
+	char *abs;
 
 	if (path != NULL && *path == '\0')
 		path = NULL;
+	/* Export it absolute: a coordinator this process spawns runs in /.
+	 * A path that does not resolve is left for cfg_load to report. */
+	if (path != NULL && (abs = realpath(path, NULL)) != NULL) {
+		setenv(CLI_CONFIG_ENV, abs, 1);
+		free(abs);
+		path = getenv(CLI_CONFIG_ENV);
+	}
 	if (cfg_load(path, out, err) < 0)
 		return -1;
 	cli_print_warnings((*out)->warnings);

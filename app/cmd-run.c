@@ -15,22 +15,6 @@
 	"[-T] [-- CMD [ARGS...]]"
 #define RUN_RETRIES 3
 
-/* --config FILE as an absolute path in LAZARET_CONFIG: the coordinator runs in /. */
-static int
-run_config_env(const char *opt, lz_err_t *err)
-{
-	const char *cur = opt != NULL ? opt : getenv(CLI_CONFIG_ENV);
-	char *abs;
-
-	if (cur == NULL || *cur == '\0')
-		return 0;
-	if ((abs = realpath(cur, NULL)) == NULL)
-		return lz_err_sys(err, errno, "config file %s", cur);
-	setenv(CLI_CONFIG_ENV, abs, 1);
-	free(abs);
-	return 0;
-}
-
 static void
 run_help(void)
 {
@@ -61,7 +45,7 @@ cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile = NULL, *workspace = NULL, *mode = "isolated", *config = NULL;
+	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
 	struct client_start start;
 	struct client_run_opts ro;
 	struct client *cl = NULL;
@@ -78,7 +62,7 @@ cmd_run(int argc, char **argv)
 		case 'p': profile = optarg; break;
 		case 'w': workspace = optarg; break;
 		case 'm': mode = optarg; break;
-		case 'c': config = optarg; break;
+		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
 		case 'T': no_tty = true; break;
 		case 'h': run_help(); return 0;
 		default:
@@ -87,7 +71,7 @@ cmd_run(int argc, char **argv)
 		}
 	}
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
-	    run_config_env(config, &err) < 0 || cli_load_config(&cfg, &err) < 0 ||
+	    cli_load_config(&cfg, &err) < 0 ||
 	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
