@@ -375,19 +375,13 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 	char **argv = NULL;
 	struct proc_result r;
 	_cleanup_free_ char *msg = NULL;
-	bool exists;
 	int ret = -1;
 
 	if (podman_run_argv(spec, podman_init_path(), &argv, err) < 0)
 		return lz_err_wrap(err, "cannot create container %s",
 		    spec->name != NULL ? spec->name : "");
-	if (podman_image_exists(spec->image, &exists, err) < 0)
-		goto out;
-	if (!exists) {
-		lz_err_set(err, ENOENT, "image %s not found locally: build it with "
-		    "`lazaret image build-default`, or pull it", spec->image);
-		goto out;
-	}
+	/* No image check first: --pull=never makes podman itself refuse a missing
+	 * image, which saves a podman call on every cold start. */
 	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0) {
 		lz_err_wrap(err, "cannot create container %s", spec->name);
 		goto out;
@@ -402,7 +396,11 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 			(void)podman_remove(spec->name, &rm_err);
 			lz_err_clear(&rm_err);
 		}
-		lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", spec->name, msg);
+		if (strstr(r.errout, "image not known") != NULL)
+			lz_err_set(err, ENOENT, "image %s not found locally: build it with "
+			    "`lazaret image build-default`, or pull it", spec->image);
+		else
+			lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", spec->name, msg);
 		proc_result_clear(&r);
 		goto out;
 	}
