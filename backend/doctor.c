@@ -147,7 +147,7 @@ doctor_program(struct doctor_ctx *c, const char *prog, const char *pkg)
 	doctor_fail(c, prog, problem, fix);
 }
 
-static void
+static bool
 doctor_podman_rootless(struct doctor_ctx *c)
 {
 	char *argv[] = { (char *)"podman", (char *)"info", (char *)"--format",
@@ -156,11 +156,18 @@ doctor_podman_rootless(struct doctor_ctx *c)
 
 	line = doctor_cmd(argv, &msg);
 	if (line == NULL) {
+		if (podman_stale_ns(msg)) {
+			doctor_fail(c, "rootless podman", "its pause process is gone (processes "
+			    "killed under a runtime directory that survived)",
+			    "podman system migrate (stops your running containers)");
+			return false;
+		}
 		problem = xasprintf("`podman info` failed: %s", msg);
 		doctor_fail(c, "rootless podman", problem, c->setup);
-		return;
+		return false;
 	}
 	doctor_ok(c, "rootless podman", "storage %s", line);
+	return true;
 }
 
 /* The runtime named runsc must be a wrapper adding --ignore-cgroups:
@@ -598,9 +605,8 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	c.setup = xasprintf("sudo scripts/setup-host %s", user);
 
 	doctor_program(&c, "podman", "podman");
-	have_podman = c.failed == 0;
-	if (have_podman)
-		doctor_podman_rootless(&c);
+	/* podman checks after a failed `podman info` would only repeat its error */
+	have_podman = c.failed == 0 && doctor_podman_rootless(&c);
 	doctor_program(&c, "runsc", "runsc");
 	if (have_podman)
 		doctor_runsc_registered(&c);

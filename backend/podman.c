@@ -317,12 +317,20 @@ podman_state_parse(const char *status)
 
 /* podman's own message: its "Error: " lines without the prefix, else all
  * of stderr, trailing newlines cut. Caller frees. */
+bool
+podman_stale_ns(const char *errout)
+{
+	return strstr(errout, "try resetting the pause process") != NULL;
+}
+
 static char *
 podman_errmsg(const char *errout)
 {
 	char *msg = NULL, *dup, *line, *save = NULL, *old;
 	size_t n;
 
+	if (podman_stale_ns(errout))
+		return xstrdup(PODMAN_STALE_MSG);
 	dup = xstrdup(errout);
 	for (line = strtok_r(dup, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "Error: ", 7) != 0)
@@ -357,7 +365,8 @@ podman_image_exists(const char *image, bool *exists, lz_err_t *err)
 		return -1;
 	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
 		return lz_err_wrap(err, "cannot check image %s", image);
-	if (r.status == 0 || r.status == 1) {
+	/* exit 1 is "no such image", unless podman could not even start */
+	if (r.status == 0 || (r.status == 1 && !podman_stale_ns(r.errout))) {
 		*exists = r.status == 0;
 		proc_result_clear(&r);
 		return 0;

@@ -4,6 +4,8 @@
 #ifndef LZ_PODMAN_H
 #define LZ_PODMAN_H
 
+#include <stdbool.h>
+
 #include "driver.h"
 #include "err.h"
 
@@ -13,6 +15,14 @@
 /* Where the host's static catatonit is bind-mounted as PID 1 ("-P": pause
  * mode, reaps orphans); works with any image, even one without sleep. */
 #define PODMAN_INIT_DST "/run/lazaret/init"
+
+/* What podman says when its rootless pause process died under a runtime
+ * directory that survived (processes killed, containers left "running"). */
+#define PODMAN_STALE_MSG "podman's rootless user namespace is stale (its pause process is gone): " \
+	"run `podman system migrate` (stops your running containers)"
+
+/* True when errout is podman's "invalid internal status ... pause process". */
+bool podman_stale_ns(const char *errout);
 
 /* The host's catatonit (static), or NULL when none is installed. */
 const char *podman_init_path(void);

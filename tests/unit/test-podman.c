@@ -285,6 +285,18 @@ test_podman_state_parse_maps_statuses(void **state)
 	assert_int_equal(podman_state_parse("paused"), DRV_STATE_STOPPED);
 }
 
+/* the stderr podman 4.3 printed here after every process of the user was killed */
+static void
+test_podman_stale_ns_recognises_podmans_pause_message(void **state)
+{
+	(void)state;
+	assert_true(podman_stale_ns("time=\"2026-12-02T18:40:35Z\" level=error msg=\"invalid "
+	    "internal status, try resetting the pause process with \\\"podman system migrate"
+	    "\\\": could not find any running process: no such process\"\n"));
+	assert_false(podman_stale_ns("Error: localhost/x: image not known\n"));
+	assert_false(podman_stale_ns(""));
+}
+
 int
 main(void)
 {
@@ -301,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_podman_exec_argv_disables_detach_keys_and_keeps_order),
 		cmocka_unit_test(test_podman_exec_argv_without_command_starts_a_login_shell),
 		cmocka_unit_test(test_podman_state_parse_maps_statuses),
+		cmocka_unit_test(test_podman_stale_ns_recognises_podmans_pause_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
