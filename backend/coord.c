@@ -1043,22 +1043,9 @@ coord_create_container(struct coord *c, lz_err_t *err)
 {
 	const struct cfg_resolved *r = c->o->resolved;
 	struct drv_spec *sp;
-	enum drv_state st;
 	size_t i;
 	int ret = -1;
 
-	if (c->drv->inspect(c->a->container, &st, err) < 0)
-		return -1;
-	/* A container left behind by a coordinator that died (we hold the
-	 * domain's lifetime lock, so its owner is gone) has lost every session
-	 * with its PTYs, and its escalation socket and TLS mounts point at the
-	 * dead coordinator's files: replace it rather than adopt it. */
-	if (st == DRV_STATE_RUNNING || st == DRV_STATE_STOPPED) {
-		coord_log("removing %s container %s left by a previous coordinator",
-		    st == DRV_STATE_RUNNING ? "running" : "stopped", c->a->container);
-		if (c->drv->remove(c->a->container, err) < 0)
-			return -1;
-	}
 	sp = xcalloc(1, sizeof *sp);
 	sp->name = xstrdup(c->a->container);
 	sp->image = xstrdup(r->profile->image);
@@ -1089,8 +1076,19 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	coord_log("creating container %s from %s", sp->name, sp->image);
 	/* Mark it ours first: a create that half-worked is removed too. */
 	c->container_ours = true;
-	if (c->drv->create(sp, err) < 0)
-		goto out;
+	/* Create first, look only on a name conflict: one podman call fewer cold. */
+	if (c->drv->create(sp, err) < 0) {
+		if (err->code != EEXIST)
+			goto out;
+		/* A container left behind by a coordinator that died (we hold the
+		 * domain's lifetime lock, so its owner is gone) has lost every session
+		 * with its PTYs, and its escalation socket and TLS mounts point at the
+		 * dead coordinator's files: replace it rather than adopt it. */
+		lz_err_clear(err);
+		coord_log("removing container %s left by a previous coordinator", sp->name);
+		if (c->drv->remove(sp->name, err) < 0 || c->drv->create(sp, err) < 0)
+			goto out;
+	}
 	ret = 0;
 out:
 	drv_spec_free(sp);

@@ -65,7 +65,8 @@ struct drv_exec {
 
 struct drv_ops {
 	const char *name;
-	/* Create and start the container detached, with a long-running init. */
+	/* Create and start the container detached, with a long-running init;
+	 * err->code EEXIST when a container of that name exists (left as it is). */
 	int (*create)(const struct drv_spec *, lz_err_t *);
 	/* Argv (NULL-terminated, caller frees with lz_strv_free) that runs an
 	 * exec when spawned; the caller owns the process and its PTY. */

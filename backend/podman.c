@@ -405,7 +405,9 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 			(void)podman_remove(spec->name, &rm_err);
 			lz_err_clear(&rm_err);
 		}
-		if (strstr(r.errout, "image not known") != NULL)
+		if (strstr(r.errout, "already in use") != NULL)
+			lz_err_set(err, EEXIST, "cannot create container %s: %s", spec->name, msg);
+		else if (strstr(r.errout, "image not known") != NULL)
 			lz_err_set(err, ENOENT, "image %s not found locally: build it with "
 			    "`lazaret image build-default`, or pull it", spec->image);
 		else

@@ -155,7 +155,7 @@ assert_contains "$out" "stale" "ls reports the dead coordinator's socket as stal
 out=$(lz run -w "$repo" -- echo again </dev/null)
 assert_eq "$out" "again" "run works after the coordinator was SIGKILLed"
 wait_for 20 gone || fail "no teardown after recovering from a SIGKILLed coordinator"
-grep -q "removing running container .* left by a previous coordinator" \
+grep -q "removing container .* left by a previous coordinator" \
 	"$T/home/data/lazaret/domains/$hash/coordinator.log" ||
 	fail "the recovered coordinator did not replace the dead one's container"
 note "ok: the recovered coordinator replaced the old container and removed it at teardown"
