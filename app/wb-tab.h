@@ -50,4 +50,10 @@ const char *wb_tab_state_name(struct wb_tab *);
  * and keypad modes (libvterm's keyboard encoder). false: nothing to send. */
 bool wb_tab_encode_key(struct term *t, int key);
 
+/* The key and modifiers a terminfo key capability stands for: kLFT5 is Left
+ * with Ctrl (user_caps(5) suffixes 2..8; no suffix is Shift), kf25 is F1 with
+ * Ctrl when value (the terminal's string, or NULL) carries xterm's ";5".
+ * wb_tab_encode_key maps the codes ncurses gives these at run time. */
+bool wb_tab_cap_key(const char *name, const char *value, VTermKey *key, VTermModifier *mod);
+
 #endif
