@@ -518,6 +518,7 @@ static struct wb_tab *wb_add_tab(struct wb *, const char *, const char *, const 
 static void
 wb_remove_tab(struct wb *wb, struct wb_tab *tab)
 {
+	bool was_active;
 	size_t i;
 
 	for (i = 0; i < wb->n_tabs; i++)
@@ -525,6 +526,7 @@ wb_remove_tab(struct wb *wb, struct wb_tab *tab)
 			break;
 	if (i == wb->n_tabs)
 		return;
+	was_active = i == wb->active;
 	memmove(&wb->tabs[i], &wb->tabs[i + 1], (wb->n_tabs - i - 1) * sizeof *wb->tabs);
 	wb->n_tabs--;
 	if (wb->active > i || wb->active >= wb->n_tabs)
@@ -533,6 +535,11 @@ wb_remove_tab(struct wb *wb, struct wb_tab *tab)
 		wb_conn_forget(tab->conn, tab);
 	wb_tab_free(tab);
 	wb_escs_changed(wb);
+	if (was_active) {
+		/* The panel's history was the gone tab's domain's (after [Q]uit, its last). */
+		sidelist_set(wb->side, SIDELIST_AUDIT, NULL, 0);
+		wb_audit_request(wb);
+	}
 	wb->redraw_all = true;
 	if (wb->n_tabs == 0 && !wb->detached && wb->fallback) {
 		lz_err_t err = LZ_ERR_INIT;

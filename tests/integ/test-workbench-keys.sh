@@ -4,8 +4,7 @@
 # Ctrl-PgUp, Ctrl-Delete, modified F-keys), for a user running the workbench
 # in tmux (TERM=tmux-256color, whose terminfo names them kLFT5, kRIT3...).
 source "$(dirname "$0")/lib.sh"
-[ -x "$T/bin/lazaret-workbench" ] || skip "no lazaret-workbench built"
-command -v tmux >/dev/null || skip "tmux not installed"
+source "$(dirname "$0")/lib-wb.sh"
 # ncurses-base ships tmux-256color with the modified keys; older ones lack them
 infocmp -x tmux-256color 2>/dev/null | grep -q 'kLFT5=' ||
 	skip "tmux-256color terminfo without kLFT5 (ncurses-base/ncurses-term)"
@@ -13,14 +12,7 @@ need_stack
 need_default_image
 
 lz_domain wsk
-LZ_ENV+=(LAZARET_WORKBENCH_STATE="$T/wb.tabs")
-
-TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
-lz_on_exit "${TM[*]} kill-server"
-pane() { "${TM[@]}" capture-pane -p -t wb; }
-pane_has() { pane | grep -qF -- "$1"; }
 pane_line() { pane | grep -qxF -- "$1"; }
-show_fail() { pane; fail "$1"; }
 
 # what tmux gives a user's programs: its own TERM, in the pane and in the env
 wb=$(TERM=tmux-256color as_user_line lazaret-workbench -w "$repo")

@@ -5,8 +5,7 @@
 # shells still running and attach with their screens restored at once,
 # resize reaching the sandbox, closing the tabs tearing the domains down.
 source "$(dirname "$0")/lib.sh"
-[ -x "$T/bin/lazaret-workbench" ] || skip "no lazaret-workbench built"
-command -v tmux >/dev/null || skip "tmux not installed"
+source "$(dirname "$0")/lib-wb.sh"
 need_stack
 need_default_image
 
@@ -14,16 +13,7 @@ lz_domain ws1
 repo1=$repo canon1=$canon
 lz_domain ws2
 repo2=$repo canon2=$canon
-LZ_ENV+=(LAZARET_WORKBENCH_STATE="$T/wb.tabs")
-
-TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
-lz_on_exit "${TM[*]} kill-server"
-pane() { "${TM[@]}" capture-pane -p -t wb; }
-pane_has() { pane | grep -qF -- "$1"; }
-pane_lacks() { ! pane_has "$1"; }
 status_has() { pane | tail -1 | grep -qF -- "$1"; }
-show_fail() { pane; fail "$1"; }
-wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
 gone() { [ "$(coord_count "$1")" = 0 ] && [ -z "$(as_user podman ps -aq --filter "name=^$2\$")" ]; }
 
 # --- first tab: the workspace given, the default profile
