@@ -1,5 +1,6 @@
 /* cli.c - helpers shared by the lazaret subcommands. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,63 @@ cli_connect(const char *profile, const char *workspace, struct cfg **cfg,
 	if (client_connect(*a, NULL, cl, err) < 0)
 		return err->code == ENOENT || err->code == ECONNREFUSED ? 1 : -1;
 	return 0;
+}
+
+/* getopt_long's value for opts[i]: its short name, else one no char has. */
+static int
+cli_opt_val(const struct cli_opt *o, size_t i)
+{
+	return o->short_name != 0 ? o->short_name : 256 + (int)i;
+}
+
+int
+cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct option lo[CLI_OPTS_MAX + 2];
+	char so[2 * CLI_OPTS_MAX + 3];
+	const struct cli_opt *o;
+	size_t i, k = 0;
+	int c;
+
+	so[k++] = '+';
+	for (i = 0; cmd->opts[i].name != NULL; i++) {
+		o = &cmd->opts[i];
+		LZ_ASSERT(i < CLI_OPTS_MAX);
+		lo[i] = (struct option){ o->name,
+		    o->kind == CLI_OPT_FLAG ? no_argument : required_argument, NULL,
+		    cli_opt_val(o, i) };
+		if (o->short_name != 0) {
+			so[k++] = o->short_name;
+			if (o->kind != CLI_OPT_FLAG)
+				so[k++] = ':';
+		}
+	}
+	lo[i] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[i + 1] = (struct option){ NULL, 0, NULL, 0 };
+	so[k++] = 'h';
+	so[k] = '\0';
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: %s\n\n%s", cmd->usage, cmd->help);
+			return 0;
+		}
+		for (i = 0; cmd->opts[i].name != NULL && cli_opt_val(&cmd->opts[i], i) != c; i++)
+			;
+		o = &cmd->opts[i];
+		if (o->name == NULL)	/* '?': unknown, or its argument is missing */
+			return cli_usage_error(cmd->name, cmd->usage, "unknown option '%s'",
+			    argv[optind - 1]);
+		switch (o->kind) {
+		case CLI_OPT_STR: *o->str = optarg; break;
+		case CLI_OPT_FLAG: *o->flag = true; break;
+		case CLI_OPT_CONFIG: setenv(CLI_CONFIG_ENV, optarg, 1); break;
+		}
+	}
+	if (!cmd->operands && optind < argc)
+		return cli_usage_error(cmd->name, cmd->usage, "unexpected argument '%s'",
+		    argv[optind]);
+	return CLI_GO_ON;
 }
 
 int

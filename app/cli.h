@@ -31,6 +31,47 @@ struct client;
 int cli_connect(const char *profile, const char *workspace, struct cfg **cfg,
     struct anchor **a, struct client **cl, lz_err_t *err);
 
+/* One option of a subcommand for cli_parse (git's parse-options): a table
+ * instead of a getopt loop in every cmd-*.c. */
+enum cli_opt_kind {
+	CLI_OPT_STR,		/* takes an argument: *str = it */
+	CLI_OPT_FLAG,		/* no argument: *flag = true */
+	CLI_OPT_CONFIG,		/* --config FILE: exported as CLI_CONFIG_ENV */
+};
+
+struct cli_opt {
+	const char *name;	/* long name; NULL ends the table */
+	char short_name;	/* 0: long only */
+	enum cli_opt_kind kind;
+	const char **str;
+	bool *flag;
+};
+
+#define CLI_STR(name, c, p)	{ (name), (c), CLI_OPT_STR, (p), NULL }
+#define CLI_FLAG(name, c, p)	{ (name), (c), CLI_OPT_FLAG, NULL, (p) }
+#define CLI_CONFIG		{ "config", 0, CLI_OPT_CONFIG, NULL, NULL }
+/* -p/--profile P and -w/--workspace DIR: which domain. */
+#define CLI_DOMAIN(p, w)	CLI_STR("profile", 'p', (p)), CLI_STR("workspace", 'w', (w))
+#define CLI_END			{ NULL, 0, CLI_OPT_STR, NULL, NULL }
+#define CLI_OPTS_MAX		15
+
+/* A subcommand's command line: -h/--help is always there. */
+struct cli_cmd {
+	const char *name;	/* "status": errors read "lazaret status: ..." */
+	const char *usage;	/* the usage line, without "usage: " */
+	const char *help;	/* what --help prints after "usage: USAGE\n\n" */
+	const struct cli_opt *opts;	/* at most CLI_OPTS_MAX, then CLI_END */
+	bool operands;		/* operands allowed (else "unexpected argument") */
+};
+
+/* cli_parse: the options are parsed, go on (optind is the first operand). */
+#define CLI_GO_ON	(-1)
+
+/* Parse argv (argv[0] the subcommand) against cmd, options first (getopt
+ * "+"). Returns CLI_GO_ON, or the exit status: 0 after --help, 129 after a
+ * usage error (unknown option, missing argument, unexpected operand). */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv);
+
 /* Usage error for subcommand cmd: prints "lazaret CMD: MSG" then the usage
  * line, returns 129 (git's usage exit code). */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)

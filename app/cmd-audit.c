@@ -1,6 +1,5 @@
 /* cmd-audit.c - lazaret audit: the domain's hash-chained audit trail. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +12,17 @@
 #include "store.h"
 
 #define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json] [--verify]"
+
+static const char audit_help[] =
+    "Print the domain's audit trail: escalation requests, refusals (with\n"
+    "the reason), decisions (who, when, what was edited) and results (exit\n"
+    "status, duration, output size). Read through the running coordinator,\n"
+    "or from state.db when none runs.\n\n"
+    "  -p, --profile P      agent profile (default: \"default\")\n"
+    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+    "  --json               one JSON object per row\n"
+    "  --verify             check the hash chain: 'audit trail intact (N rows)',\n"
+    "                       or 'audit trail broken at row N: why' and exit 1\n";
 
 /* Through the running coordinator (it holds the store exclusively). */
 static int
@@ -58,53 +68,24 @@ audit_direct(const struct anchor *a, uint8_t flags, char **text, int *code, lz_e
 int
 cmd_audit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verify", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *profile = NULL, *workspace = NULL;
+	bool json = false, verify = false;
+	const struct cli_opt opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &json),
+		CLI_FLAG("verify", 0, &verify), CLI_END,
+	};
+	const struct cli_cmd cmd = { "audit", AUDIT_USAGE, audit_help, opts, false };
 	struct client *cl = NULL;
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	char *text = NULL;
-	uint8_t flags = 0;
-	int c, r, rc = 1, code = 0;
+	uint8_t flags;
+	int r, rc = 1, code = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'w': workspace = optarg; break;
-		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
-		case 'j': flags |= ESC_CTL_AUDIT_JSON; break;
-		case 'v': flags |= ESC_CTL_AUDIT_VERIFY; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "Print the domain's audit trail: escalation requests, refusals (with\n"
-			    "the reason), decisions (who, when, what was edited) and results (exit\n"
-			    "status, duration, output size). Read through the running coordinator,\n"
-			    "or from state.db when none runs.\n\n"
-			    "  -p, --profile P      agent profile (default: \"default\")\n"
-			    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-			    "  --json               one JSON object per row\n"
-			    "  --verify             check the hash chain: 'audit trail intact (N rows)',\n"
-			    "                       or 'audit trail broken at row N: why' and exit 1\n",
-			    AUDIT_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("audit", AUDIT_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("audit", AUDIT_USAGE, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return r;
+	flags = (json ? ESC_CTL_AUDIT_JSON : 0) | (verify ? ESC_CTL_AUDIT_VERIFY : 0);
 	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -1,49 +1,35 @@
 /* cmd-config.c - lazaret config check [FILE]: validate and print. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 
 #define CONFIG_USAGE "lazaret config check [--profile P] [--workspace DIR] [FILE]"
 
+static const char config_check_help[] =
+    "Validate the configuration (FILE, or --config, or the default\n"
+    "file, or the embedded default) and print it resolved for one\n"
+    "profile and workspace. Exit 0 when valid, 1 with the first error.\n\n"
+    "  -p, --profile P      profile to resolve (default: \"default\")\n"
+    "  -w, --workspace DIR  workspace to resolve for (default: .)\n";
+
 static int
 config_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *profile = NULL, *workspace = NULL;
+	const struct cli_opt opts[] = { CLI_DOMAIN(&profile, &workspace), CLI_END };
+	const struct cli_cmd cmd = { "config", CONFIG_USAGE, config_check_help, opts, true };
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
 	struct cfg_resolved *r = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	int c, rc;
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'w': workspace = optarg; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "Validate the configuration (FILE, or --config, or the default\n"
-			    "file, or the embedded default) and print it resolved for one\n"
-			    "profile and workspace. Exit 0 when valid, 1 with the first error.\n\n"
-			    "  -p, --profile P      profile to resolve (default: \"default\")\n"
-			    "  -w, --workspace DIR  workspace to resolve for (default: .)\n",
-			    CONFIG_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("config", CONFIG_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
+	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return rc;
 	if (argc - optind > 1)
 		return cli_usage_error("config", CONFIG_USAGE, "too many arguments");
 	if (optind < argc)

@@ -1,5 +1,4 @@
 /* cmd-doctor.c - lazaret doctor: check that this host can run Lazaret. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,43 +13,29 @@ int cmd_doctor(int argc, char **argv);
 
 #define DOCTOR_USAGE "lazaret doctor [--deep]"
 
+static const char doctor_help[] =
+    "Check that this host can run rootless Podman sandboxes under gVisor:\n"
+    "podman, runsc (registered with podman), crun, fuse-overlayfs, your\n"
+    "subuid/subgid ranges, /dev/fuse and /dev/net/tun, XDG_RUNTIME_DIR,\n"
+    "mount propagation, the cgroup layout and the default profile's image.\n"
+    "Each failure comes with the command that fixes it; exit status 1 when\n"
+    "anything failed.\n\n"
+    "  --deep   also start a sandbox (runsc) and a sidecar-style container (crun)\n";
+
 int
 cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "deep", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct doctor_opts o = { .image = IMAGE_DEFAULT };
+	const struct cli_opt opts[] = { CLI_FLAG("deep", 0, &o.deep), CLI_END };
+	const struct cli_cmd cmd = { "doctor", DOCTOR_USAGE, doctor_help, opts, false };
 	const struct cfg_profile *p;
 	struct cfg *cfg = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	_cleanup_free_ char *image = NULL;
-	int c, failed = 0;
+	int r, failed = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o.deep = true; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "Check that this host can run rootless Podman sandboxes under gVisor:\n"
-			    "podman, runsc (registered with podman), crun, fuse-overlayfs, your\n"
-			    "subuid/subgid ranges, /dev/fuse and /dev/net/tun, XDG_RUNTIME_DIR,\n"
-			    "mount propagation, the cgroup layout and the default profile's image.\n"
-			    "Each failure comes with the command that fixes it; exit status 1 when\n"
-			    "anything failed.\n\n"
-			    "  --deep   also start a sandbox (runsc) and a sidecar-style container (crun)\n",
-			    DOCTOR_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("doctor", DOCTOR_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("doctor", DOCTOR_USAGE, "unexpected argument '%s'", argv[optind]);
+	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return r;
 	if (cli_refuse_root(&err) < 0)
 		return cli_fail(&err);
 	/* the image the default profile runs; the built-in default if config is broken */

@@ -1,5 +1,4 @@
 /* cmd-domain.c - lazaret domain: the Domain Anchor and every derived name. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +7,14 @@
 #include "jsonw.h"
 
 #define DOMAIN_USAGE "lazaret domain [--profile P] [--workspace DIR] [--json]"
+
+static const char domain_help[] =
+    "Print the Domain Anchor of (profile, workspace): the first 12 hex\n"
+    "characters of SHA-256(\"<profile>:<canonical workspace>\"), and the\n"
+    "container, socket, lock and storage names derived from it.\n\n"
+    "  -p, --profile P      agent profile (default: \"default\")\n"
+    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+    "  --json               print JSON\n";
 
 static void
 domain_print_json(const struct anchor *a)
@@ -55,42 +62,20 @@ domain_print_text(const struct anchor *a)
 int
 cmd_domain(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *profile = NULL, *workspace = NULL;
+	bool json = false;
+	/* No --config here: only the global one (lazaret --config FILE domain). */
+	const struct cli_opt opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_FLAG("json", 0, &json), CLI_END,
+	};
+	const struct cli_cmd cmd = { "domain", DOMAIN_USAGE, domain_help, opts, false };
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	int c, json = 0, rc;
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'w': workspace = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "Print the Domain Anchor of (profile, workspace): the first 12 hex\n"
-			    "characters of SHA-256(\"<profile>:<canonical workspace>\"), and the\n"
-			    "container, socket, lock and storage names derived from it.\n\n"
-			    "  -p, --profile P      agent profile (default: \"default\")\n"
-			    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-			    "  --json               print JSON\n", DOMAIN_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("domain", DOMAIN_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("domain", DOMAIN_USAGE, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return rc;
 	if (cli_load_config(&cfg, &err) < 0 ||
 	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
 		rc = cli_fail(&err);

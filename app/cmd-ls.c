@@ -1,7 +1,6 @@
 /* cmd-ls.c - lazaret ls: every live domain of this user (one line each). */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,12 @@
 #include "xmalloc.h"
 
 #define LS_USAGE "lazaret ls"
+
+static const char ls_help[] =
+    "List every live domain of this user: each control socket in the\n"
+    "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
+    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. Sockets\n"
+    "left by a coordinator that died are reported as stale and removed.\n";
 
 /* One domain: its STATUS row, or why there is none. */
 static void
@@ -54,35 +59,17 @@ out:
 int
 cmd_ls(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const struct cli_opt opts[] = { CLI_CONFIG, CLI_END };
+	static const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
 	struct cfg *cfg = NULL;
 	struct dirent **ents = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	int c, i, k, n = 0, rc = 1;
+	int i, k, n = 0, rc = 1;
 	size_t len;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "List every live domain of this user: each control socket in the\n"
-			    "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
-			    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. Sockets\n"
-			    "left by a coordinator that died are reported as stale and removed.\n",
-			    LS_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("ls", LS_USAGE, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("ls", LS_USAGE, "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return rc;
+	rc = 1;
 	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;

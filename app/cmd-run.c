@@ -1,6 +1,5 @@
 /* cmd-run.c - lazaret run: a shell or a command in the domain's sandbox. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,37 +14,30 @@
 	"[-T] [-- CMD [ARGS...]]"
 #define RUN_RETRIES 3
 
-static void
-run_help(void)
-{
-	printf("usage: %s\n\n"
-	    "Run an interactive shell (default) or CMD in the sandbox of the domain\n"
-	    "(profile, workspace), starting its Session Coordinator and container when\n"
-	    "none runs. With a terminal on stdin the session gets one (raw mode; window\n"
-	    "size changes follow); without one, stdin, stdout and stderr stay apart and\n"
-	    "EOF is passed on. The exit status is CMD's. The session ends when lazaret\n"
-	    "exits; the sandbox is torn down when its last session ends.\n\n"
-	    "  -p, --profile P      agent profile (default: \"default\")\n"
-	    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-	    "  -m, --mode MODE      isolated (default: a private worktree on branch\n"
-	    "                       lazaret/agent-<profile>) or direct (the checkout itself)\n"
-	    "  -T, --no-tty         no terminal even when stdin is one\n"
-	    "  --config FILE        configuration file\n", RUN_USAGE);
-}
+static const char run_help[] =
+    "Run an interactive shell (default) or CMD in the sandbox of the domain\n"
+    "(profile, workspace), starting its Session Coordinator and container when\n"
+    "none runs. With a terminal on stdin the session gets one (raw mode; window\n"
+    "size changes follow); without one, stdin, stdout and stderr stay apart and\n"
+    "EOF is passed on. The exit status is CMD's. The session ends when lazaret\n"
+    "exits; the sandbox is torn down when its last session ends.\n\n"
+    "  -p, --profile P      agent profile (default: \"default\")\n"
+    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+    "  -m, --mode MODE      isolated (default: a private worktree on branch\n"
+    "                       lazaret/agent-<profile>) or direct (the checkout itself)\n"
+    "  -T, --no-tty         no terminal even when stdin is one\n"
+    "  --config FILE        configuration file\n";
 
 int
 cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "no-tty", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
+	bool no_tty = false;
+	const struct cli_opt opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
+		CLI_FLAG("no-tty", 'T', &no_tty), CLI_END,
+	};
+	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true };
 	struct client_start start;
 	struct client_run_opts ro;
 	struct client *cl = NULL;
@@ -53,23 +45,10 @@ cmd_run(int argc, char **argv)
 	struct anchor *a = NULL;
 	enum sentry_mode sm;
 	lz_err_t err = LZ_ERR_INIT;
-	int c, rc = 1, status, attempt;
-	bool no_tty = false;
+	int r, rc = 1, status, attempt;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:m:Th", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'w': workspace = optarg; break;
-		case 'm': mode = optarg; break;
-		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
-		case 'T': no_tty = true; break;
-		case 'h': run_help(); return 0;
-		default:
-			return cli_usage_error("run", RUN_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
+	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
 	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {

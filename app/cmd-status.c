@@ -1,5 +1,4 @@
 /* cmd-status.c - lazaret status: what the domain's coordinator runs. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +7,15 @@
 #include "jsonw.h"
 
 #define STATUS_USAGE "lazaret status [--profile P] [--workspace DIR] [--json]"
+
+static const char status_help[] =
+    "Ask the domain's Session Coordinator what runs: container and its\n"
+    "state, sessions (id, pid, command, attached clients), uptime.\n"
+    "Exit status 0 when a coordinator runs, 1 when none does (like\n"
+    "'podman container exists').\n\n"
+    "  -p, --profile P      agent profile (default: \"default\")\n"
+    "  -w, --workspace DIR  workspace (default: the current directory)\n"
+    "  --json               print JSON\n";
 
 static void
 status_not_running(const struct anchor *a, bool json)
@@ -39,14 +47,6 @@ status_not_running(const struct anchor *a, bool json)
 int
 cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *profile = NULL, *workspace = NULL;
 	struct client *cl = NULL;
 	struct cfg *cfg = NULL;
@@ -57,33 +57,14 @@ cmd_status(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	char *text = NULL;
 	bool json = false;
-	int c, r, rc = 1;
+	const struct cli_opt opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &json), CLI_END,
+	};
+	const struct cli_cmd cmd = { "status", STATUS_USAGE, status_help, opts, false };
+	int r, rc = 1;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'w': workspace = optarg; break;
-		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
-		case 'j': json = true; break;
-		case 'h':
-			printf("usage: %s\n\n"
-			    "Ask the domain's Session Coordinator what runs: container and its\n"
-			    "state, sessions (id, pid, command, attached clients), uptime.\n"
-			    "Exit status 0 when a coordinator runs, 1 when none does (like\n"
-			    "'podman container exists').\n\n"
-			    "  -p, --profile P      agent profile (default: \"default\")\n"
-			    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-			    "  --json               print JSON\n", STATUS_USAGE);
-			return 0;
-		default:
-			return cli_usage_error("status", STATUS_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("status", STATUS_USAGE, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return r;
 	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
