@@ -31,6 +31,8 @@
 
 #define DOCTOR_FILE_MAX (1u << 20)
 #define DOCTOR_SUBID_MIN 65536ul
+/* podman's own remedy for a pause namespace that is stale or predates a host change */
+#define DOCTOR_MIGRATE_FIX "podman system migrate (stops your running containers)"
 
 struct doctor_ctx {
 	const struct doctor_opts *opts;
@@ -159,7 +161,7 @@ doctor_podman_rootless(struct doctor_ctx *c)
 		if (podman_stale_ns(msg)) {
 			doctor_fail(c, "rootless podman", "its pause process is gone (processes "
 			    "killed under a runtime directory that survived)",
-			    "podman system migrate (stops your running containers)");
+			    DOCTOR_MIGRATE_FIX);
 			return false;
 		}
 		problem = xasprintf("`podman info` failed: %s", msg);
@@ -423,7 +425,7 @@ doctor_podman_propagation(struct doctor_ctx *c)
 	problem = xasprintf("/ is %s in the namespace podman's pause process holds "
 	    "(it predates / being made shared)", prop != NULL ? prop : "unknown");
 	doctor_fail(c, "podman's mount namespace", problem,
-	    "podman system migrate (stops your running containers)");
+	    DOCTOR_MIGRATE_FIX);
 }
 
 /* crun 1.8 refuses a hybrid v1+v2 layout whose v2 hierarchy holds controllers. */
