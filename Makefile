@@ -29,7 +29,7 @@ Q := @
 endif
 
 COMMON_SRC  := $(wildcard backend/common/*.c)
-BACKEND_SRC := $(wildcard backend/*.c)
+BACKEND_SRC := $(wildcard backend/coord/*.c backend/sandbox/*.c backend/escalation/*.c backend/store/*.c backend/net/*.c backend/review/*.c)
 TERM_SRC    := $(filter-out vterm/term-draw.c,$(wildcard vterm/*.c))
 DRAW_SRC    := $(wildcard vterm/term-draw.c) $(wildcard widgets/*.c)
 APP_MAINS   := app/lazaret.c app/workbench.c
@@ -94,10 +94,10 @@ $(BUILD)/lazaret-workbench: $(call obj,app/workbench.c) $(LIBS_ORDER)
 # Static programs: plain libc (+ what each needs), no sanitizers, no NSS.
 STATIC_CFLAGS = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) -O2 -g -Ibackend/common
 ESC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c shellwords.c jsonw.c \
-              proto.c paths.c esc-payload.c sign.c) backend/trust.c
+              proto.c paths.c esc-payload.c sign.c trust.c)
 ESC_LIBS   := -lssl -lcrypto -lsodium -lpthread -ldl
 ESC_SRC := $(wildcard escalate/*.c)
-$(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) backend/trust.h $(wildcard backend/common/*.h)
+$(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) $(wildcard backend/common/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  STATIC  $@")
 	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(ESC_SRC) $(ESC_COMMON) $(ESC_LIBS)

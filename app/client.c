@@ -34,10 +34,10 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "coord.h"
-#include "ctl-server.h"
+#include "coord/coord.h"
+#include "coord/ctl-server.h"
 #include "esc-ctl.h"
-#include "lock.h"
+#include "coord/lock.h"
 #include "prompt-run.h"
 #include "sign.h"
 #include "xmalloc.h"

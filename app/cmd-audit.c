@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "audit-text.h"
+#include "store/audit-text.h"
 #include "cli.h"
 #include "client.h"
 #include "commands.h"
 #include "esc-ctl.h"
-#include "store.h"
+#include "store/store.h"
 
 #define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json] [--verify]"
 

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "client.h"
-#include "coord.h"
+#include "coord/coord.h"
 
 #define COORDINATOR_USAGE "lazaret coordinator --profile P --workspace DIR " \
 	"[--mode isolated|direct] [--ready-fd N]"

@@ -15,9 +15,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "overlay.h"
-#include "podman.h"
-#include "sentry.h"
+#include "sandbox/overlay.h"
+#include "sandbox/podman.h"
+#include "sandbox/sentry.h"
 
 #define DEBUG_USAGE "lazaret debug mounts|unmount [--profile P] [--workspace DIR] " \
 	"[--mode isolated|direct] [--no-overlay]"

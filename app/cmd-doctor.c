@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "doctor.h"
-#include "image.h"
+#include "sandbox/doctor.h"
+#include "sandbox/image.h"
 #include "xmalloc.h"
 
 /* Until commands.h lists it (the lead's file). */

@@ -10,8 +10,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "driver.h"
-#include "podman.h"
+#include "sandbox/driver.h"
+#include "sandbox/podman.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -5,8 +5,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "image.h"
-#include "proc.h"
+#include "sandbox/image.h"
+#include "coord/proc.h"
 
 /* Until commands.h lists it (the lead's file). */
 int cmd_image(int argc, char **argv);

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "client.h"
-#include "ctl-server.h"
+#include "coord/ctl-server.h"
 #include "xmalloc.h"
 
 #define LS_USAGE "lazaret ls"

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "client.h"
-#include "sentry.h"
+#include "sandbox/sentry.h"
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \

@@ -7,7 +7,7 @@
  * outlive the workbench: prefix d (detach) only records the open tabs in
  * the state file (wb-state.c) and exits; `lazaret-workbench attach` sends
  * ATTACH for each, gets the coordinator's current screen as a SNAPSHOT
- * (backend/screen.c) and then the live stream.
+ * (backend/coord/screen.c) and then the live stream.
  *
  * Bytes from a session are fed into its tab's term (vterm/term.h); the
  * screen is drawn once per loop turn from a uv_prepare_t, only the dirty

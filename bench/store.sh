@@ -20,8 +20,8 @@ cat >"$D/bench.c" <<'EOF'
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "audit.h"
-#include "store.h"
+#include "store/audit.h"
+#include "store/store.h"
 
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 static void die(lz_err_t *e) { lz_err_print(e); exit(1); }

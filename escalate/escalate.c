@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../backend/trust.h"
+#include "trust.h"
 #include "esc-payload.h"
 #include "shellwords.h"
 #include "sign.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "store.h"
+#include "store/audit.h"
+#include "store/store.h"
 #include "testutil.h"
 #include "xmalloc.h"
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "doctor.h"
+#include "sandbox/doctor.h"
 #include "xmalloc.h"
 
 static void

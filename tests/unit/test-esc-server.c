@@ -20,7 +20,7 @@
 #include <uv.h>
 #include <cmocka.h>
 
-#include "esc-server.h"
+#include "escalation/esc-server.h"
 #include "sign.h"
 #include "strv.h"
 #include "testutil.h"

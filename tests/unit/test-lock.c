@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lock.h"
+#include "coord/lock.h"
 #include "testutil.h"
 #include "xmalloc.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overlay.h"
+#include "sandbox/overlay.h"
 
 static void
 expect_name(const char *dir, const char *want)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "screen.h"
+#include "coord/screen.h"
 #include "term-snap.h"
 #include "term.h"
 

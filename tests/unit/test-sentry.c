@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "anchor.h"
-#include "proc.h"
-#include "sentry.h"
+#include "coord/proc.h"
+#include "sandbox/sentry.h"
 #include "strv.h"
 #include "testutil.h"
 #include "xmalloc.h"

@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "ctl-server.h"
+#include "coord/ctl-server.h"
 #include "proto.h"
-#include "session.h"
+#include "coord/session.h"
 #include "xmalloc.h"
 
 struct run {

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "store.h"
-#include "store-migrate.h"
+#include "store/audit.h"
+#include "store/store.h"
+#include "store/store-migrate.h"
 #include "testutil.h"
 #include "xmalloc.h"
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "screen.h"
+#include "coord/screen.h"
 #include "term-snap.h"
 #include "term.h"
 #include "xmalloc.h"

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "driver.h"
+#include "sandbox/driver.h"
 #include "err.h"
 
 /* The runtime name registered by scripts/setup-host (a wrapper that adds

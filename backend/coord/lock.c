@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lock.h"
+#include "coord/lock.h"
 
 int
 lock_open(const char *path, int *fdp, lz_err_t *err)

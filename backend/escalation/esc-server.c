@@ -25,9 +25,9 @@
 #include <openssl/err.h>
 #include <sodium.h>
 
-#include "ctl-server.h"
-#include "esc-exec.h"
-#include "esc-server.h"
+#include "coord/ctl-server.h"
+#include "escalation/esc-exec.h"
+#include "escalation/esc-server.h"
 #include "jsonw.h"
 #include "shellwords.h"
 #include "sign.h"

@@ -108,8 +108,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc.h"
-#include "sentry.h"
+#include "coord/proc.h"
+#include "sandbox/sentry.h"
 #include "strv.h"
 #include "xmalloc.h"
 

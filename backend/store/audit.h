@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "store.h"
+#include "store/store.h"
 
 #define AUDIT_HASH_LEN 32
 #define AUDIT_KIND_MAX 64		/* [a-z0-9._-]+ */

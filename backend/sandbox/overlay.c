@@ -39,9 +39,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "overlay.h"
-#include "proc.h"
-#include "sentry.h"
+#include "sandbox/overlay.h"
+#include "coord/proc.h"
+#include "sandbox/sentry.h"
 #include "strv.h"
 #include "xmalloc.h"
 

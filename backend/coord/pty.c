@@ -9,7 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "pty.h"
+#include "coord/pty.h"
 
 int
 pty_open(uint16_t rows, uint16_t cols, int *master, int *slave, lz_err_t *err)

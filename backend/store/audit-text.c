@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit.h"
-#include "audit-text.h"
+#include "store/audit.h"
+#include "store/audit-text.h"
 #include "esc-ctl.h"
 #include "jsonw.h"
 #include "xmalloc.h"

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "podman.h"
-#include "proc.h"
+#include "sandbox/podman.h"
+#include "coord/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "pty.h"
-#include "session.h"
+#include "coord/pty.h"
+#include "coord/session.h"
 #include "xmalloc.h"
 
 #define SESSION_DRAIN_MS	1000

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "esc-exec.h"
+#include "escalation/esc-exec.h"
 #include "strv.h"
 #include "xmalloc.h"
 

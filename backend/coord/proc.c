@@ -9,7 +9,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "proc.h"
+#include "coord/proc.h"
 #include "xmalloc.h"
 
 #define PROC_OUT_MAX (64u << 20)	/* cap on captured output per stream */

@@ -15,10 +15,10 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "doctor.h"
-#include "driver.h"
-#include "podman.h"
-#include "proc.h"
+#include "sandbox/doctor.h"
+#include "sandbox/driver.h"
+#include "sandbox/podman.h"
+#include "coord/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

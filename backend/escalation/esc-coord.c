@@ -10,9 +10,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "esc-coord.h"
-#include "esc-server.h"
+#include "store/audit.h"
+#include "escalation/esc-coord.h"
+#include "escalation/esc-server.h"
 #include "policy.h"
 #include "strv.h"
 #include "trust.h"

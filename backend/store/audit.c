@@ -14,7 +14,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "audit.h"
+#include "store/audit.h"
 #include "xmalloc.h"
 
 static const char audit_tag[] = "lazaret.audit.v1";

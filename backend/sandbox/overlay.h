@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "anchor.h"
-#include "driver.h"
+#include "sandbox/driver.h"
 #include "err.h"
 
 /* Mount (or reuse) one overlay per dir of image for anchor a and return the

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
-#include "image.h"
-#include "proc.h"
+#include "sandbox/driver.h"
+#include "sandbox/image.h"
+#include "coord/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "ctl-server.h"
+#include "coord/ctl-server.h"
 #include "err.h"
-#include "store.h"
+#include "store/store.h"
 
 /* flags ESC_CTL_AUDIT_JSON / _VERIFY. *text (caller frees) is what to print;
  * *code the exit status (1: the trail is broken). -1 when the store fails. */

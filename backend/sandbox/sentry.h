@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "anchor.h"
-#include "driver.h"
+#include "sandbox/driver.h"
 #include "err.h"
 
 /* Where the host's common git dir appears in the container (isolated mode,

@@ -27,18 +27,18 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "audit-text.h"
-#include "coord.h"
-#include "ctl-server.h"
-#include "driver.h"
-#include "esc-coord.h"
+#include "store/audit-text.h"
+#include "coord/coord.h"
+#include "coord/ctl-server.h"
+#include "sandbox/driver.h"
+#include "escalation/esc-coord.h"
 #include "jsonw.h"
-#include "lock.h"
-#include "overlay.h"
+#include "coord/lock.h"
+#include "sandbox/overlay.h"
 #include "proto.h"
-#include "screen.h"
-#include "session.h"
-#include "store.h"
+#include "coord/screen.h"
+#include "coord/session.h"
+#include "store/store.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -22,11 +22,11 @@
 
 #include "anchor.h"
 #include "config.h"
-#include "ctl-server.h"
-#include "driver.h"
+#include "coord/ctl-server.h"
+#include "sandbox/driver.h"
 #include "err.h"
 #include "esc-ctl.h"
-#include "store.h"
+#include "store/store.h"
 
 #define ESC_COORD_TLS_DST	"/run/lazaret/tls"
 #define ESC_COORD_SOCK_DST	"/run/lazaret/escalate.sock"

@@ -61,8 +61,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "store-migrate.h"
+#include "store/store.h"
+#include "store/store-migrate.h"
 #include "xmalloc.h"
 
 #define STORE_TEXT_MAX 4096	/* session id, profile, workspace */
