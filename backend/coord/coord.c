@@ -38,6 +38,7 @@
 #include "proto.h"
 #include "coord/screen.h"
 #include "coord/session.h"
+#include "sandbox/sentry-watch.h"
 #include "store/store.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -55,6 +56,7 @@ struct coord {
 	struct store *store;
 	struct sentry_layout layout;
 	bool layout_ok;
+	struct sentry_watch *watch;	/* imports the agent's commits */
 	struct drv_mount *ovl;	/* State Anchor binds (overlay.c) */
 	size_t n_ovl;
 	bool ovl_ok;
@@ -1120,11 +1122,18 @@ coord_teardown(struct coord *c)
 		drv_mount_clear(&c->ovl[--c->n_ovl]);
 	free(c->ovl);
 	c->ovl = NULL;
+	sentry_watch_free(c->watch);
+	c->watch = NULL;
 	if (c->layout_ok) {
-		if (sentry_release(c->a, &err) < 0) {
+		char *note = NULL;
+
+		if (sentry_release(c->a, &note, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
 		}
+		if (note != NULL)
+			coord_log("%s", note);
+		free(note);
 		sentry_layout_clear(&c->layout);
 		c->layout_ok = false;
 	}
@@ -1149,6 +1158,13 @@ coord_ready(int fd, const lz_err_t *err)
 		n = 0;
 	(void)n;
 	close(fd);
+}
+
+static void
+coord_watch_log(void *arg, const char *msg)
+{
+	(void)arg;
+	coord_log("%s", msg);
 }
 
 static int
@@ -1190,6 +1206,8 @@ coord_start(struct coord *c, lz_err_t *err)
 	c->layout_ok = true;
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
+	if (c->layout.is_git)
+		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, NULL);
 	/* Marked before the call: a half-made mount set is unmounted too. */
 	c->ovl_ok = true;
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
