@@ -37,6 +37,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,136 @@
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"
+
+/* Read a whole regular file of at most max bytes at dirfd/name without
+ * following a symlink. -1 (errno set) when it is anything else. */
+static int
+sentry_slurp_at(int dirfd, const char *name, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK);
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	char *buf;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+struct sentry_loose {
+	const char *prefix;	/* "refs/heads" ... */
+	unsigned hexlen;
+	struct sentry_refs *r;
+};
+
+/* One entry below refs/heads or refs/tags: descend into directories, keep
+ * regular files holding an id under a good name. */
+static int
+sentry_loose_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
+    lz_err_t *err)
+{
+	struct sentry_loose *l = arg;
+	_cleanup_free_ char *ref = xasprintf("%s/%s", l->prefix, rel), *buf = NULL;
+	size_t len;
+
+	(void)err;
+	if (S_ISDIR(st->st_mode))
+		return SENTRY_WALK_INTO;
+	if (!sentry_refname_ok(ref, strlen(ref)) ||
+	    sentry_slurp_at(dirfd, name, SENTRY_FILE_MAX, &buf, &len) < 0) {
+		sentry_refs_skip(l->r, ref, strlen(ref));
+		return 0;
+	}
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	/* "ref: ..." (a symbolic ref) and anything else but an id. */
+	if (!sentry_hex_ok(buf, len, l->hexlen))
+		sentry_refs_skip(l->r, ref, strlen(ref));
+	else
+		sentry_refs_set(l->r, ref, buf);
+	return 0;
+}
+
+/* The branches and tags of the private gitdir priv: packed-refs, then the
+ * loose refs over them. */
+int
+sentry_refs_read(const char *priv, unsigned hexlen, struct sentry_refs *r, lz_err_t *err)
+{
+	static const char *const parts[] = { "refs/heads", "refs/tags" };
+	_cleanup_close_ int root = open(priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t len, i;
+
+	memset(r, 0, sizeof *r);
+	if (root < 0)
+		return lz_err_sys(err, errno, "agent repository '%s'", priv);
+	if (sentry_slurp_at(root, "packed-refs", SENTRY_PACKED_MAX, &buf, &len) == 0) {
+		if (sentry_packed_refs_parse(buf, len, hexlen, r) < 0)
+			sentry_refs_skip(r, "packed-refs", 11);
+	} else if (errno != ENOENT)
+		sentry_refs_skip(r, "packed-refs", 11);
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		_cleanup_free_ char *top = xasprintf("%s/%s", priv, parts[i]);
+		struct sentry_loose l = { parts[i], hexlen, r };
+
+		/* A symlinked refs/ or refs/heads is not walked: open refuses it. */
+		(void)sentry_walk(top, SENTRY_REFS_MAX * 2, 0, sentry_loose_cb, &l, NULL, NULL);
+	}
+	return 0;
+}
+
+struct sentry_scrub {
+	const char *root;
+	size_t n;
+	char **first;
+};
+
+static int
+sentry_scrub_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
+    lz_err_t *err)
+{
+	struct sentry_scrub *sc = arg;
+
+	(void)err;
+	if (S_ISDIR(st->st_mode))
+		return SENTRY_WALK_INTO;
+	if (!S_ISREG(st->st_mode) && unlinkat(dirfd, name, 0) == 0) {
+		if (sc->first != NULL && *sc->first == NULL)
+			*sc->first = xasprintf("%s/%s", sc->root, rel);
+		sc->n++;
+	}
+	return 0;
+}
+
+/* Remove every symlink and special file below root (no depth limit);
+ * count them, *first takes the first one's path. */
+size_t
+sentry_scrub_tree(const char *root, char **first)
+{
+	struct sentry_scrub sc = { root, 0, first };
+
+	(void)sentry_walk(root, SIZE_MAX, 0, sentry_scrub_cb, &sc, NULL, NULL);
+	return sc.n;
+}
 
 /* Put src (below sdirfd, name) at ddirfd/name: a hard link, else a copy. */
 static int

@@ -66,7 +66,7 @@ typedef int (*sentry_walk_fn)(int dirfd, const char *name, const char *rel,
 int sentry_walk(const char *root, size_t max, int64_t deadline_ms, sentry_walk_fn fn, void *arg,
     bool *cut, lz_err_t *err);
 
-/* sentry-refs.c: the agent's refs, read as data. */
+/* sentry-refs.c (pure) and sentry-import.c: the agent's refs, read as data. */
 struct sentry_ref {
 	char *name;		/* refs/heads/x, refs/tags/y */
 	char hex[65];
@@ -81,6 +81,7 @@ bool sentry_refname_ok(const char *name, size_t len);
 bool sentry_hex_ok(const char *s, size_t len, unsigned hexlen);
 int sentry_packed_refs_parse(const char *buf, size_t len, unsigned hexlen, struct sentry_refs *r);
 void sentry_refs_set(struct sentry_refs *r, const char *name, const char *hex);
+void sentry_refs_skip(struct sentry_refs *r, const char *name, size_t len);
 void sentry_refs_clear(struct sentry_refs *r);
 int sentry_refs_read(const char *priv, unsigned hexlen, struct sentry_refs *r, lz_err_t *err);
 size_t sentry_scrub_tree(const char *root, char **first);

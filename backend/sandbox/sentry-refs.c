@@ -1,23 +1,16 @@
-/* sentry-refs.c - the agent's refs read as data, never through git.
+/* sentry-refs.c - the agent's refs as data: names and ids checked, the
+ * packed-refs format parsed. Pure (no I/O): fuzzed by tests/fuzz/fuzz-refs.c.
  *
- * The agent's private repository is written by the agent: its ref files,
- * packed-refs and directories may be symlinks, FIFOs, huge, symbolic, or
- * named to escape. Before a ref is handed to host git it is read here with
- * O_NOFOLLOW, size-capped, and kept only when it names an object in hex of
- * the repository's length and its name passes a check stricter than git's
- * own check-ref-format. Everything else is skipped and counted, so the
- * import can say what it left out. sentry_packed_refs_parse is pure (no
- * I/O) and fuzzed (tests/fuzz/fuzz-refs.c).
+ * The agent's private repository is written by the agent: its refs may be
+ * symbolic, malformed or named to escape. A ref is kept only when it names
+ * an object in hex of the repository's length and its name passes a check
+ * stricter than git's own check-ref-format; everything else is skipped and
+ * counted, so the import can say what it left out. The files are read by
+ * sentry-import.c (O_NOFOLLOW, size-capped).
  */
-#include <dirent.h>
-#include <errno.h>
-#include <stdint.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sandbox/sentry-int.h"
 #include "xmalloc.h"
@@ -67,7 +60,7 @@ sentry_hex_ok(const char *s, size_t len, unsigned hexlen)
 	return true;
 }
 
-static void
+void
 sentry_refs_skip(struct sentry_refs *r, const char *name, size_t len)
 {
 	r->skipped++;
@@ -132,8 +125,8 @@ sentry_packed_refs_parse(const char *buf, size_t len, unsigned hexlen, struct se
 				sentry_refs_skip(r, line, n);
 			else if (!sentry_refname_ok(name, (size_t)(nl - name)))
 				sentry_refs_skip(r, name, (size_t)(nl - name));
-			else if (strncmp(name, "refs/heads/", 11) == 0 ||
-			    strncmp(name, "refs/tags/", 10) == 0) {
+			else if (((size_t)(nl - name) > 11 && memcmp(name, "refs/heads/", 11) == 0) ||
+			    ((size_t)(nl - name) > 10 && memcmp(name, "refs/tags/", 10) == 0)) {
 				_cleanup_free_ char *nm = xstrndup(name, (size_t)(nl - name));
 
 				memcpy(hex, line, hexlen);
@@ -146,132 +139,3 @@ sentry_packed_refs_parse(const char *buf, size_t len, unsigned hexlen, struct se
 	return 0;
 }
 
-/* Read a whole regular file of at most max bytes at dirfd/name without
- * following a symlink. -1 (errno set) when it is anything else. */
-static int
-sentry_slurp_at(int dirfd, const char *name, size_t max, char **out, size_t *len)
-{
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-	    O_NONBLOCK);
-	struct stat st;
-	size_t got = 0;
-	ssize_t n;
-	char *buf;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		errno = EINVAL;
-		return -1;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
-struct sentry_loose {
-	const char *prefix;	/* "refs/heads" ... */
-	unsigned hexlen;
-	struct sentry_refs *r;
-};
-
-/* One entry below refs/heads or refs/tags: descend into directories, keep
- * regular files holding an id under a good name. */
-static int
-sentry_loose_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
-    lz_err_t *err)
-{
-	struct sentry_loose *l = arg;
-	_cleanup_free_ char *ref = xasprintf("%s/%s", l->prefix, rel), *buf = NULL;
-	size_t len;
-
-	(void)err;
-	if (S_ISDIR(st->st_mode))
-		return SENTRY_WALK_INTO;
-	if (!sentry_refname_ok(ref, strlen(ref)) ||
-	    sentry_slurp_at(dirfd, name, SENTRY_FILE_MAX, &buf, &len) < 0) {
-		sentry_refs_skip(l->r, ref, strlen(ref));
-		return 0;
-	}
-	while (len > 0 && buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	/* "ref: ..." (a symbolic ref) and anything else but an id. */
-	if (!sentry_hex_ok(buf, len, l->hexlen))
-		sentry_refs_skip(l->r, ref, strlen(ref));
-	else
-		sentry_refs_set(l->r, ref, buf);
-	return 0;
-}
-
-/* The branches and tags of the private gitdir priv: packed-refs, then the
- * loose refs over them. */
-int
-sentry_refs_read(const char *priv, unsigned hexlen, struct sentry_refs *r, lz_err_t *err)
-{
-	static const char *const parts[] = { "refs/heads", "refs/tags" };
-	_cleanup_close_ int root = open(priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len, i;
-
-	memset(r, 0, sizeof *r);
-	if (root < 0)
-		return lz_err_sys(err, errno, "agent repository '%s'", priv);
-	if (sentry_slurp_at(root, "packed-refs", SENTRY_PACKED_MAX, &buf, &len) == 0) {
-		if (sentry_packed_refs_parse(buf, len, hexlen, r) < 0)
-			sentry_refs_skip(r, "packed-refs", 11);
-	} else if (errno != ENOENT)
-		sentry_refs_skip(r, "packed-refs", 11);
-	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		_cleanup_free_ char *top = xasprintf("%s/%s", priv, parts[i]);
-		struct sentry_loose l = { parts[i], hexlen, r };
-
-		/* A symlinked refs/ or refs/heads is not walked: open refuses it. */
-		(void)sentry_walk(top, SENTRY_REFS_MAX * 2, 0, sentry_loose_cb, &l, NULL, NULL);
-	}
-	return 0;
-}
-
-struct sentry_scrub {
-	const char *root;
-	size_t n;
-	char **first;
-};
-
-static int
-sentry_scrub_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
-    lz_err_t *err)
-{
-	struct sentry_scrub *sc = arg;
-
-	(void)err;
-	if (S_ISDIR(st->st_mode))
-		return SENTRY_WALK_INTO;
-	if (!S_ISREG(st->st_mode) && unlinkat(dirfd, name, 0) == 0) {
-		if (sc->first != NULL && *sc->first == NULL)
-			*sc->first = xasprintf("%s/%s", sc->root, rel);
-		sc->n++;
-	}
-	return 0;
-}
-
-/* Remove every symlink and special file below root (no depth limit);
- * count them, *first takes the first one's path. */
-size_t
-sentry_scrub_tree(const char *root, char **first)
-{
-	struct sentry_scrub sc = { root, 0, first };
-
-	(void)sentry_walk(root, SIZE_MAX, 0, sentry_scrub_cb, &sc, NULL, NULL);
-	return sc.n;
-}
