@@ -39,6 +39,7 @@
 #include "coord/screen.h"
 #include "coord/session.h"
 #include "sandbox/sentry-watch.h"
+#include "store/audit.h"
 #include "store/store.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -97,6 +98,7 @@ struct coord_store_job {
 
 static void coord_check_idle(struct coord *);
 static void coord_shutdown(struct coord *, const char *why);
+static void coord_sentry_audit(struct coord *, const char *kind, const char *msg, bool on_loop);
 static int coord_esc_session(struct coord *, struct ctl_server_client *,
     const struct esc_ctl_anchor *, char ***env);
 
@@ -1132,7 +1134,7 @@ coord_teardown(struct coord *c)
 			lz_err_clear(&err);
 		}
 		if (note != NULL)
-			coord_log("%s", note);
+			coord_sentry_audit(c, "sentry.release", note, false);
 		free(note);
 		sentry_layout_clear(&c->layout);
 		c->layout_ok = false;
@@ -1160,11 +1162,40 @@ coord_ready(int fd, const lz_err_t *err)
 	close(fd);
 }
 
+/* A Sentry report (import refused, refs left out, .git quarantined): the
+ * log and the audit trail; on the loop thread through the threadpool, else
+ * (start-up, teardown) at once. */
+static void
+coord_sentry_audit(struct coord *c, const char *kind, const char *msg, bool on_loop)
+{
+	struct lz_jsonw w;
+	struct audit_rec rec = { 0, kind, "coordinator", NULL, NULL, NULL };
+	lz_err_t err = LZ_ERR_INIT;
+	char *detail;
+
+	coord_log("%s", msg);
+	if (c->store == NULL)
+		return;
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "report");
+	lz_jsonw_str(&w, msg);
+	lz_jsonw_obj_close(&w);
+	detail = lz_jsonw_steal(&w);
+	rec.detail = detail;
+	if (on_loop)
+		audit_submit(c->loop, c->store, &rec, NULL, NULL);
+	else if (audit_append(c->store, &rec, NULL, &err) < 0) {
+		coord_log("%s", err.msg);
+		lz_err_clear(&err);
+	}
+	free(detail);
+}
+
 static void
 coord_watch_log(void *arg, const char *msg)
 {
-	(void)arg;
-	coord_log("%s", msg);
+	coord_sentry_audit(arg, "sentry.import", msg, true);
 }
 
 static int
@@ -1205,9 +1236,9 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	c->layout_ok = true;
 	if (c->layout.notice != NULL)
-		coord_log("%s", c->layout.notice);
+		coord_sentry_audit(c, "sentry.prepare", c->layout.notice, false);
 	if (c->layout.is_git)
-		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, NULL);
+		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, c);
 	/* Marked before the call: a half-made mount set is unmounted too. */
 	c->ovl_ok = true;
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,

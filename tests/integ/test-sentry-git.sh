@@ -85,3 +85,16 @@ note "ok: next commit on the host while the session runs"
 out=$(in_box 'cat /workspace/.git/objects/info/alternates')
 assert_eq "$out" "/run/lazaret/git-objects" "alternates name the neutral path"
 assert_not_contains "$(in_box 'env; cat /proc/self/mountinfo' 2>&1)" "$repo" "no host path of the repository in the sandbox"
+# A repository the agent creates in its checkout is quarantined at
+# teardown, reported in the audit trail.
+in_box 'git init -q planted/deep && git -C planted/deep config core.fsmonitor "touch /tmp/x #"' >/dev/null
+lz stop -w "$repo" >/dev/null || fail "lazaret stop failed"
+stopped() { [ "$(coord_count "$canon")" = 0 ]; }
+wait_for 30 stopped || fail "the coordinator did not stop"
+out=$(lz audit -w "$repo")
+assert_contains "$out" "sentry.release" "teardown's Sentry report is audited"
+assert_contains "$out" "quarantined 1 .git" "the planted repository is reported"
+wt=$(find "$T/home/data" -maxdepth 4 -type d -name "lazaret-$hash")
+[ -d "$wt" ] && [ ! -e "$wt/planted/deep/.git" ] || fail "planted .git left in the agent's checkout"
+[ -n "$(find "$T/home/data" -path '*quarantine*' -name .git -print)" ] || fail "nothing in the quarantine"
+note "ok: planted .git moved to the quarantine"

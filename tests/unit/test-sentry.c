@@ -572,6 +572,7 @@ test_sentry_import_forged_objects_never_shadow_host_objects(void **state)
 	write_file(f, "new\n");
 	agent_do(a, a->worktree, "add", "new", NULL);
 	agent_do(a, a->worktree, "commit", "-qm", "uses README", NULL);
+	free(f);
 	import_ok(a);
 	content = git_in(r, "cat-file", "-p", blob, NULL);
 	assert_string_equal(content, "hello");
