@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"

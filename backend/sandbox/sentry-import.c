@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"

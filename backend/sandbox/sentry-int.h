@@ -10,7 +10,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "sandbox/sentry.h"
+#include "sandbox/driver.h"
+#include "err.h"
+
+/* From sentry.h and anchor.h: each sentry-*.c includes both headers (a
+ * header of its own would make the two include each other). */
+struct anchor;
+struct sentry_layout;
 
 #define SENTRY_FILE_MAX 4096		/* gitfile / ref / HEAD size cap */
 #define SENTRY_MODULES_DEPTH 8		/* nesting of .git/modules we follow */
@@ -89,7 +95,7 @@ size_t sentry_scrub_tree(const char *root, char **first);
 /* sentry-repo.c */
 int sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err);
 int sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
-    const struct sentry_paths *p, enum sentry_mode mode, char **notice, lz_err_t *err);
+    const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err);
 int sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_err_t *err);
 
 /* sentry-import.c */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "xmalloc.h"
 

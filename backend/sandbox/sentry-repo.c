@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -345,7 +346,7 @@ sentry_priv_head(int pfd, const char *branch, lz_err_t *err)
 
 int
 sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
-    const struct sentry_paths *p, enum sentry_mode mode, char **notice, lz_err_t *err)
+    const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err)
 {
 	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", a->branch), *tip = NULL;
 	_cleanup_free_ char *old_index = NULL, *hostgit = NULL, *cdotgit = NULL;
@@ -433,7 +434,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	/* The index: the earlier layout's, or built from the agent branch. */
 	if (old_index != NULL && access(idx, F_OK) != 0 && rename(old_index, idx) < 0)
 		return lz_err_sys(err, errno, "cannot move '%s' to '%s'", old_index, idx);
-	if (mode == SENTRY_DIRECT) {
+	if (direct) {
 		if (access(idx, F_OK) != 0 && sentry_read_tree(r, p, NULL, tip, err) < 0)
 			return -1;
 		return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "coord/proc.h"
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "sandbox/sentry-watch.h"
 #include "xmalloc.h"

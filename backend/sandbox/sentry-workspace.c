@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "xmalloc.h"
 

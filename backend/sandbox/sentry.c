@@ -66,6 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -152,7 +153,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	}
 	if (sentry_path_check("git directory", r.common, true, err) < 0 ||
 	    sentry_paths_init(a, true, &p, err) < 0 ||
-	    sentry_private_ensure(a, &r, &p, mode, &out->notice, err) < 0)
+	    sentry_private_ensure(a, &r, &p, mode == SENTRY_DIRECT, &out->notice, err) < 0)
 		goto fail;
 	empty = xasprintf("%s/empty", p.sdir);
 	modef = xasprintf("%s/mode", p.sdir);
