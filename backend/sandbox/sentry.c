@@ -173,14 +173,15 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	tree = mode == SENTRY_ISOLATED ? p.checkout : a->workspace;
 	sentry_bind(out, tree, SENTRY_WORKSPACE_DST, false);
 	if (mode == SENTRY_DIRECT && !r.dotgit_is_dir) {
-		/* The workspace is a linked worktree: its .git is a file, which
-		 * a directory cannot cover. Keep it read-only, point git at P. */
-		_cleanup_free_ char *gf = xasprintf("%s/.git", a->workspace);
+		/* The workspace is a linked worktree: its .git is a file (naming
+		 * a host path), which a directory cannot cover. Ours covers it,
+		 * read-only, naming P at its neutral path. */
+		_cleanup_free_ char *gf = xasprintf("%s/gitfile", p.sdir);
 
+		if (sentry_write_file(gf, "gitdir: " SENTRY_GITDIR_DST "\n", 0444, err) < 0)
+			goto fail;
 		sentry_bind(out, gf, SENTRY_WORKSPACE_DST "/.git", true);
 		gdst = SENTRY_GITDIR_DST;
-		lz_strv_push(&out->env, "GIT_DIR=" SENTRY_GITDIR_DST);
-		lz_strv_push(&out->env, "GIT_WORK_TREE=" SENTRY_WORKSPACE_DST);
 	}
 	sentry_git_mounts(out, &r, &p, gdst);
 	if (sentry_tree_guards(out, &r, tree, empty, err) < 0)

@@ -896,6 +896,116 @@ test_sentry_refname_and_packed_refs_parse(void **state)
 	sentry_refs_clear(&r);
 }
 
+/* Direct mode on a linked worktree: its .git file (a host path) is covered
+ * by ours, read-only, naming the agent's repository at a neutral path. */
+static void
+test_sentry_direct_linked_worktree_gets_a_neutral_gitfile(void **state)
+{
+	char *r = make_repo("repo"), *lw = path_in("linked"), *priv;
+	struct sentry_layout l;
+	const struct drv_mount *m;
+	struct anchor *a;
+
+	(void)state;
+	git_do(r, "worktree", "add", "-q", "-b", "side", lw, NULL);
+	a = anchor_for(lw);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	priv = xasprintf("%s/git", a->domain_root);
+	assert_bind(&l, "/run/lazaret/gitdir", priv, false);
+	m = find_mount(&l, "/workspace/.git");
+	assert_non_null(m);
+	assert_true(m->ro);
+	expect_file(m->src, "gitdir: /run/lazaret/gitdir\n");
+	assert_null(l.env);
+	assert_parents_first(&l);
+	sentry_layout_clear(&l);
+	free(priv);
+	anchor_free(a);
+	free(lw);
+	free(r);
+}
+
+/* A domain of the Sentry before issue 8 (the agent's gitdir registered as
+ * the host's worktree, its objects borrowed through an alternates line): at
+ * the next prepare the registration and the line are gone, the agent's
+ * commit is imported (verified), the uncommitted work kept. */
+static void
+test_sentry_converts_the_layout_of_an_earlier_lazaret(void **state)
+{
+	char *r = make_repo("repo"), *dr, *store, *wt, *gitfile, *admin, *alt, *tip, *f, *txt;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_for(r);
+	dr = xstrdup(a->domain_root);
+	run_ok("mkdir", "-p", dr, NULL);
+	store = xasprintf("%s/objects", dr);
+	wt = xstrdup(a->worktree);
+	/* What the old prepare made: a linked worktree, a private store. */
+	git_do(r, "worktree", "add", "-q", "-b", "lazaret/agent-default", wt, "HEAD", NULL);
+	admin = xasprintf("%s/.git/worktrees/%s", r, strrchr(wt, '/') + 1);
+	run_ok("mkdir", "-p", store, NULL);
+	alt = xasprintf("%s/.git/objects/info/alternates", r);
+	txt = xasprintf("%s\n", store);
+	write_file(alt, txt);
+	free(txt);
+	f = xasprintf("%s/agent.txt", wt);
+	write_file(f, "agent\n");
+	{
+		char **argv = NULL, **env = NULL;
+		struct proc_result res;
+		lz_err_t err = LZ_ERR_INIT;
+
+		lz_strv_pushf(&env, "GIT_OBJECT_DIRECTORY=%s", store);
+		lz_strv_pushf(&env, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/.git/objects", r);
+		lz_strv_push(&env, "PATH=/usr/bin:/bin");
+		lz_strv_push(&env, "HOME=/nonexistent");
+		lz_strv_push(&argv, "sh");
+		lz_strv_push(&argv, "-c");
+		lz_strv_pushf(&argv, "cd '%s' && git add agent.txt && git -c user.name=a "
+		    "-c user.email=a@example.invalid commit -qm 'old agent'", wt);
+		assert_int_equal(proc_run(argv, env, NULL, 0, &res, &err), 0);
+		if (res.status != 0)
+			fail_msg("%s", res.errout);
+		proc_result_clear(&res);
+		lz_strv_free(argv);
+		lz_strv_free(env);
+	}
+	tip = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
+	f = xasprintf("%s/wip", wt);
+	write_file(f, "wip\n");
+	free(f);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_non_null(strstr(l.notice, "earlier lazaret"));
+	sentry_layout_clear(&l);
+	assert_int_equal(access(alt, F_OK), -1);
+	assert_int_equal(access(admin, F_OK), -1);
+	assert_int_equal(access(store, F_OK), -1);
+	expect_git(tip, r, "rev-parse", "lazaret/agent-default", NULL);
+	expect_git("old agent", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	git_do(r, "fsck", "--no-progress", "--no-dangling", NULL);
+	f = xasprintf("%s/wip", wt);
+	expect_file(f, "wip\n");
+	free(f);
+	gitfile = xasprintf("%s/.git", wt);
+	{
+		struct stat st;
+
+		assert_int_equal(lstat(gitfile, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+	}
+	free(gitfile);
+	free(tip);
+	free(alt);
+	free(admin);
+	free(wt);
+	free(store);
+	free(dr);
+	anchor_free(a);
+	free(r);
+}
+
 static void
 test_sentry_isolated_leaves_host_checkout_byte_identical(void **state)
 {
@@ -1174,6 +1284,8 @@ main(void)
 		T(test_sentry_corrupt_private_head_leaves_host_gc_working),
 		T(test_sentry_restart_reuses_checkout_and_rebuilds_a_deleted_one),
 		T(test_sentry_direct_covers_host_git_with_private_repo),
+		T(test_sentry_direct_linked_worktree_gets_a_neutral_gitfile),
+		T(test_sentry_converts_the_layout_of_an_earlier_lazaret),
 		T(test_sentry_guards_nested_git_at_any_depth_and_quarantines_new_ones),
 		T(test_sentry_submodule_path_without_checkout_gets_a_placeholder),
 		T(test_sentry_workspace_resolve_top_level_and_refuses_unsafe),
