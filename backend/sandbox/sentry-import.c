@@ -417,6 +417,53 @@ sentry_fetch(const char *g, const char *shadow, const char *profile, bool has_ma
 	return ret;
 }
 
+static uint64_t
+sentry_fp_mix(uint64_t h, const struct stat *st)
+{
+	uint64_t v[4] = { (uint64_t)st->st_ino, (uint64_t)st->st_size,
+	    (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec };
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		h = (h ^ v[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int
+sentry_fp_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
+    lz_err_t *err)
+{
+	uint64_t *h = arg;
+
+	(void)dirfd;
+	(void)name;
+	(void)rel;
+	(void)err;
+	*h = sentry_fp_mix(*h, st);
+	return SENTRY_WALK_INTO;
+}
+
+/* FNV-style fingerprint of the agent's refs: every entry under priv/refs,
+ * packed-refs and HEAD (inode, size, mtime), the walk bounded. */
+uint64_t
+sentry_refs_fingerprint(const char *priv)
+{
+	static const char *const files[] = { "HEAD", "packed-refs" };
+	_cleanup_free_ char *refs = xasprintf("%s/refs", priv);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		_cleanup_free_ char *f = xasprintf("%s/%s", priv, files[i]);
+
+		if (lstat(f, &st) == 0)
+			h = sentry_fp_mix(h, &st);
+	}
+	(void)sentry_walk(refs, SENTRY_REFS_MAX * 2, 0, sentry_fp_cb, &h, NULL, NULL);
+	return h;
+}
+
 int
 sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **report, lz_err_t *err)
@@ -424,13 +471,18 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 	_cleanup_free_ char *pobj = xasprintf("%s/objects", p->priv);
 	_cleanup_free_ char *sobj = xasprintf("%s/objects", p->shadow);
 	_cleanup_free_ char *main_ref = xasprintf("refs/heads/%s", a->branch);
-	_cleanup_free_ char *packed = xstrdup("");
+	_cleanup_free_ char *packed = xstrdup(""), *fp = NULL, *last = NULL;
+	_cleanup_free_ char *fpf = xasprintf("%s/imported", p->sdir);
 	_cleanup_close_ int sfd = -1;
 	struct sentry_refs refs;
 	size_t i, bad_packs = 0;
 	bool has_main = false;
 	int ret = -1;
 
+	/* Nothing changed since the last import: nothing to do. */
+	fp = xasprintf("%016llx\n", (unsigned long long)sentry_refs_fingerprint(p->priv));
+	if (sentry_read_small(fpf, &last, NULL) == 0 && strncmp(last, fp, 16) == 0)
+		return 0;
 	if (sentry_refs_read(p->priv, r->hexlen, &refs, err) < 0)
 		return -1;
 	if (sentry_shadow_write(p->shadow, r->common, r->hexlen, err) < 0 ||
@@ -458,6 +510,8 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 		lz_err_wrap(err, "the agent's commits were not imported");
 		goto out;
 	}
+	if (sentry_write_file(fpf, fp, 0600, err) < 0)
+		goto out;
 	if (report != NULL && (refs.skipped > 0 || bad_packs > 0))
 		*report = xasprintf("import left out %zu ref(s) of the agent's (first: %s) and "
 		    "%zu unreadable pack(s)", refs.skipped,

@@ -267,7 +267,7 @@ sentry_priv_host_refs(int pfd, const struct sentry_repo *r, const char *priv, lz
  * line. *old_index takes the old private index when there was one. */
 static int
 sentry_migrate(const struct anchor *a, const struct sentry_repo *r,
-    const struct sentry_paths *p, char **old_index, char **notice, lz_err_t *err)
+    const struct sentry_paths *p, char **old_index, bool *moved, char **notice, lz_err_t *err)
 {
 	_cleanup_free_ char *wtdir = xasprintf("%s/worktrees/lazaret-%s", r->common, a->hash);
 	_cleanup_free_ char *store = xasprintf("%s/objects", p->dr);
@@ -290,6 +290,7 @@ sentry_migrate(const struct anchor *a, const struct sentry_repo *r,
 		sentry_rmrf(wtdir);
 		if (lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode))
 			(void)unlink(gitfile);
+		*moved = true;
 		sentry_notice_add(notice, xasprintf("moved the agent's repository of an earlier "
 		    "lazaret out of '%s'", r->common));
 	}
@@ -300,6 +301,7 @@ sentry_migrate(const struct anchor *a, const struct sentry_repo *r,
 			return -1;
 		if (rename(store, pobj) < 0)
 			return lz_err_sys(err, errno, "cannot move '%s' to '%s'", store, pobj);
+		*moved = true;
 	}
 	if (access(alt, F_OK) != 0)
 		return 0;
@@ -344,6 +346,21 @@ sentry_priv_head(int pfd, const char *branch, lz_err_t *err)
 	return sentry_write_at(pfd, "HEAD", want, strlen(want), 0644, err);
 }
 
+/* Import; a refusal goes to *notice (the session still starts). */
+void
+sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
+    const struct sentry_repo *r, char **notice)
+{
+	_cleanup_free_ char *rep = NULL;
+	lz_err_t e2 = LZ_ERR_INIT;
+
+	if (sentry_import_run(a, p, r, &rep, &e2) < 0) {
+		sentry_notice_add(notice, xstrdup(e2.msg));
+		lz_err_clear(&e2);
+	} else if (rep != NULL)
+		sentry_notice_add(notice, lz_steal_ptr(&rep));
+}
+
 int
 sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
     const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err)
@@ -358,7 +375,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	    "\tlogallrefupdates = true\n[extensions]\n\tobjectFormat = sha256\n" :
 	    "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
 	    "\tlogallrefupdates = true\n";
-	bool fresh, refill;
+	bool fresh, refill, moved = false;
 	struct stat st;
 	int status;
 
@@ -371,21 +388,13 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 		if (sentry_write_file(f, hostgit, 0600, err) < 0)
 			return -1;
 	}
-	if (sentry_migrate(a, r, p, &old_index, notice, err) < 0)
+	if (sentry_migrate(a, r, p, &old_index, &moved, notice, err) < 0)
 		return -1;
 	fresh = access(cfgpath, F_OK) != 0;
 	/* Catch up with what a session that ended without its last import
-	 * left (a crash); a refusal is reported, the session still starts. */
-	if (!fresh) {
-		_cleanup_free_ char *rep = NULL;
-		lz_err_t e2 = LZ_ERR_INIT;
-
-		if (sentry_import_run(a, p, r, &rep, &e2) < 0) {
-			sentry_notice_add(notice, xstrdup(e2.msg));
-			lz_err_clear(&e2);
-		} else if (rep != NULL)
-			sentry_notice_add(notice, lz_steal_ptr(&rep));
-	}
+	 * left (a crash) before deciding anything from the host's copy. */
+	if (!fresh)
+		sentry_import_note(a, p, r, notice);
 	/* The host's copy of the agent branch: made from HEAD the first time. */
 	if (sentry_git(r->common, NULL, &status, err, "rev-parse", "--verify", "-q", ref, NULL) < 0)
 		return -1;
@@ -437,7 +446,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	if (direct) {
 		if (access(idx, F_OK) != 0 && sentry_read_tree(r, p, NULL, tip, err) < 0)
 			return -1;
-		return 0;
+		return moved;
 	}
 	/* Isolated: the checkout, and its .git the mount point of P. */
 	cdotgit = xasprintf("%s/.git", p->checkout);
@@ -453,7 +462,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 			return lz_err_sys(err, errno, "cannot create '%s'", cdotgit);
 	}
 	if (!refill)
-		return 0;
+		return moved;
 	if (sentry_mkdirs("", p->checkout + 1, 0755, err) < 0 ||
 	    (mkdir(cdotgit, 0755) < 0 && errno != EEXIST))
 		return lz_err_sys(err, errno, "cannot create '%s'", cdotgit);
@@ -467,5 +476,5 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 			return -1;
 	}
 	(void)unlinkat(pfd, "index", 0);
-	return sentry_read_tree(r, p, p->checkout, tip, err);
+	return sentry_read_tree(r, p, p->checkout, tip, err) < 0 ? -1 : moved;
 }

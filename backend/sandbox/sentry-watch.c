@@ -4,7 +4,7 @@
  * file and directory under <dr>/git/refs, packed-refs and HEAD: inode,
  * size, mtime) every SENTRY_WATCH_MS, and runs sentry_import on the
  * threadpool when it changed, one at a time (a change during an import
- * runs another after it). Polling, not inotify: the agent creates ref
+ * runs another after it; the fingerprint is sentry_refs_fingerprint). Polling, not inotify: the agent creates ref
  * directories at will, and one inotify watch per directory would let it
  * exhaust the user's fs.inotify.max_user_watches, which every other
  * program of the user shares. The walk is bounded (SENTRY_WATCH_ENTRIES).
@@ -24,7 +24,6 @@
 #include "xmalloc.h"
 
 #define SENTRY_WATCH_MS 200
-#define SENTRY_WATCH_ENTRIES 20000
 
 struct sentry_watch {
 	uv_timer_t timer;
@@ -41,52 +40,6 @@ struct sentry_watch {
 	sentry_watch_log_fn log;
 	void *log_arg;
 };
-
-static uint64_t
-sentry_fp_mix(uint64_t h, const struct stat *st)
-{
-	uint64_t v[4] = { (uint64_t)st->st_ino, (uint64_t)st->st_size,
-	    (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec };
-	size_t i;
-
-	for (i = 0; i < 4; i++)
-		h = (h ^ v[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static int
-sentry_fp_cb(int dirfd, const char *name, const char *rel, const struct stat *st, void *arg,
-    lz_err_t *err)
-{
-	uint64_t *h = arg;
-
-	(void)dirfd;
-	(void)name;
-	(void)rel;
-	(void)err;
-	*h = sentry_fp_mix(*h, st);
-	return SENTRY_WALK_INTO;
-}
-
-/* FNV-style fingerprint of the refs tree of priv. */
-static uint64_t
-sentry_fingerprint(const char *priv)
-{
-	static const char *const files[] = { "HEAD", "packed-refs" };
-	_cleanup_free_ char *refs = xasprintf("%s/refs", priv);
-	uint64_t h = 0xcbf29ce484222325ULL;
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < 2; i++) {
-		_cleanup_free_ char *f = xasprintf("%s/%s", priv, files[i]);
-
-		if (lstat(f, &st) == 0)
-			h = sentry_fp_mix(h, &st);
-	}
-	(void)sentry_walk(refs, SENTRY_WATCH_ENTRIES, 0, sentry_fp_cb, &h, NULL, NULL);
-	return h;
-}
 
 static void
 sentry_watch_work_cb(uv_work_t *req)
@@ -127,7 +80,7 @@ sentry_watch_timer_cb(uv_timer_t *t)
 
 	if (w->running || w->closed)
 		return;
-	fp = sentry_fingerprint(w->priv);
+	fp = sentry_refs_fingerprint(w->priv);
 	/* A failed import is retried only when the refs change again. */
 	if (fp == w->seen || fp == w->pending)
 		return;
@@ -155,7 +108,7 @@ sentry_watch_start(uv_loop_t *loop, const struct anchor *a, sentry_watch_log_fn 
 	w->log = log;
 	w->log_arg = log_arg;
 	/* prepare imported what was there: start from it. */
-	w->seen = w->pending = sentry_fingerprint(w->priv);
+	w->seen = w->pending = sentry_refs_fingerprint(w->priv);
 	uv_timer_init(loop, &w->timer);
 	w->timer.data = w;
 	uv_timer_start(&w->timer, sentry_watch_timer_cb, SENTRY_WATCH_MS, SENTRY_WATCH_MS);

@@ -136,10 +136,9 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 {
 	struct sentry_repo r = { 0 };
 	struct sentry_paths p = { 0 };
-	_cleanup_free_ char *empty = NULL, *modef = NULL, *qrep = NULL, *irep = NULL;
+	_cleanup_free_ char *empty = NULL, *modef = NULL, *qrep = NULL;
 	const char *tree, *gdst = SENTRY_WORKSPACE_DST "/.git";
-	lz_err_t e2 = LZ_ERR_INIT;
-	int ret = -1, kind;
+	int ret = -1, kind, converted;
 
 	memset(out, 0, sizeof *out);
 	if (sentry_path_check("workspace", a->workspace, true, err) < 0)
@@ -153,20 +152,18 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	}
 	if (sentry_path_check("git directory", r.common, true, err) < 0 ||
 	    sentry_paths_init(a, true, &p, err) < 0 ||
-	    sentry_private_ensure(a, &r, &p, mode == SENTRY_DIRECT, &out->notice, err) < 0)
+	    (converted = sentry_private_ensure(a, &r, &p, mode == SENTRY_DIRECT, &out->notice,
+	    err)) < 0)
 		goto fail;
+	/* The old store's history, verified, before the host needs it. */
+	if (converted)
+		sentry_import_note(a, &p, &r, &out->notice);
 	empty = xasprintf("%s/empty", p.sdir);
 	modef = xasprintf("%s/mode", p.sdir);
 	if (sentry_write_file(empty, "", 0444, err) < 0 ||
 	    sentry_write_file(modef, mode == SENTRY_DIRECT ? "direct\n" : "isolated\n", 0600,
 	    err) < 0)
 		goto fail;
-	/* What the last session left (a crash skips release's import). */
-	if (sentry_import_run(a, &p, &r, &irep, &e2) < 0) {
-		sentry_notice_add(&out->notice, xstrdup(e2.msg));
-		lz_err_clear(&e2);
-	} else if (irep != NULL)
-		sentry_notice_add(&out->notice, lz_steal_ptr(&irep));
 
 	out->is_git = true;
 	out->branch = xstrdup(a->branch);
