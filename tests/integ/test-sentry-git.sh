@@ -57,6 +57,13 @@ step "18 git branch -D"         'git branch -q -D rb'
 step "19 git diff host/main"    'git diff --stat host/main >/dev/null && test "$(git rev-parse host/main)" = '"$main"
 step "20 git status"            'git status --porcelain >/dev/null'
 
+# From a subdirectory, lazaret finds the same domain: the repository's top
+# level, in the mode it really runs in.
+as_user mkdir -p "$repo/sub/dir"
+st=$(lz status -w "$repo/sub/dir" --json)
+assert_contains "$st" "\"workspace\":\"$canon\"" "status from a subdirectory names the top level"
+assert_contains "$st" "\"mode\":\"isolated\"" "status reports the real mode"
+
 # The host sees it all where the README says, while the session runs.
 agent=$(in_box 'git rev-parse lazaret/agent-default')
 feature=$(in_box 'git rev-parse feature')
