@@ -40,7 +40,7 @@ plant() {
 }
 
 plant widgets/theme.c '#include "coord/coord.h"' \
-	'widgets/theme.c:@N@: includes backend/coord/coord.h: widgets/ never reaches backend/ (but backend/common/)'
+	'widgets/theme.c:@N@: includes backend/coord/coord.h: widgets/ never reaches backend/ beyond backend/common/'
 plant vterm/term-sb.c '#include "widget.h"' \
 	'vterm/term-sb.c:@N@: includes widgets/widget.h: vterm/ never reaches widgets/ or app/'
 plant vterm/term.h '#include <wb-state.h>' \
