@@ -293,7 +293,9 @@ wb_conn_write_cb(uv_write_t *req, int status)
 	struct wb_conn *c = w->c;
 
 	c->queued -= w->len;
-	if (status < 0 && status != UV_ECANCELED)
+	/* EPIPE: the coordinator closed, but what it sent first (a SESSION_EXIT
+	 * that closes the tab) is still to be read; the read side reports EOF. */
+	if (status < 0 && status != UV_ECANCELED && status != UV_EPIPE)
 		wb_conn_fail(c, "cannot write to the coordinator: %s", uv_strerror(status));
 	free(w->data);
 	free(w);
