@@ -293,8 +293,7 @@ wb_conn_write_cb(uv_write_t *req, int status)
 	struct wb_conn *c = w->c;
 
 	c->queued -= w->len;
-	/* EPIPE: the coordinator closed, but what it sent first (a SESSION_EXIT
-	 * that closes the tab) is still to be read; the read side reports EOF. */
+	/* A closed peer: what it sent before closing (a session's exit) is still to be read; EOF reports it. */
 	if (status < 0 && status != UV_ECANCELED && status != UV_EPIPE)
 		wb_conn_fail(c, "cannot write to the coordinator: %s", uv_strerror(status));
 	free(w->data);
