@@ -97,6 +97,7 @@ int sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t 
 /* 1 when a domain of the earlier layout was converted (import it), 0, -1. */
 int sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
     const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err);
+int sentry_host_alternates(const struct sentry_repo *r, char ***out, lz_err_t *err);
 void sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **notice);
 int sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_err_t *err);

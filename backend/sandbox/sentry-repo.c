@@ -346,6 +346,42 @@ sentry_priv_head(int pfd, const char *branch, lz_err_t *err)
 	return sentry_write_at(pfd, "HEAD", want, strlen(want), 0644, err);
 }
 
+/* The object dirs the host repository borrows (G/objects/info/alternates,
+ * relative lines taken from G/objects), canonical, at most 16: the sandbox
+ * gets each read-only at SENTRY_ALTERNATES_DST/<i>. */
+int
+sentry_host_alternates(const struct sentry_repo *r, char ***out, lz_err_t *err)
+{
+	_cleanup_free_ char *f = xasprintf("%s/objects/info/alternates", r->common);
+	_cleanup_free_ char *txt = NULL;
+	char *line, *save = NULL;
+	size_t len, n = 0;
+
+	*out = NULL;
+	if (access(f, F_OK) != 0)
+		return 0;
+	if (sentry_read_raw(f, &txt, &len, err) < 0)
+		return -1;
+	for (line = strtok_r(txt, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *abs = NULL, *real = NULL;
+
+		if (*line == '#' || *line == '\0')
+			continue;
+		abs = *line == '/' ? xstrdup(line) : xasprintf("%s/objects/%s", r->common, line);
+		if ((real = realpath(abs, NULL)) == NULL || !sentry_is_dir(real))
+			continue;	/* git itself skips it */
+		if (n == 16 || sentry_path_check("borrowed object directory", real, true, err) < 0) {
+			lz_strv_free(*out);
+			*out = NULL;
+			return n == 16 ? lz_err_set(err, E2BIG, "'%s': more than 16 object "
+			    "directories", f) : -1;
+		}
+		lz_strv_push(out, real);
+		n++;
+	}
+	return 0;
+}
+
 /* Import; a refusal goes to *notice (the session still starts). */
 void
 sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
@@ -415,10 +451,28 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	close(sentry_open_dir_at(pfd, "refs/tags", true, NULL));
 	close(sentry_open_dir_at(pfd, "objects/pack", true, NULL));
 	close(sentry_open_dir_at(pfd, "modules", true, NULL));
-	if ((ofd = sentry_open_dir_at(pfd, "objects/info", true, err)) < 0 ||
-	    sentry_write_at(ofd, "alternates", SENTRY_OBJECTS_DST "\n",
-	    strlen(SENTRY_OBJECTS_DST) + 1, 0644, err) < 0)
-		return -1;
+	{
+		char **alts = NULL, *lines = xstrdup(SENTRY_OBJECTS_DST "\n"), *t;
+		int ret = 0;
+
+		/* The host's object dir, then the ones it borrows from itself. */
+		if (sentry_host_alternates(r, &alts, err) < 0) {
+			free(lines);
+			return -1;
+		}
+		for (size_t i = 0; alts != NULL && alts[i] != NULL; i++) {
+			t = xasprintf("%s" SENTRY_ALTERNATES_DST "/%zu\n", lines, i);
+			free(lines);
+			lines = t;
+		}
+		lz_strv_free(alts);
+		if ((ofd = sentry_open_dir_at(pfd, "objects/info", true, err)) < 0 ||
+		    sentry_write_at(ofd, "alternates", lines, strlen(lines), 0644, err) < 0)
+			ret = -1;
+		free(lines);
+		if (ret < 0)
+			return -1;
+	}
 	/* What the agent left that git would follow out: gone. */
 	{
 		_cleanup_free_ char *refs = xasprintf("%s/refs", p->priv);

@@ -114,20 +114,34 @@ out:
 
 /* The git mounts: P at gdst, the host's objects read-only at the neutral
  * path, the host's submodule gitdirs read-only with their hooks masked. */
-static void
+static int
 sentry_git_mounts(struct sentry_layout *l, const struct sentry_repo *r,
-    const struct sentry_paths *p, const char *gdst)
+    const struct sentry_paths *p, const char *gdst, const char *empty, lz_err_t *err)
 {
 	_cleanup_free_ char *gobj = xasprintf("%s/objects", r->common);
 	_cleanup_free_ char *gmod = xasprintf("%s/modules", r->common);
 	_cleanup_free_ char *mdst = xasprintf("%s/modules", gdst);
+	char **alts = NULL;
 
 	sentry_bind(l, p->priv, gdst, false);
 	sentry_bind(l, gobj, SENTRY_OBJECTS_DST, true);
+	if (sentry_host_alternates(r, &alts, err) < 0)
+		return -1;
+	if (alts != NULL) {
+		/* Its lines name host paths: the sandbox gets ours instead. */
+		sentry_bind(l, empty, SENTRY_OBJECTS_DST "/info/alternates", true);
+		for (size_t i = 0; alts[i] != NULL; i++) {
+			_cleanup_free_ char *dst = xasprintf(SENTRY_ALTERNATES_DST "/%zu", i);
+
+			sentry_bind(l, alts[i], dst, true);
+		}
+		lz_strv_free(alts);
+	}
 	if (sentry_is_dir(gmod)) {
 		sentry_bind(l, gmod, mdst, true);
 		sentry_modules_walk(l, gmod, mdst, 0);
 	}
+	return 0;
 }
 
 int
@@ -180,7 +194,8 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 		sentry_bind(out, gf, SENTRY_WORKSPACE_DST "/.git", true);
 		gdst = SENTRY_GITDIR_DST;
 	}
-	sentry_git_mounts(out, &r, &p, gdst);
+	if (sentry_git_mounts(out, &r, &p, gdst, empty, err) < 0)
+		goto fail;
 	if (sentry_tree_guards(out, &r, tree, empty, err) < 0)
 		goto fail;
 	if (mode == SENTRY_ISOLATED) {

@@ -26,6 +26,8 @@
 #define SENTRY_WORKSPACE_DST "/workspace"
 /* The host's object directory, read-only, at a path that names no host path. */
 #define SENTRY_OBJECTS_DST "/run/lazaret/git-objects"
+/* The object dirs the host repository borrows itself, read-only: <dst>/<i>. */
+#define SENTRY_ALTERNATES_DST "/run/lazaret/git-alternates"
 /* The agent's gitdir when /workspace/.git is a file (a linked worktree in
  * direct mode). */
 #define SENTRY_GITDIR_DST "/run/lazaret/gitdir"

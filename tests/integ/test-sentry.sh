@@ -100,3 +100,13 @@ assert_eq "$(sx_probe lz-sentry-sub-$$ write /workspace/.git/modules/lib/sub/con
 assert_eq "$(sx_probe lz-sentry-sub-$$ write /workspace/.git/modules/lib/sub/hooks/post-checkout)" ok "submodule hooks dir is a tmpfs"
 [ ! -e "$sup/.git/modules/lib/sub/hooks/post-checkout" ] || fail "submodule hook reached the host"
 note "ok: submodule hook not on the host"
+
+# A repository that borrows its objects (clone --shared): the agent reads
+# them through a read-only neutral path, and commits.
+as_user git clone -q --shared "$sub" "$T/shared clone"
+sx_mounts "$T/shared clone"
+sx_start lz-sentry-shared-$$
+assert_eq "$(sx_exec lz-sentry-shared-$$ git -C /workspace log -1 --format=%s 2>&1)" "init" "borrowed history readable in the sandbox"
+sx_exec lz-sentry-shared-$$ sh -c 'cd /workspace && echo s >> README && git -c user.name=a -c user.email=a@example.invalid commit -qam shared' ||
+	fail "commit on a --shared clone failed in the sandbox"
+assert_eq "$(sx_probe lz-sentry-shared-$$ write /run/lazaret/git-alternates/0/info/x)" EROFS "borrowed objects read-only"

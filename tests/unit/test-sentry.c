@@ -1006,6 +1006,34 @@ test_sentry_converts_the_layout_of_an_earlier_lazaret(void **state)
 	free(r);
 }
 
+/* A repository that borrows objects itself (clone --shared): each borrowed
+ * dir read-only at a neutral path, named in the agent's alternates; the
+ * host's own alternates file (host paths) covered. */
+static void
+test_sentry_host_alternates_reach_the_sandbox_read_only(void **state)
+{
+	char *src = make_repo("src"), *r = path_in("shared"), *alt, *srcobj;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	git_do(tmp, "clone", "-q", "--shared", src, r, NULL);
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	srcobj = xasprintf("%s/.git/objects", src);
+	assert_bind(&l, "/run/lazaret/git-alternates/0", srcobj, true);
+	assert_bind(&l, "/run/lazaret/git-objects/info/alternates", NULL, true);
+	assert_parents_first(&l);
+	alt = priv_path(a, "objects/info/alternates");
+	expect_file(alt, "/run/lazaret/git-objects\n/run/lazaret/git-alternates/0\n");
+	sentry_layout_clear(&l);
+	free(alt);
+	free(srcobj);
+	anchor_free(a);
+	free(r);
+	free(src);
+}
+
 static void
 test_sentry_isolated_leaves_host_checkout_byte_identical(void **state)
 {
@@ -1286,6 +1314,7 @@ main(void)
 		T(test_sentry_direct_covers_host_git_with_private_repo),
 		T(test_sentry_direct_linked_worktree_gets_a_neutral_gitfile),
 		T(test_sentry_converts_the_layout_of_an_earlier_lazaret),
+		T(test_sentry_host_alternates_reach_the_sandbox_read_only),
 		T(test_sentry_guards_nested_git_at_any_depth_and_quarantines_new_ones),
 		T(test_sentry_submodule_path_without_checkout_gets_a_placeholder),
 		T(test_sentry_workspace_resolve_top_level_and_refuses_unsafe),
