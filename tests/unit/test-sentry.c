@@ -952,6 +952,7 @@ test_sentry_converts_the_layout_of_an_earlier_lazaret(void **state)
 	free(txt);
 	f = xasprintf("%s/agent.txt", wt);
 	write_file(f, "agent\n");
+	free(f);
 	{
 		char **argv = NULL, **env = NULL;
 		struct proc_result res;
