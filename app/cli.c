@@ -86,12 +86,13 @@ int
 cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct option lo[CLI_OPTS_MAX + 2];
-	char so[2 * CLI_OPTS_MAX + 3];
+	char so[2 * CLI_OPTS_MAX + 4];
 	const struct cli_opt *o;
 	size_t i, k = 0;
 	int c;
 
-	so[k++] = '+';
+	if (cmd->stop_at_operand)
+		so[k++] = '+';
 	for (i = 0; cmd->opts[i].name != NULL; i++) {
 		o = &cmd->opts[i];
 		LZ_ASSERT(i < CLI_OPTS_MAX);
