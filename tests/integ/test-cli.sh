@@ -105,13 +105,7 @@ out=$(lz config check "$T/bad.yaml" --profile web 2>&1); rc=$?
 set -e
 assert_eq "$rc" 1 "config check FILE --profile P: parsed, the file is invalid"
 assert_contains "$out" "$T/bad.yaml:4: profiles.web.image" "the option after FILE was taken"
-cat > "$T/two.yaml" <<'YAML'
-profiles:
-  web:
-    image: localhost/lazaret-default:latest
-  ml-gpu:
-    image: localhost/lazaret-default:latest
-YAML
+two_profiles_config "$T/two.yaml"
 out=$(lz config check "$T/two.yaml" --profile ml-gpu -w "$T/ws dir")
 assert_contains "$out" "valid" "config check FILE --profile P -w DIR"
 assert_contains "$out" "ml-gpu" "resolved for the profile given after FILE"
