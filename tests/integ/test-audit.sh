@@ -24,13 +24,33 @@ assert_eq "$rc" 1 "no domain yet: audit fails"
 assert_contains "$out" "no audit trail for domain $hash" "and says so"
 
 # A session that escalates, then stays until we are done reading.
-lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- true && echo escalated; sleep 60' >"$T/run.out" 2>&1 &
+# The second request carries an escape sequence and nobody answers it.
+lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- true && echo escalated
+	lazaret-escalate --timeout 1 -- echo "x$(printf "\033")[2Jy"; echo asked; sleep 60' >"$T/run.out" 2>&1 &
 runpid=$!
 lz_on_exit "kill $runpid"
-wait_for 60 grep -q escalated "$T/run.out" || { cat "$T/run.out"; fail "escalation in the session failed"; }
+wait_for 60 grep -q asked "$T/run.out" || { cat "$T/run.out"; fail "escalation in the session failed"; }
+grep -q escalated "$T/run.out" || { cat "$T/run.out"; fail "the auto-approved escalation failed"; }
 text=$(lz audit -w "$repo")
-assert_contains "$text" "esc.request" "text rows through the running coordinator"
-assert_contains "$text" "esc.result" "the result row is there"
+json=$(lz audit -w "$repo" --json)
+req=$(printf '%s\n' "$json" | grep -m1 '"esc.request"' | sed 's/.*"request_id":"\([0-9a-f]*\)".*/\1/')
+[[ $req =~ ^[0-9a-f]{32}$ ]] || fail "no request ID in the JSON rows: $json"
+# one line per event: SEQ TIME WHO EVENT VERDICT REQUEST WHAT
+assert_eq "$(printf '%s\n' "$text" | head -1 | tr -s ' ')" " SEQ TIME WHO EVENT VERDICT REQUEST WHAT" "a header"
+assert_eq "$(printf '%s\n' "$text" | grep -c .)" "$(( $(printf '%s\n' "$json" | grep -c .) + 1 ))" \
+	"one line per event (through the running coordinator)"
+ts='20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z'
+line() { printf '%s\n' "$text" | grep -E "^ +[0-9]+  $ts  $1" ||
+	fail "no audit line like [$1] in: $text"; }
+# (isolated mode: the host directory is the agent's worktree checkout)
+line "session [0-9a-f]{8} +request +auto-approve +$req  true \(in $T/home/data/lazaret/domains/$hash/[^)]+\)\$" >/dev/null
+line "policy +decision +auto-approve +$req  -\$" >/dev/null
+line "coordinator +result +exit 0 +$req  [0-9.]+ m?s, [0-9]+ B of output\$" >/dev/null
+note "ok: request, decision and result lines: time, who, verdict, the prompt's request ID, what"
+# the agent's escape sequence is shown, never sent to the host's terminal
+l=$(line 'session [0-9a-f]{8} +request +needs-prompt +[0-9a-f]{32}  echo ')
+assert_contains "$l" 'x\x1b[2Jy' "an escape in the command is made visible"
+case $text in *$'\033'*) fail "a raw ESC byte in lazaret audit's output" ;; esac
 set +e; as_user sqlite3 "$db" 'SELECT count(*) FROM audit' >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" -ne 0 ] || fail "state.db readable by another process while the coordinator runs"
 note "ok: state.db is the coordinator's alone while it runs"
