@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "prefix.h"
 #include "xmalloc.h"
 
 static void
@@ -149,11 +150,13 @@ cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 int
 cli_refuse_root(lz_err_t *err)
 {
-	if (geteuid() == 0)
-		return lz_err_set(err, EPERM, "refusing to run as root: Lazaret is "
-		    "rootless by design; run it as your normal user (prepare the host "
-		    "once with 'sudo scripts/setup-host')");
-	return 0;
+	_cleanup_free_ char *sh = NULL;
+
+	if (geteuid() != 0)
+		return 0;
+	sh = lz_prefix_setup_host();
+	return lz_err_set(err, EPERM, "refusing to run as root: Lazaret is rootless by "
+	    "design; run it as your normal user (prepare the host once with 'sudo %s')", sh);
 }
 
 int

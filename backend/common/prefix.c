@@ -88,3 +88,16 @@ lz_prefix_data(const char *rel)
 	prefix = lz_prefix_of(dir);
 	return xasprintf("%s/" LZ_PREFIX_DATA "%s%s", prefix, rel[0] != '\0' ? "/" : "", rel);
 }
+
+char *
+lz_prefix_setup_host(void)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char *p = NULL;
+
+	if (lz_prefix_helper("setup-host", &p, &err) < 0) {
+		lz_err_clear(&err);
+		return xstrdup("scripts/setup-host");
+	}
+	return p;
+}

@@ -37,4 +37,9 @@ int lz_prefix_helper(const char *name, char **out, lz_err_t *err);
  * when /proc/self/exe cannot be read. Whether it exists is not checked. */
 char *lz_prefix_data(const char *rel);
 
+/* How to name setup-host in a fix: PREFIX/libexec/lazaret/setup-host when
+ * this program is installed with it, else "scripts/setup-host" (a source
+ * tree). Caller frees. */
+char *lz_prefix_setup_host(void);
+
 #endif

@@ -44,6 +44,14 @@ assert_eq "$(readlink "$S$P/share/bash-completion/completions/lazaret-workbench"
 I=$S$P/bin
 assert_contains "$(as_user "$I/lazaret" --version)" "lazaret version " "installed lazaret runs"
 assert_contains "$(as_user "$I/lazaret-workbench" --version)" "lazaret-workbench " "installed workbench runs"
+if [ "$(id -u)" -eq 0 ]; then	# the fix names the installed setup-host, not a source tree's
+	out=$("$I/lazaret" status 2>&1 || true)
+	assert_contains "$out" "prepare the host once with 'sudo $S$P/libexec/lazaret/setup-host')" \
+		"root refused, with the installed setup-host as the fix"
+fi
+# setup-host runs from PREFIX/libexec/lazaret with its list in PREFIX/share/lazaret
+assert_eq "$(as_user "$S$P/libexec/lazaret/setup-host" --packages)" "$("$LZ_SRC/scripts/setup-host" --packages)" \
+	"the installed setup-host reads the same package list"
 
 # --- man pages: lint clean, found through MANPATH, rendered
 for m in "$S$P"/share/man/man*/*; do
