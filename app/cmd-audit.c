@@ -15,11 +15,13 @@
 
 static const char audit_help[] =
     "Print the domain's audit trail, one line per event: SEQ, TIME (UTC),\n"
-    "WHO, EVENT (request, refused, decision, result), VERDICT (the policy's,\n"
-    "the decision, or the exit status), REQUEST (the ID the prompt showed)\n"
-    "and WHAT (the command and the host directory, an edit as ORIGINAL ->\n"
-    "EDITED, the reason, or the duration and output size). Read through the\n"
-    "running coordinator, or from state.db when none runs.\n\n"
+    "WHO, EVENT (an escalation's request, refused, decision, result; the\n"
+    "domain's domain.start and domain.stop; session.start, session.end),\n"
+    "VERDICT (the policy's, the decision, or the exit status), REQUEST (the\n"
+    "ID the prompt showed) and WHAT (the command and the host directory, an\n"
+    "edit as ORIGINAL -> EDITED, the reason, or the duration and output\n"
+    "size). Read through the running coordinator, or from state.db when none\n"
+    "runs.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
     "  --json               one JSON object per row, with everything recorded\n"

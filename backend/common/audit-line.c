@@ -44,6 +44,15 @@ audit_line_get(const struct cfg_node *d, const char *key)
 	return NULL;
 }
 
+/* The detail's number under key; -1 when missing. */
+static long long
+audit_line_num(const struct cfg_node *d, const char *key)
+{
+	const char *v = audit_line_get(d, key);
+
+	return v != NULL ? strtoll(v, NULL, 10) : -1;
+}
+
 /* s made visible (NULL: "-"), appended to *out after sep. */
 static void
 audit_line_add(char **out, const char *sep, const char *s)
@@ -74,7 +83,7 @@ audit_line_what(const char *kind, const struct cfg_node *d, const char *raw, cha
 	if (d == NULL && *what != NULL)
 		goto out;
 	const char *s, *reason = audit_line_get(d, "reason");
-	char dur[32], size[32];
+	char dur[32], size[32], *t;
 	size_t i;
 
 	if (strcmp(kind, "esc.request") == 0) {
@@ -93,22 +102,37 @@ audit_line_what(const char *kind, const struct cfg_node *d, const char *raw, cha
 			audit_line_add(what, "", reason);
 	} else if (strcmp(kind, "esc.result") == 0 &&
 	    (s = audit_line_get(d, "outcome")) != NULL && strcmp(s, "ran") == 0) {
-		long long ms = strtoll(audit_line_get(d, "duration_ms") ?: "0", NULL, 10);
+		long long ms = audit_line_num(d, "duration_ms"), out = audit_line_num(d, "output_bytes");
 
-		*verdict = xasprintf("exit %lld", strtoll(audit_line_get(d, "exit_status") ?: "-1",
-		    NULL, 10));
+		*verdict = xasprintf("exit %lld", audit_line_num(d, "exit_status"));
 		if (ms < 1000)
-			snprintf(dur, sizeof dur, "%lld ms", ms);
+			snprintf(dur, sizeof dur, "%lld ms", ms > 0 ? ms : 0);
 		else
 			snprintf(dur, sizeof dur, "%.1f s", (double)ms / 1000);
-		audit_line_size(size, sizeof size,
-		    strtoll(audit_line_get(d, "output_bytes") ?: "0", NULL, 10));
+		audit_line_size(size, sizeof size, out > 0 ? out : 0);
 		*what = xasprintf("%s, %s of output%s", dur, size,
 		    (s = audit_line_get(d, "sandbox_gone")) != NULL && strcmp(s, "true") == 0 ?
 		    ", the sandbox was gone" : "");
 	} else if (strcmp(kind, "esc.result") == 0 || strcmp(kind, "esc.refused") == 0) {
 		audit_line_add(verdict, "", strcmp(kind, "esc.refused") == 0 ? "refused" :
 		    audit_line_get(d, "outcome"));
+		audit_line_add(what, "", reason);
+	} else if (strcmp(kind, "session.start") == 0) {
+		audit_line_add(what, "", audit_line_get(d, "command"));
+		t = *what;
+		*what = xasprintf("%s (session %lld, pid %lld, %s)", t, audit_line_num(d, "id"),
+		    audit_line_num(d, "pid"), (s = audit_line_get(d, "tty")) != NULL &&
+		    strcmp(s, "true") == 0 ? "terminal" : "pipes");
+		free(t);
+	} else if (strcmp(kind, "session.end") == 0) {
+		*verdict = xasprintf("exit %lld", audit_line_num(d, "exit_status"));
+		*what = xasprintf("session %lld", audit_line_num(d, "id"));
+	} else if (strcmp(kind, "domain.start") == 0) {
+		audit_line_add(what, "", audit_line_get(d, "container"));
+		audit_line_add(what, " (", audit_line_get(d, "mode"));
+		audit_line_add(what, ", ", audit_line_get(d, "image"));
+		audit_line_add(what, "", ")");
+	} else if (strcmp(kind, "domain.stop") == 0) {
 		audit_line_add(what, "", reason);
 	} else if (d != NULL && d->kind == NODE_MAP) {
 		/* an event this version does not know: its fields as key=value */

@@ -73,6 +73,29 @@ res = [r for r in rows if r["kind"] == "esc.result"][0]["detail"]
 assert res["exit_status"] == 0 and "duration_ms" in res and "output_bytes" in res, res
 ' || fail "audit --json is not one JSON row per line with the escalation in it"
 note "ok: --json rows parse, in order, with request, decision and result"
+# the domain's and the session's lifecycle, in order around the escalations
+printf '%s\n' "$json" | timeout 10 python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+kinds = [r["kind"] for r in rows]
+assert kinds[0] == "domain.start" and kinds[1] == "session.start", kinds
+# lazaret stop with the session running: the stop (and why), then the session it ended
+assert kinds[-2:] == ["domain.stop", "session.end"], kinds
+assert rows[-1]["detail"]["exit_status"] == 143 and rows[-1]["session_id"] == rows[1]["session_id"], rows[-1]
+st = rows[1]
+assert st["actor"].startswith("uid ") and len(st["session_id"]) == 32, st
+assert st["detail"]["command"].startswith("sh -c") and st["detail"]["tty"] is False, st
+req = [r for r in rows if r["kind"] == "esc.request"][0]
+assert req["session_id"] == st["session_id"], (req, st)
+assert rows[-2]["detail"]["reason"] == "stop requested" and rows[-2]["detail"]["sessions"] == 1, rows[-2]
+' || fail "audit --json lacks the domain and session lifecycle: $json"
+note "ok: domain.start, session.start (who, command), session.end, domain.stop (why) are audited"
+text=$(lz audit -w "$repo")
+line "coordinator +domain.start +- +- +lazaret-default-$hash \(isolated, localhost/lazaret-default:latest\)\$" >/dev/null
+line "uid [0-9]+ pid [0-9]+ +session.start +- +- +sh -c .* \(session 1, pid [0-9]+, pipes\)\$" >/dev/null
+line "coordinator +session.end +exit 143 +- +session 1\$" >/dev/null
+line "coordinator +domain.stop +- +- +stop requested\$" >/dev/null
+note "ok: and they read as one line each (read directly from state.db)"
 rows=$(printf '%s\n' "$json" | grep -c .)
 assert_eq "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)" "verify directly, no coordinator"
 

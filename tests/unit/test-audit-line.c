@@ -69,6 +69,26 @@ test_audit_line_escalation_events(void **state)
 }
 
 static void
+test_audit_line_session_and_domain_lifecycle(void **state)
+{
+	(void)state;
+	expect_line("domain.start", "coordinator", NULL, "{\"container\":\"lazaret-default-"
+	    "0123456789ab\",\"mode\":\"isolated\",\"image\":\"localhost/x:1\",\"pid\":9}",
+	    "    7  2025-12-03T07:04:02Z  coordinator         domain.start   -             -"
+	    "                                 lazaret-default-0123456789ab (isolated, localhost/x:1)\n");
+	expect_line("session.start", "uid 1000 pid 4242", NULL,
+	    "{\"id\":3,\"command\":\"make test\",\"pid\":77,\"tty\":true}",
+	    "    7  2025-12-03T07:04:02Z  uid 1000 pid 4242   session.start  -             -"
+	    "                                 make test (session 3, pid 77, terminal)\n");
+	expect_line("session.end", "coordinator", NULL, "{\"id\":3,\"exit_status\":143}",
+	    "    7  2025-12-03T07:04:02Z  coordinator         session.end    exit 143      -"
+	    "                                 session 3\n");
+	expect_line("domain.stop", "coordinator", NULL, "{\"reason\":\"stop requested\",\"sessions\":1}",
+	    "    7  2025-12-03T07:04:02Z  coordinator         domain.stop    -             -"
+	    "                                 stop requested\n");
+}
+
+static void
 test_audit_line_makes_hostile_text_visible(void **state)
 {
 	char *l;
@@ -91,9 +111,9 @@ test_audit_line_unknown_and_broken_details(void **state)
 {
 	(void)state;
 	/* a kind this version does not know: the detail's fields */
-	expect_line("session.start", "coordinator", NULL, "{\"session\":3,\"command\":\"bash\"}",
-	    "    7  2025-12-03T07:04:02Z  coordinator         session.start  -             -"
-	    "                                 session=3 command=bash\n");
+	expect_line("egress.flow", "coordinator", NULL, "{\"dst\":\"10.0.2.2\",\"port\":443}",
+	    "    7  2025-12-03T07:04:02Z  coordinator         egress.flow    -             -"
+	    "                                 dst=10.0.2.2 port=443\n");
 	/* a detail that does not parse: as stored */
 	expect_line("esc.request", SESS, REQ, "{not json",
 	    "    7  2025-12-03T07:04:02Z  session 3f2a9c1d    request        -             " REQ
@@ -112,6 +132,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_audit_line_header_matches_the_columns),
 		cmocka_unit_test(test_audit_line_escalation_events),
+		cmocka_unit_test(test_audit_line_session_and_domain_lifecycle),
 		cmocka_unit_test(test_audit_line_makes_hostile_text_visible),
 		cmocka_unit_test(test_audit_line_unknown_and_broken_details),
 	};
