@@ -9,6 +9,9 @@ source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "installs a package: run as root"
 command -v dpkg-deb >/dev/null && command -v dpkg-shlibdeps >/dev/null ||
 	skip "dpkg-deb/dpkg-shlibdeps missing: run scripts/setup-host"
+# one test-deb at a time on this machine (several worktrees run their suites)
+exec 9>/run/lock/lazaret-test-deb.lock
+timeout 900 flock 9 || fail "another test-deb held the lock for 15 minutes"
 if dpkg-query -W -f='${db:Status-Status}' lazaret 2>/dev/null | grep -qvx not-installed; then
 	skip "a lazaret package is already installed here; not touching it"
 fi
@@ -29,8 +32,8 @@ for p in libuv1 libvterm0 libsqlite3-0 $(sed -n 's/^\(run\|image\):[[:space:]]*/
 done
 note "ok: Depends has the linked libraries and every run/image package of scripts/packages"
 
-lz_on_exit "DEBIAN_FRONTEND=noninteractive timeout 300 dpkg --purge lazaret"
-out=$(DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y --no-install-recommends "$deb" </dev/null 2>&1) ||
+lz_on_exit "DEBIAN_FRONTEND=noninteractive timeout 300 apt-get purge -y -o DPkg::Lock::Timeout=300 lazaret"
+out=$(DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -o DPkg::Lock::Timeout=300 --no-install-recommends "$deb" </dev/null 2>&1) ||
 	fail "apt-get install $deb: $out"
 assert_eq "$(dpkg-query -W -f='${Version} ${db:Status-Status}' lazaret)" "$version installed" "apt-get install ./lazaret_*.deb"
 assert_eq "$(/usr/bin/lazaret --version)" "lazaret version $version" "lazaret --version from /usr/bin"
@@ -59,7 +62,8 @@ else
 	note "rootless podman does not work here: the sandbox check did not run"
 fi
 
-out=$(DEBIAN_FRONTEND=noninteractive timeout 300 dpkg --purge lazaret 2>&1) || fail "dpkg --purge lazaret: $out"
+out=$(DEBIAN_FRONTEND=noninteractive timeout 300 apt-get purge -y -o DPkg::Lock::Timeout=300 lazaret 2>&1) ||
+	fail "apt-get purge lazaret: $out"
 st=$(dpkg-query -W -f='${db:Status-Status}' lazaret 2>/dev/null || true)
 [ -z "$st" ] || [ "$st" = not-installed ] || fail "after the purge the package is '$st'"
 note "ok: purged: dpkg no longer knows the package"
