@@ -437,7 +437,7 @@ theme_find(const char *name, const char *const *dirs, char **path, lz_err_t *err
 	if (inst != NULL)
 		theme_list_dir(inst, &known);
 	if (known == NULL)
-		return lz_err_set(err, ENOENT, "theme \"%s\" not found (no theme directory has "
-		    "%s.yaml; installed themes go in %s)", name, name, inst != NULL ? inst : "?");
+		return lz_err_set(err, ENOENT, "theme \"%s\" not found: no themes installed (in %s)",
+		    name, inst != NULL ? inst : "PREFIX/share/lazaret/themes");
 	return lz_err_set(err, ENOENT, "theme \"%s\" not found; known themes: %s", name, known);
 }
