@@ -155,7 +155,9 @@ main(int argc, char **argv)
 	}
 	if ((cmd = lz_command_find(argv[optind])) == NULL)
 		return lz_not_a_command(argv[optind]);
-	if (cmd->rootless && !lz_wants_help(argc - optind, argv + optind) &&
+	/* (each command that acts refuses root again itself; hidden ones get no
+	 * help, so they are refused here whatever their arguments) */
+	if (cmd->rootless && (cmd->help == NULL || !lz_wants_help(argc - optind, argv + optind)) &&
 	    cli_refuse_root(&err) < 0)
 		return cli_fail(&err);
 	idx = optind;

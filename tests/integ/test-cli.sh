@@ -46,6 +46,11 @@ if [ "$(id -u)" -eq 0 ]; then	# help needs no rights: root gets it too
 	out=$("$T/bin/lazaret" ls --help); assert_contains "$out" "usage: lazaret ls" "--help as root"
 	set +e; "$T/bin/lazaret" ls >/dev/null 2>&1; rc=$?; set -e
 	assert_eq "$rc" 1 "but the command itself still refuses root"
+	set +e; out=$("$T/bin/lazaret" run sh -h 2>&1); rc=$?; set -e
+	assert_eq "$rc" 1 "run CMD -h as root: -h is CMD's, root is refused"
+	assert_contains "$out" "refusing to run as root" "and says why"
+	set +e; "$T/bin/lazaret" coordinator --help >/dev/null 2>&1; rc=$?; set -e
+	assert_eq "$rc" 1 "a hidden command gets no help as root"
 fi
 set +e
 out=$(lz --bogus 2>&1); rc=$?
