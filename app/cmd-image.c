@@ -16,7 +16,11 @@ int cmd_image(int argc, char **argv);
 static int
 image_cmd_build(int argc, char **argv)
 {
-	static char help[512];
+	static const char help[] =
+	    "Build " IMAGE_DEFAULT " locally (no registry): busybox, bash,\n"
+	    "coreutils, git, less and vim copied from this host with their shared\n"
+	    "libraries, imported with podman. Skipped when the image exists.\n\n"
+	    "  -f, --force  rebuild even if the image exists\n";
 	bool force = false;
 	const struct cli_opt opts[] = { CLI_FLAG("force", 'f', &force), CLI_END };
 	const struct cli_cmd cmd = { "image", "lazaret image build-default [--force]", help, opts,
@@ -24,10 +28,6 @@ image_cmd_build(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	int rc;
 
-	snprintf(help, sizeof help, "Build %s locally (no registry): busybox, bash,\n"
-	    "coreutils, git, less and vim copied from this host with their shared\n"
-	    "libraries, imported with podman. Skipped when the image exists.\n\n"
-	    "  -f, --force  rebuild even if the image exists\n", IMAGE_DEFAULT);
 	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return rc;
 	if (cli_refuse_root(&err) < 0)

@@ -59,7 +59,6 @@ lz_usage(FILE *f)
 	    "See 'lazaret help <command>' for a command's options.\n");
 }
 
-
 /* git's answer to a mistyped command: exit 1, with the closest ones. */
 static int
 lz_not_a_command(const char *name)
