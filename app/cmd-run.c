@@ -11,7 +11,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[--allow-unsafe-workspace] [-T] [-- CMD [ARGS...]]"
+	"[--allow-unsafe-workspace] [-T] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -42,7 +42,7 @@ cmd_run(int argc, char **argv)
 		CLI_FLAG("no-tty", 'T', &no_tty),
 		CLI_FLAG("allow-unsafe-workspace", 0, &allow_unsafe), CLI_END,
 	};
-	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true };
+	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
 	struct client_run_opts ro;
 	struct client *cl = NULL;
