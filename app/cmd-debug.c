@@ -50,6 +50,8 @@ debug_mounts(const struct anchor *a, const struct cfg_resolved *r, enum sentry_m
 		return -1;
 	if (l.notice != NULL)
 		fprintf(stderr, "lazaret: %s\n", l.notice);
+	if (l.report != NULL)
+		fprintf(stderr, "lazaret: %s\n", l.report);
 	if (overlay && overlay_mount(a, r->profile->image, r->profile->persistent_dirs,
 	    r->profile->n_persistent_dirs, &om, &n_om, err) < 0) {
 		/* Leave nothing half-mounted behind (the first dirs may be up). */

@@ -323,8 +323,8 @@ out:
 }
 
 /* A Sentry report (import refused, refs left out, .git quarantined): the
- * log and the audit trail; on the loop thread through the threadpool, else
- * (start-up, teardown) at once. */
+ * log and the audit trail; through coord_audit (in order) while the loop
+ * runs, at once after it (teardown). */
 static void
 coord_sentry_audit(struct coord *c, const char *kind, const char *msg, bool on_loop)
 {
@@ -340,12 +340,14 @@ coord_sentry_audit(struct coord *c, const char *kind, const char *msg, bool on_l
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "report");
 	lz_jsonw_str(&w, msg);
+	if (on_loop) {
+		coord_audit(c, kind, "coordinator", NULL, &w);
+		return;
+	}
 	lz_jsonw_obj_close(&w);
 	detail = lz_jsonw_steal(&w);
 	rec.detail = detail;
-	if (on_loop)
-		audit_submit(c->loop, c->store, &rec, NULL, NULL);
-	else if (audit_append(c->store, &rec, NULL, &err) < 0) {
+	if (audit_append(c->store, &rec, NULL, &err) < 0) {
 		coord_log("%s", err.msg);
 		lz_err_clear(&err);
 	}
@@ -459,7 +461,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	c->layout_ok = true;
 	if (c->layout.notice != NULL)
-		coord_sentry_audit(c, "sentry.prepare", c->layout.notice, false);
+		coord_log("%s", c->layout.notice);
 	if (c->layout.is_git)
 		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, c);
 	/* Marked before the call: a half-made mount set is unmounted too. */
@@ -486,6 +488,9 @@ coord_start(struct coord *c, lz_err_t *err)
 		lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, getpid());
 		coord_audit(c, "domain.start", "coordinator", NULL, &w);
 	}
+	/* What the Sentry found at prepare (imports, conversions, quarantine). */
+	if (c->layout.report != NULL)
+		coord_sentry_audit(c, "sentry.prepare", c->layout.report, true);
 	ret = 0;
 out:
 	free(live);

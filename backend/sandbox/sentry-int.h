@@ -96,10 +96,10 @@ size_t sentry_scrub_tree(const char *root, char **first);
 int sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err);
 /* 1 when a domain of the earlier layout was converted (import it), 0, -1. */
 int sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
-    const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err);
+    const struct sentry_paths *p, bool direct, char **notice, char **report, lz_err_t *err);
 int sentry_host_alternates(const struct sentry_repo *r, char ***out, lz_err_t *err);
 void sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
-    const struct sentry_repo *r, char **notice);
+    const struct sentry_repo *r, char **report);
 int sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_err_t *err);
 
 /* sentry-import.c */

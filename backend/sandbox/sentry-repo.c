@@ -382,7 +382,8 @@ sentry_host_alternates(const struct sentry_repo *r, char ***out, lz_err_t *err)
 	return 0;
 }
 
-/* Import; a refusal goes to *notice (the session still starts). */
+/* Import; a refusal or what it left out goes to *report (the session still
+ * starts). */
 void
 sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **notice)
@@ -399,7 +400,7 @@ sentry_import_note(const struct anchor *a, const struct sentry_paths *p,
 
 int
 sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
-    const struct sentry_paths *p, bool direct, char **notice, lz_err_t *err)
+    const struct sentry_paths *p, bool direct, char **notice, char **report, lz_err_t *err)
 {
 	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", a->branch), *tip = NULL;
 	_cleanup_free_ char *old_index = NULL, *hostgit = NULL, *cdotgit = NULL;
@@ -430,7 +431,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	/* Catch up with what a session that ended without its last import
 	 * left (a crash) before deciding anything from the host's copy. */
 	if (!fresh)
-		sentry_import_note(a, p, r, notice);
+		sentry_import_note(a, p, r, report);
 	/* The host's copy of the agent branch: made from HEAD the first time. */
 	if (sentry_git(r->common, NULL, &status, err, "rev-parse", "--verify", "-q", ref, NULL) < 0)
 		return -1;
@@ -481,7 +482,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 		size_t n = sentry_scrub_tree(refs, &first) + sentry_scrub_tree(logs, &first);
 
 		if (n > 0)
-			sentry_notice_add(notice, xasprintf("removed %zu symlink(s) or special "
+			sentry_notice_add(report, xasprintf("removed %zu symlink(s) or special "
 			    "file(s) the agent left in its refs or logs (first: %s)", n, first));
 	}
 	if (fresh) {

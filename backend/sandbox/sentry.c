@@ -167,11 +167,11 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	if (sentry_path_check("git directory", r.common, true, err) < 0 ||
 	    sentry_paths_init(a, true, &p, err) < 0 ||
 	    (converted = sentry_private_ensure(a, &r, &p, mode == SENTRY_DIRECT, &out->notice,
-	    err)) < 0)
+	    &out->report, err)) < 0)
 		goto fail;
 	/* The old store's history, verified, before the host needs it. */
 	if (converted)
-		sentry_import_note(a, &p, &r, &out->notice);
+		sentry_import_note(a, &p, &r, &out->report);
 	empty = xasprintf("%s/empty", p.sdir);
 	modef = xasprintf("%s/mode", p.sdir);
 	if (sentry_write_file(empty, "", 0444, err) < 0 ||
@@ -202,7 +202,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 		if (sentry_quarantine(&p, tree, &qrep, err) < 0)
 			goto fail;
 		if (qrep != NULL)
-			sentry_notice_add(&out->notice, lz_steal_ptr(&qrep));
+			sentry_notice_add(&out->report, lz_steal_ptr(&qrep));
 	}
 	if (sentry_guard_gits(out, &p, tree, &r, mode == SENTRY_ISOLATED ? a->branch : NULL,
 	    err) < 0)
@@ -228,6 +228,7 @@ sentry_layout_clear(struct sentry_layout *l)
 		drv_mount_clear(&l->mounts[i]);
 	free(l->mounts);
 	free(l->notice);
+	free(l->report);
 	free(l->branch);
 	lz_strv_free(l->env);
 	memset(l, 0, sizeof *l);

@@ -40,6 +40,8 @@ enum sentry_mode {
 struct sentry_layout {
 	bool is_git;
 	char *notice;		/* user-facing note, or NULL */
+	char *report;		/* what the agent left that the Sentry undid or
+				 * refused (for the audit trail), or NULL */
 	char *branch;		/* lazaret/agent-<profile>, or NULL */
 	struct drv_mount *mounts;	/* in the order to pass to podman */
 	size_t n_mounts;
