@@ -190,8 +190,16 @@ sentry_stage_one(int sdirfd, int ddirfd, const char *name, lz_err_t *err)
 	struct stat st;
 	ssize_t n;
 
-	if (linkat(sdirfd, name, ddirfd, name, 0) == 0 || errno == EEXIST)
+	/* Only regular files: a symlink staged would let host git read any
+	 * file of the user's (another repository's objects) as the agent's. */
+	if (fstatat(sdirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return 0;
+	if (linkat(sdirfd, name, ddirfd, name, 0) == 0 || errno == EEXIST) {
+		/* Swapped for a symlink in between: linkat linked the link. */
+		if (fstatat(ddirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+			(void)unlinkat(ddirfd, name, 0);
+		return 0;
+	}
 	if ((in = openat(sdirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)) < 0 ||
 	    fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;	/* gone or not a file: nothing to stage */

@@ -1035,6 +1035,72 @@ test_sentry_host_alternates_reach_the_sandbox_read_only(void **state)
 	free(src);
 }
 
+/* Objects the agent plants as symlinks (to another repository's objects,
+ * to any file of the user's) are never staged, so host git never reads
+ * them: the import takes only what the agent's refs reach in its own files. */
+static void
+test_sentry_import_never_follows_symlinked_objects(void **state)
+{
+	char *r = make_repo("repo"), *other = make_repo("secret"), *id, *f, *link, *dir;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	sentry_layout_clear(&l);
+	/* A blob only the other repository has, linked into the agent's store
+	 * and referenced by a commit the agent builds by hand. */
+	f = xasprintf("%s/only-secret", other);
+	write_file(f, "secret\n");
+	free(f);
+	id = git_in(other, "hash-object", "-w", "only-secret", NULL);
+	dir = xasprintf("%s/git/objects/%.2s", a->domain_root, id);
+	(void)mkdir(dir, 0755);
+	link = xasprintf("%s/%s", dir, id + 2);
+	f = xasprintf("%s/.git/objects/%.2s/%s", other, id, id + 2);
+	assert_int_equal(symlink(f, link), 0);
+	free(f);
+	{
+		char *ci = xasprintf("100644,%s,leak", id);
+
+		agent_do(a, a->worktree, "update-index", "--add", "--cacheinfo", ci, NULL);
+		free(ci);
+	}
+	agent_do(a, a->worktree, "commit", "-qm", "leak", NULL);
+	{
+		lz_err_t err = LZ_ERR_INIT;
+		char *note = NULL;
+
+		/* The import fails (the blob is missing), or succeeds without it. */
+		(void)sentry_import(a, &note, &err);
+		lz_err_clear(&err);
+		free(note);
+	}
+	{
+		char **argv = NULL;
+		struct proc_result res;
+		lz_err_t err = LZ_ERR_INIT;
+
+		lz_strv_push(&argv, "git");
+		lz_strv_push(&argv, "-C");
+		lz_strv_push(&argv, r);
+		lz_strv_push(&argv, "cat-file");
+		lz_strv_push(&argv, "-e");
+		lz_strv_push(&argv, id);
+		assert_int_equal(proc_run(argv, NULL, NULL, 0, &res, &err), 0);
+		assert_int_not_equal(res.status, 0);
+		proc_result_clear(&res);
+		lz_strv_free(argv);
+	}
+	free(link);
+	free(dir);
+	free(id);
+	anchor_free(a);
+	free(other);
+	free(r);
+}
+
 static void
 test_sentry_isolated_leaves_host_checkout_byte_identical(void **state)
 {
@@ -1310,6 +1376,7 @@ main(void)
 		T(test_sentry_import_takes_branches_and_tags_into_the_namespace),
 		T(test_sentry_import_forged_objects_never_shadow_host_objects),
 		T(test_sentry_import_skips_symbolic_and_symlinked_refs),
+		T(test_sentry_import_never_follows_symlinked_objects),
 		T(test_sentry_corrupt_private_head_leaves_host_gc_working),
 		T(test_sentry_restart_reuses_checkout_and_rebuilds_a_deleted_one),
 		T(test_sentry_direct_covers_host_git_with_private_repo),
