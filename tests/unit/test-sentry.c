@@ -332,6 +332,18 @@ teardown_tmp(void **state)
 	return 0;
 }
 
+/* The domain of ws, prepared once in isolated mode (the layout dropped). */
+static struct anchor *
+anchor_prepared(const char *ws)
+{
+	struct anchor *a = anchor_for(ws);
+	struct sentry_layout l;
+
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	sentry_layout_clear(&l);
+	return a;
+}
+
 /* Run git as the agent would in its sandbox: its own gitdir <dr>/git, its
  * checkout, the host's objects where the sandbox's alternates line points. */
 static char *
@@ -489,13 +501,10 @@ static void
 test_sentry_import_takes_branches_and_tags_into_the_namespace(void **state)
 {
 	char *r = make_repo("repo"), *main0, *tip, *topic, *f, *v;
-	struct sentry_layout l;
 	struct anchor *a;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	main0 = git_in(r, "rev-parse", "main", NULL);
 	f = xasprintf("%s/agent.txt", a->worktree);
 	write_file(f, "agent\n");
@@ -540,14 +549,11 @@ test_sentry_import_forged_objects_never_shadow_host_objects(void **state)
 	char *r = make_repo("repo"), *blob, *forged, *fdir, *f, *alt, *other, *content;
 	static const char *const junk[] = { "objects/pack/multi-pack-index",
 	    "objects/info/commit-graph", "objects/pack/pack-x.keep", "objects/info/alternates" };
-	struct sentry_layout l;
 	struct anchor *a;
 	size_t i;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	blob = git_in(r, "rev-parse", "main:README", NULL);
 	/* The forgery: a real loose object of other content, renamed to blob. */
 	other = xasprintf("%s/other", tmp);
@@ -601,15 +607,12 @@ static void
 test_sentry_import_skips_symbolic_and_symlinked_refs(void **state)
 {
 	char *r = make_repo("repo"), *main0, *f, *refs, *note = NULL;
-	struct sentry_layout l;
 	struct anchor *a;
 	lz_err_t err = LZ_ERR_INIT;
 	int i;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	main0 = git_in(r, "rev-parse", "main", NULL);
 	f = priv_path(a, "refs/heads/evil");
 	write_file(f, "ref: refs/heads/main\n");
@@ -657,9 +660,7 @@ test_sentry_corrupt_private_head_leaves_host_gc_working(void **state)
 	struct anchor *a;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	head = priv_path(a, "HEAD");
 	write_file(head, "ref: ../../../x\n");
 	git_do(r, "gc", "-q", NULL);
@@ -682,9 +683,7 @@ test_sentry_restart_reuses_checkout_and_rebuilds_a_deleted_one(void **state)
 	struct anchor *a;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	f = xasprintf("%s/one", a->worktree);
 	write_file(f, "one\n");
 	agent_do(a, a->worktree, "add", "one", NULL);
@@ -1042,13 +1041,10 @@ static void
 test_sentry_import_never_follows_symlinked_objects(void **state)
 {
 	char *r = make_repo("repo"), *other = make_repo("secret"), *id, *f, *link, *dir;
-	struct sentry_layout l;
 	struct anchor *a;
 
 	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
+	a = anchor_prepared(r);
 	/* A blob only the other repository has, linked into the agent's store
 	 * and referenced by a commit the agent builds by hand. */
 	f = xasprintf("%s/only-secret", other);
