@@ -98,14 +98,18 @@ wb_draw_bars(struct wb *wb)
 	if (wb->lay.tabbar.w > 0)
 		tabbar_draw(wb->tabbar, stdscr, wb->lay.tabbar.y, wb->lay.tabbar.x,
 		    wb->lay.tabbar.w, &wb->pal);
+	/* The mode says where keys go: the panel, the request view, or the tab. */
 	if (tab != NULL) {
-		state = xasprintf("[%s:%s]%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
+		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL q:leave" : "",
+		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
+		    sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : "");
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
 	free(state);
 	if (wb->lay.status.w > 0)
 		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,

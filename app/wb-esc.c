@@ -1,12 +1,15 @@
 /* wb-esc.c - escalations in the workbench: the queue in the side panel,
  * the request view (prompt.c on reqview.c) and the edit form, the
  * decisions sent back to the coordinator, the panel's audit history. */
-#include <time.h>
 #include <stdio.h>
+#include <wchar.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc-payload.h"
 #include "proto.h"
+#include "reqview.h"
+#include "shellwords.h"
 #include "strv.h"
 #include "wb.h"
 #include "xmalloc.h"
@@ -20,11 +23,36 @@ wb_esc_free(struct wb_esc *e)
 	free(e);
 }
 
+/* The queue's line for e: the words as the request view shows them (padding
+ * and invisible characters visible) and their count. The line may be cut:
+ * the queue only opens the request view, where the whole of it is. */
+static char *
+wb_esc_shown(const struct wb_esc *e)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char **argv = NULL, *joined, *out;
+	size_t n;
+
+	if (lz_shellwords_split(e->p.command, strlen(e->p.command), &argv, &err) < 0) {
+		lz_err_clear(&err);
+		joined = reqview_word(e->p.command);
+		out = xasprintf("(does not split) %s", joined);
+		free(joined);
+		return out;
+	}
+	n = lz_strv_len(argv);
+	joined = reqview_command(argv);
+	out = xasprintf("%s [%zu word%s]", joined, n, n == 1 ? "" : "s");
+	free(joined);
+	lz_strv_free(argv);
+	return out;
+}
+
 void
 wb_esc_changed(struct wb *wb)
 {
 	struct sidelist_item *items = xcalloc(wb->n_escs + 1, sizeof *items);
-	char **texts = xcalloc(wb->n_escs + 1, sizeof *texts);
+	char **texts = xcalloc(wb->n_escs + 1, sizeof *texts), *shown;
 	size_t i, k;
 
 	for (i = 0; i < wb->n_tabs; i++)
@@ -38,8 +66,10 @@ wb_esc_changed(struct wb *wb)
 		for (k = 0; tab != NULL && k < wb->n_tabs; k++)
 			if (wb->tabs[k] == tab)
 				break;
-		texts[i] = tab != NULL ? xasprintf("tab %zu %s: %s", k, e->p.profile, e->p.command) :
-		    xasprintf("%s: %s", e->p.profile, e->p.command);
+		shown = wb_esc_shown(e);
+		texts[i] = tab != NULL ? xasprintf("tab %zu %s: %s", k, e->p.profile, shown) :
+		    xasprintf("%s: %s", e->p.profile, shown);
+		free(shown);
 		items[i].id = e->key;
 		items[i].text = texts[i];
 		items[i].alert = true;
@@ -64,7 +94,12 @@ wb_esc_remove(struct wb *wb, struct wb_esc *e)
 			wb->n_escs--;
 			break;
 		}
+	if (wb->quit_esc == e) {
+		wb->quit_esc = NULL;
+		statusline_message(wb->status, NULL, 0);
+	}
 	if (wb->prompt_esc == e) {
+		wb->prompt_edited = false;
 		prompt_free(wb->prompt);
 		wb->prompt = NULL;
 		editform_free(wb->edit);
@@ -178,14 +213,42 @@ wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const
 	wb_draw_message(wb, "request %.8s: %s", e->p.request_id, esc_ctl_action_name(action));
 	wb_esc_remove(wb, e);
 	wb_esc_audit_request(wb);
+	/* What the user types next goes to the tab, never to the queue. */
+	wb_input_focus_tab(wb);
+}
+
+/* Redraw when the request view arms (its keys wait until then). */
+static void
+wb_esc_arm_cb(uv_timer_t *t)
+{
+	struct wb *wb = t->data;
+
+	wb->dirty = true;
+	wb_esc_arm(wb);
 }
 
 void
-wb_esc_open_prompt(struct wb *wb, struct wb_esc *e)
+wb_esc_arm(struct wb *wb)
+{
+	uint64_t left;
+
+	if (wb->prompt == NULL || (left = prompt_arm_in(wb->prompt, prompt_now_ms())) == 0) {
+		uv_timer_stop(&wb->arm);
+		return;
+	}
+	wb->arm.data = wb;
+	uv_timer_start(&wb->arm, wb_esc_arm_cb, left + 1, 0);
+}
+
+/* The request view for e; command (may be NULL): an edit to confirm. */
+static void
+wb_esc_show(struct wb *wb, struct wb_esc *e, const char *command)
 {
 	struct prompt_request r;
 
 	prompt_free(wb->prompt);
+	editform_free(wb->edit);
+	wb->edit = NULL;
 	memset(&r, 0, sizeof r);
 	r.request_id = e->p.request_id;
 	r.profile = e->p.profile;
@@ -194,25 +257,96 @@ wb_esc_open_prompt(struct wb *wb, struct wb_esc *e)
 	r.note = e->p.reason[0] != '\0' ? e->p.reason : NULL;
 	r.command = e->p.command;
 	wb->prompt = prompt_new(&r, LINES, COLS);
+	wb->prompt_edited = command != NULL;
+	if (command != NULL)
+		prompt_restart(wb->prompt, command, "run the edited command", prompt_now_ms());
 	wb->prompt_esc = e;
-	wb->dirty = true;
+	wb_input_focus_tab(wb);
+	wb_keys_cancel(wb->keys);
+	wb_esc_arm(wb);
+	wb->redraw_all = true;
 }
 
 void
-wb_esc_edit(struct wb *wb, struct wb_esc *e)
+wb_esc_open_prompt(struct wb *wb, struct wb_esc *e)
+{
+	wb_esc_show(wb, e, NULL);
+}
+
+void
+wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command)
 {
 	lz_err_t err = LZ_ERR_INIT;
 
+	prompt_free(wb->prompt);
+	wb->prompt = NULL;
 	editform_free(wb->edit);
 	wb->edit = NULL;
-	if (editform_new("edit the command, Enter runs it", e->p.command, 4096, LINES, COLS,
-	    &wb->edit, &err) < 0) {
+	wb_input_focus_tab(wb);
+	if (editform_new("edit the command, Enter shows it to confirm", command != NULL ? command :
+	    e->p.command, ESC_COMMAND_MAX, LINES, COLS, &wb->edit, &err) < 0) {
 		wb_draw_message(wb, "cannot edit: %s", err.msg);
 		lz_err_clear(&err);
+		wb->prompt_esc = NULL;
 		return;
 	}
 	wb->prompt_esc = e;
-	wb->dirty = true;
+	wb->redraw_all = true;
+}
+
+void
+wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample)
+{
+	struct proto_suspect s = { e->session, e->p.request_id, (char *)what, (char *)sample };
+	struct proto_buf b = { 0 };
+
+	(void)wb;
+	proto_encode_suspect(&b, &s);
+	wb_conn_send(e->conn, &b);
+}
+
+/* The rest of this read from the key being handled, as the bytes a terminal
+ * sent (Alt-x is ESC x), control characters escaped; caller frees. */
+static char *
+wb_esc_burst_sample(const struct wb *wb)
+{
+	char raw[WB_SAMPLE_KEYS * 5 + 1];
+	size_t n = 0;
+
+	for (size_t i = wb->burst_i; wb->burst != NULL && i < wb->burst_n && n + 5 < sizeof raw; i++) {
+		int k = wb->burst[i];
+		mbstate_t ms;
+		size_t m;
+
+		if (WIDGET_KEY_IS_FN(k))
+			continue;
+		if (k & WIDGET_KEY_META) {
+			raw[n++] = 27;
+			k &= ~WIDGET_KEY_META;
+		}
+		if (k < 0x80) {
+			raw[n++] = (char)k;
+			continue;
+		}
+		memset(&ms, 0, sizeof ms);
+		m = wcrtomb(raw + n, (wchar_t)k, &ms);
+		n += m == (size_t)-1 ? 0 : m;
+	}
+	return lz_shellwords_visible(raw, n);
+}
+
+/* Keys that came while the request view was up and looked like a terminal's
+ * reply, not a human: never a decision; recorded here and in the audit. */
+static void
+wb_esc_suspicious(struct wb *wb, struct wb_esc *e)
+{
+	char *sample = wb_esc_burst_sample(wb);
+
+	wb_draw_log(wb, true, "request %.8s: terminal reply discarded: %s", e->p.request_id, sample);
+	wb_draw_message(wb, "request %.8s: input that looks like a terminal reply was discarded",
+	    e->p.request_id);
+	wb_esc_report(wb, e, "terminal-reply", sample);
+	free(sample);
 }
 
 void
@@ -260,10 +394,16 @@ void
 wb_esc_prompt_key(struct wb *wb, int key)
 {
 	struct wb_esc *e = wb->prompt_esc;
+	char *cmd;
 
 	switch (prompt_handle_key(wb->prompt, key)) {
 	case PROMPT_APPROVE:
-		wb_esc_decide(wb, e, ESC_CTL_APPROVE, NULL);
+		if (wb->prompt_edited) {
+			cmd = prompt_command(wb->prompt);
+			wb_esc_decide(wb, e, ESC_CTL_EDIT, cmd);
+			free(cmd);
+		} else
+			wb_esc_decide(wb, e, ESC_CTL_APPROVE, NULL);
 		break;
 	case PROMPT_DENY:
 		wb_esc_decide(wb, e, ESC_CTL_DENY, NULL);
@@ -272,36 +412,59 @@ wb_esc_prompt_key(struct wb *wb, int key)
 		wb_esc_decide(wb, e, ESC_CTL_QUIT, NULL);
 		break;
 	case PROMPT_EDIT:
-		prompt_free(wb->prompt);
-		wb->prompt = NULL;
-		wb_esc_edit(wb, e);
+		cmd = prompt_command(wb->prompt);
+		wb_esc_edit(wb, e, cmd);
+		free(cmd);
 		break;
 	case PROMPT_NONE:
-		if (key == WIDGET_KEY_ESC) {
+		switch (prompt_last(wb->prompt)) {
+		case REQVIEW_CLOSE:
 			prompt_free(wb->prompt);
 			wb->prompt = NULL;
 			wb->prompt_esc = NULL;
+			wb_input_focus_tab(wb);
+			break;
+		case REQVIEW_REPLY:
+			wb_esc_suspicious(wb, e);
+			break;
+		case REQVIEW_UNSEEN:
+			wb_draw_message(wb, "scroll down first: approving needs the whole command seen");
+			break;
+		case REQVIEW_WRONG:
+			wb_draw_message(wb, "not the code: a new code is shown");
+			break;
+		case REQVIEW_NONE:
+		case REQVIEW_APPROVE:
+		case REQVIEW_DENY:
+		case REQVIEW_EDIT:
+		case REQVIEW_QUIT:
+		case REQVIEW_EARLY:
+			break;
 		}
 		break;
 	}
+	wb_esc_arm(wb);
 	wb->redraw_all = true;
 }
 
 void
 wb_esc_edit_key(struct wb *wb, int key)
 {
+	struct wb_esc *e = wb->prompt_esc;
 	char *cmd;
 
 	switch (editform_handle_key(wb->edit, key)) {
 	case EDITFORM_ACCEPT:
+		/* What runs is shown again, and takes the code like an approval. */
 		cmd = editform_text(wb->edit);
-		wb_esc_decide(wb, wb->prompt_esc, ESC_CTL_EDIT, cmd);
+		wb_esc_show(wb, e, cmd);
 		free(cmd);
 		break;
 	case EDITFORM_CANCEL:
 		editform_free(wb->edit);
 		wb->edit = NULL;
 		wb->prompt_esc = NULL;
+		wb_input_focus_tab(wb);
 		break;
 	case EDITFORM_NONE:
 		break;
@@ -309,15 +472,34 @@ wb_esc_edit_key(struct wb *wb, int key)
 	wb->redraw_all = true;
 }
 
+/* The side panel's q asked "stop this domain?": y stops it, anything else not. */
+void
+wb_esc_quit_key(struct wb *wb, int key)
+{
+	struct wb_esc *e = wb->quit_esc;
+
+	wb->quit_esc = NULL;
+	statusline_message(wb->status, NULL, 0);
+	wb_input_focus_tab(wb);
+	if (e == NULL)
+		return;
+	if (key == 'y' || key == 'Y')
+		wb_esc_decide(wb, e, ESC_CTL_QUIT, NULL);
+	else
+		wb_draw_message(wb, "not stopped");
+}
+
 void
 wb_esc_side_key(struct wb *wb, int key)
 {
 	struct wb_esc *e;
+	char *m;
 
 	switch (sidelist_handle_key(wb->side, key)) {
-	case SIDELIST_APPROVE:
+	case SIDELIST_OPEN:
+		/* The panel never approves: a and Enter open the request view. */
 		if ((e = wb_esc_focused(wb)) != NULL)
-			wb_esc_decide(wb, e, ESC_CTL_APPROVE, NULL);
+			wb_esc_open_prompt(wb, e);
 		break;
 	case SIDELIST_DENY:
 		if ((e = wb_esc_focused(wb)) != NULL)
@@ -325,20 +507,20 @@ wb_esc_side_key(struct wb *wb, int key)
 		break;
 	case SIDELIST_EDIT:
 		if ((e = wb_esc_focused(wb)) != NULL)
-			wb_esc_edit(wb, e);
+			wb_esc_edit(wb, e, NULL);
 		break;
-	case SIDELIST_OPEN:
-		if ((e = wb_esc_focused(wb)) != NULL)
-			wb_esc_open_prompt(wb, e);
+	case SIDELIST_QUIT:
+		if ((e = wb_esc_focused(wb)) == NULL)
+			break;
+		wb->quit_esc = e;
+		m = xasprintf("stop the %s sandbox? y: yes, any other key: no", e->p.profile);
+		statusline_message(wb->status, m, 0);
+		free(m);
 		break;
 	case SIDELIST_UNFOCUS:
-		sidelist_set_focus(wb->side, false);
+		wb_input_focus_tab(wb);
 		break;
 	case SIDELIST_NONE:
-		if (key == 'q' || key == 'Q') {
-			if ((e = wb_esc_focused(wb)) != NULL)
-				wb_esc_decide(wb, e, ESC_CTL_QUIT, NULL);
-		}
 		break;
 	}
 	wb->dirty = true;

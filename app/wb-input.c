@@ -29,6 +29,7 @@ wb_input_new_tab_dialog(struct wb *wb)
 		lz_err_clear(&err);
 	}
 	lz_strv_free(profiles);
+	wb_input_focus_tab(wb);
 	wb->dirty = true;
 }
 
@@ -52,6 +53,7 @@ wb_input_newtab_key(struct wb *wb, int key)
 	case NEWTAB_CANCEL:
 		newtab_free(wb->newtab);
 		wb->newtab = NULL;
+		wb_input_focus_tab(wb);
 		wb->redraw_all = true;
 		break;
 	case NEWTAB_NONE:
@@ -102,8 +104,18 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 }
 
 void
+wb_input_focus_tab(struct wb *wb)
+{
+	if (sidelist_focused(wb->side)) {
+		sidelist_set_focus(wb->side, false);
+		wb->dirty = true;
+	}
+}
+
+void
 wb_input_select(struct wb *wb, size_t i)
 {
+	wb_input_focus_tab(wb);
 	if (i >= wb->n_tabs || i == wb->active)
 		return;
 	wb->active = i;
@@ -160,21 +172,27 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (tab != NULL)
 			tab->scrolling = true;
 		break;
-	case WB_KEYS_APPROVE:
-	case WB_KEYS_DENY:
-		if ((e = wb_esc_focused(wb)) == NULL) {
+	case WB_KEYS_REQUEST:
+		/* Never a decision: the request view, where approving takes its code. */
+		if ((e = wb_esc_focused(wb)) == NULL)
 			wb_draw_message(wb, "no escalation waits");
-			break;
-		}
-		wb_esc_decide(wb, e, a == WB_KEYS_APPROVE ? ESC_CTL_APPROVE : ESC_CTL_DENY, NULL);
+		else
+			wb_esc_open_prompt(wb, e);
+		break;
+	case WB_KEYS_DENY:
+		if ((e = wb_esc_focused(wb)) == NULL)
+			wb_draw_message(wb, "no escalation waits");
+		else
+			wb_esc_decide(wb, e, ESC_CTL_DENY, NULL);
 		break;
 	case WB_KEYS_EDIT:
 		if ((e = wb_esc_focused(wb)) == NULL)
 			wb_draw_message(wb, "no escalation waits");
 		else
-			wb_esc_edit(wb, e);
+			wb_esc_edit(wb, e, NULL);
 		break;
 	case WB_KEYS_HELP:
+		wb_input_focus_tab(wb);
 		help = wb_keys_help(wb->keys);
 		textview_free(wb->help);
 		wb->help = textview_new("lazaret-workbench keys", help, LINES, COLS);
@@ -200,7 +218,8 @@ wb_input_key(struct wb *wb, int key)
 	enum wb_keys_action a;
 	int arg = 0;
 
-	if (statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
+	/* (In the request view messages stay: they are about what it discarded.) */
+	if (wb->prompt == NULL && statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
 		wb->dirty = true;
 	if (wb->help != NULL) {
 		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {
@@ -221,6 +240,10 @@ wb_input_key(struct wb *wb, int key)
 	}
 	if (wb->newtab != NULL) {
 		wb_input_newtab_key(wb, key);
+		return;
+	}
+	if (wb->quit_esc != NULL) {
+		wb_esc_quit_key(wb, key);
 		return;
 	}
 	a = wb_keys_feed(wb->keys, key, &arg);
@@ -271,6 +294,12 @@ wb_input_cb(uv_poll_t *h, int status, int events)
 			keys[n++] = k;
 	}
 	n = wb_keys_fold_meta(keys, n);
-	for (i = 0; i < n && !wb->quit; i++)
+	wb->burst = keys;
+	wb->burst_n = n;
+	for (i = 0; i < n && !wb->quit; i++) {
+		wb->burst_i = i;
 		wb_input_key(wb, keys[i]);
+	}
+	wb->burst = NULL;
+	wb->burst_n = 0;
 }

@@ -66,7 +66,8 @@ wb_tabs_term_size(struct wb *wb, int *rows, int *cols)
 	*cols = wb->lay.term.w >= TERM_MIN_COLS ? wb->lay.term.w : TERM_MIN_COLS;
 }
 
-/* Send what the tab's term queued for the PTY (keys, replies). */
+/* Send what the tab's term queued for the PTY: key encodings only (its
+ * replies are off, see wb_tab_new). */
 void
 wb_tabs_flush_output(struct wb_tab *tab)
 {
@@ -368,6 +369,7 @@ wb_tabs_snapshot(struct wb *wb, struct wb_tab *tab, const uint8_t *p, size_t len
 		term_snap_free(snap);
 		return;
 	}
+	term_set_replies(t, false);	/* as wb_tab_new */
 	/* Replay at the coordinator's size, then fit ours (libvterm reflows none). */
 	ansi = term_snap_to_ansi(snap, &n);
 	term_feed(t, ansi, n);
@@ -449,8 +451,9 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 			} else
 				wb_tabs_fail(wb, tab, e.text);
 		}
-	} else
+	} else if (e.code != PROTO_E_UNKNOWN_TYPE)
 		wb_draw_message(wb, "coordinator: %s", e.text);
+	/* else an older coordinator that does not audit SUSPECT: the panel's log has it */
 	proto_error_clear(&e);
 }
 

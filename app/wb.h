@@ -39,6 +39,8 @@
 #define WB_TERM_NAME	"xterm-256color"	/* what libvterm answers to */
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
+#define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
+#define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -60,11 +62,17 @@ struct wb {
 	struct tabbar *tabbar;
 	struct sidelist *side;
 	struct statusline *status;
+	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
 	struct textview *help;
 	struct prompt *prompt;
 	struct editform *edit;
 	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
+	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
+	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
+	uv_timer_t arm;			/* redraws the prompt when it arms */
+	const int *burst;		/* the keys of this read, while they are handled */
+	size_t burst_n, burst_i;	/* how many, and which one is being handled */
 	WINDOW *termwin, *sidewin;
 	PANEL *termpanel, *sidepanel;
 	struct wb_layout lay;
@@ -121,7 +129,15 @@ void wb_esc_audit_request(struct wb *wb);
 void wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const char *command);
 void wb_esc_open_prompt(struct wb *wb, struct wb_esc *e);
-void wb_esc_edit(struct wb *wb, struct wb_esc *e);
+/* The edit form on command (NULL: the request's); Enter shows the edit in
+ * the request view, where running it takes the code. */
+void wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command);
+/* (Re)start the timer that redraws the request view when it arms. */
+void wb_esc_arm(struct wb *wb);
+void wb_esc_quit_key(struct wb *wb, int key);
+/* Record on e's coordinator that something not human was typed at its
+ * request view (what: "terminal-reply"; sample: the keys, shown). */
+void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
 void wb_esc_prompt_key(struct wb *wb, int key);
@@ -130,6 +146,8 @@ void wb_esc_side_key(struct wb *wb, int key);
 
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);
+/* Keys go to the tab again: the side panel loses focus. */
+void wb_input_focus_tab(struct wb *wb);
 void wb_input_cb(uv_poll_t *h, int status, int events);
 
 #endif

@@ -322,11 +322,9 @@ main(int argc, char **argv)
 	wb.side = sidelist_new();
 	wb.status = statusline_new();
 	{
-		char *hints = wb_keys_hints(wb.keys, NULL, 0);
 		struct sidelist_item note = { NULL, WB_EGRESS_NOTE, false };
 
-		statusline_set_hints(wb.status, hints);
-		free(hints);
+		wb.hints = wb_keys_hints(wb.keys, NULL, 0);
 		sidelist_set(wb.side, SIDELIST_EGRESS, &note, 1);
 	}
 
@@ -370,6 +368,8 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
+	uv_timer_init(wb.loop, &wb.arm);
+	wb.arm.data = &wb;
 
 	wb.redraw_all = true;
 	while (!wb.quit)
@@ -412,6 +412,7 @@ out_loop:
 	wb_keys_free(wb.keys);
 	theme_free(wb.theme);
 	free(wb.theme_warning);
+	free(wb.hints);
 	free(wb.cwd);
 	free(wb.tabs);
 	free(wb.conns);

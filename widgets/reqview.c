@@ -627,8 +627,13 @@ reqview_confirm_key(struct reqview_confirm *c, int key, uint64_t now_ms)
 		}
 		break;
 	case REQVIEW_ENTER:
-		if (rv_is_enter(key))
+		if (rv_is_enter(key)) {
+			/* Decided: the next approval needs a new code. */
+			c->state = REQVIEW_READY;
+			c->typed = 0;
+			reqview_code_new(c->code);
 			return REQVIEW_APPROVE;
+		}
 		if (key == 127 || key == 8 || key == REQVIEW_KEY_BS_FN) {
 			c->typed--;
 			c->state = REQVIEW_CODE;
@@ -657,10 +662,9 @@ reqview_confirm_hint(const struct reqview_confirm *c, const char *verb)
 	case REQVIEW_ARMING:
 		return xstrdup("(read the request: keys wait until it has been shown a moment)");
 	case REQVIEW_READY:
-		return xasprintf("a then %s then Enter: %s   d: deny   e: edit   q: quit   Esc: later",
-				 upper, verb);
+		return xasprintf("a %s Enter: %s   d: deny   e: edit   q: quit   Esc: later", upper, verb);
 	case REQVIEW_CODE:
-		return xasprintf("type %s then Enter to %s (typed %zu of %d; Esc: back)", upper, verb,
+		return xasprintf("type %s, then Enter: %s (typed %zu of %d; Esc: back)", upper, verb,
 				 c->typed, REQVIEW_CODE_LEN);
 	case REQVIEW_ENTER:
 		return xasprintf("Enter: %s   (Esc: back)", verb);
