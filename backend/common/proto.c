@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "esc-ctl.h"
 #include "proto.h"
 #include "xmalloc.h"
 
