@@ -73,7 +73,7 @@ wb_draw_relayout(struct wb *wb)
 	if (wb->help != NULL)
 		textview_resize(wb->help, LINES, COLS);
 	if (wb->prompt != NULL)
-		prompt_resize(wb->prompt, LINES, COLS);
+		reqprompt_resize(wb->prompt, LINES, COLS);
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
 	wb->redraw_all = true;
@@ -157,7 +157,7 @@ wb_draw(struct wb *wb)
 	if (wb->newtab != NULL)
 		newtab_draw(wb->newtab, &wb->pal);
 	if (wb->prompt != NULL)
-		prompt_draw(wb->prompt, &wb->pal);
+		reqprompt_draw(wb->prompt, &wb->pal);
 	if (wb->edit != NULL)
 		editform_draw(wb->edit, &wb->pal);
 	update_panels();

@@ -100,7 +100,7 @@ wb_esc_remove(struct wb *wb, struct wb_esc *e)
 	}
 	if (wb->prompt_esc == e) {
 		wb->prompt_edited = false;
-		prompt_free(wb->prompt);
+		reqprompt_free(wb->prompt);
 		wb->prompt = NULL;
 		editform_free(wb->edit);
 		wb->edit = NULL;
@@ -232,7 +232,7 @@ wb_esc_arm(struct wb *wb)
 {
 	uint64_t left;
 
-	if (wb->prompt == NULL || (left = prompt_arm_in(wb->prompt, prompt_now_ms())) == 0) {
+	if (wb->prompt == NULL || (left = reqprompt_arm_in(wb->prompt, reqprompt_now_ms())) == 0) {
 		uv_timer_stop(&wb->arm);
 		return;
 	}
@@ -244,9 +244,9 @@ wb_esc_arm(struct wb *wb)
 static void
 wb_esc_show(struct wb *wb, struct wb_esc *e, const char *command)
 {
-	struct prompt_request r;
+	struct reqview_request r;
 
-	prompt_free(wb->prompt);
+	reqprompt_free(wb->prompt);
 	editform_free(wb->edit);
 	wb->edit = NULL;
 	memset(&r, 0, sizeof r);
@@ -256,10 +256,10 @@ wb_esc_show(struct wb *wb, struct wb_esc *e, const char *command)
 	r.cwd = e->p.cwd;
 	r.note = e->p.reason[0] != '\0' ? e->p.reason : NULL;
 	r.command = e->p.command;
-	wb->prompt = prompt_new(&r, LINES, COLS);
+	wb->prompt = reqprompt_new(&r, LINES, COLS);
 	wb->prompt_edited = command != NULL;
 	if (command != NULL)
-		prompt_restart(wb->prompt, command, "run the edited command", prompt_now_ms());
+		reqprompt_restart(wb->prompt, command, "run the edited command", reqprompt_now_ms());
 	wb->prompt_esc = e;
 	wb_input_focus_tab(wb);
 	wb_keys_cancel(wb->keys);
@@ -278,7 +278,7 @@ wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command)
 {
 	lz_err_t err = LZ_ERR_INIT;
 
-	prompt_free(wb->prompt);
+	reqprompt_free(wb->prompt);
 	wb->prompt = NULL;
 	editform_free(wb->edit);
 	wb->edit = NULL;
@@ -396,30 +396,30 @@ wb_esc_prompt_key(struct wb *wb, int key)
 	struct wb_esc *e = wb->prompt_esc;
 	char *cmd;
 
-	switch (prompt_handle_key(wb->prompt, key)) {
-	case PROMPT_APPROVE:
+	switch (reqprompt_handle_key(wb->prompt, key)) {
+	case REQPROMPT_APPROVE:
 		if (wb->prompt_edited) {
-			cmd = prompt_command(wb->prompt);
+			cmd = reqprompt_command(wb->prompt);
 			wb_esc_decide(wb, e, ESC_CTL_EDIT, cmd);
 			free(cmd);
 		} else
 			wb_esc_decide(wb, e, ESC_CTL_APPROVE, NULL);
 		break;
-	case PROMPT_DENY:
+	case REQPROMPT_DENY:
 		wb_esc_decide(wb, e, ESC_CTL_DENY, NULL);
 		break;
-	case PROMPT_QUIT:
+	case REQPROMPT_QUIT:
 		wb_esc_decide(wb, e, ESC_CTL_QUIT, NULL);
 		break;
-	case PROMPT_EDIT:
-		cmd = prompt_command(wb->prompt);
+	case REQPROMPT_EDIT:
+		cmd = reqprompt_command(wb->prompt);
 		wb_esc_edit(wb, e, cmd);
 		free(cmd);
 		break;
-	case PROMPT_NONE:
-		switch (prompt_last(wb->prompt)) {
+	case REQPROMPT_NONE:
+		switch (reqprompt_last(wb->prompt)) {
 		case REQVIEW_CLOSE:
-			prompt_free(wb->prompt);
+			reqprompt_free(wb->prompt);
 			wb->prompt = NULL;
 			wb->prompt_esc = NULL;
 			wb_input_focus_tab(wb);

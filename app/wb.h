@@ -23,7 +23,7 @@
 #include "err.h"
 #include "esc-ctl.h"
 #include "newtab.h"
-#include "prompt.h"
+#include "reqprompt.h"
 #include "sidelist.h"
 #include "statusline.h"
 #include "tabbar.h"
@@ -65,7 +65,7 @@ struct wb {
 	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
 	struct textview *help;
-	struct prompt *prompt;
+	struct reqprompt *prompt;
 	struct editform *edit;
 	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
 	bool prompt_edited;		/* the prompt shows an edit: approving runs it */

@@ -393,7 +393,7 @@ out_loop:
 	uv_walk(wb.loop, wb_walk_close_cb, NULL);
 	uv_run(wb.loop, UV_RUN_DEFAULT);
 	(void)uv_loop_close(wb.loop);
-	prompt_free(wb.prompt);
+	reqprompt_free(wb.prompt);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);

@@ -1,15 +1,14 @@
 /* prompt.c - the escalation prompt dialog (see prompt.h).
  *
- * The body is reqview's lines, laid out once per size and per command; the
- * window height follows them, up to the screen's. The decision is reqview's
- * state machine; this file adds scrolling and "the whole command has been
- * on screen" (seen_to: the lowest body row shown so far).
+ * The body is laid out into rows once per size (prompt_new/prompt_resize):
+ * each row is a byte range of one field, measured with widget_put(NULL...)
+ * so that drawing it later shows exactly those bytes, nothing split. The
+ * window height follows the rows, up to the screen's.
  */
 #include <panel.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "prompt.h"
 #include "shellwords.h"
@@ -17,31 +16,59 @@
 #include "xmalloc.h"
 
 #define PROMPT_MAX_W	100
-#define PROMPT_VERB	"approve & run"
+#define PROMPT_LABEL_W	10
+
+struct prow {
+	const char *label;	/* first row of a field, else NULL */
+	int word;		/* argv index of a word row, else -1 */
+	bool alert;		/* note or error: the alert style */
+	const char *s;
+	size_t off, len;
+};
 
 struct prompt {
 	char *id, *profile, *justification, *cwd, *note;
-	char **argv;		/* as the request had it, or NULL */
-	char *command;		/* the request's command line (or the edit), or NULL */
-	bool edited;
-	const char *verb;
-	struct reqview *view;
-	struct reqview_confirm confirm;
-	enum reqview_decision last;
+	char **argv;
+	char *command;		/* as the request had it, or NULL */
+	char *split_error;	/* the command did not split: why */
 	WINDOW *win;
 	PANEL *panel;
 	int h, w;
+	int label_w;		/* columns before the text */
+	struct prow *rows;
+	size_t nrows, cap;
+	bool adding_alert;	/* rows being laid out get the alert style */
 	int scroll;
-	int seen_to;		/* body rows [0, seen_to) have been on screen */
 };
 
-uint64_t
-prompt_now_ms(void)
+static void
+add_row(struct prompt *p, const char *label, int word, const char *s, size_t off, size_t len)
 {
-	struct timespec ts;
+	if (p->nrows == p->cap) {
+		p->cap = p->cap == 0 ? 16 : 2 * p->cap;
+		p->rows = xreallocarray(p->rows, p->cap, sizeof(*p->rows));
+	}
+	p->rows[p->nrows++] = (struct prow){ .label = label, .word = word, .s = s, .off = off, .len = len,
+					     .alert = p->adding_alert };
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+/* Rows for s wrapped at width columns; at least one row. */
+static void
+add_wrapped(struct prompt *p, const char *label, int word, const char *s, int width)
+{
+	size_t len = strlen(s), off = 0, used;
+
+	if (len == 0 || width <= 0) {
+		add_row(p, label, word, s, 0, 0);
+		return;
+	}
+	while (off < len) {
+		widget_put(NULL, 0, 0, s + off, len - off, width, NULL, 0, &used);
+		if (used == 0)
+			used = len - off;	/* narrower than one visible form: cut when drawn */
+		add_row(p, off == 0 ? label : NULL, word, s, off, used);
+		off += used;
+	}
 }
 
 static int
@@ -50,41 +77,42 @@ body_height(const struct prompt *p)
 	return p->h >= 5 ? p->h - 4 : 0;
 }
 
-/* Has every row of the command been on screen? Then a may start the chord. */
-static void
-update_seen(struct prompt *p)
-{
-	int end = p->scroll + body_height(p);
-
-	if (end > p->seen_to)
-		p->seen_to = end;
-	reqview_confirm_set_seen(&p->confirm, !p->view->split_failed &&
-				 (size_t)p->seen_to >= p->view->command_end);
-}
-
 static void
 layout(struct prompt *p, int lines, int cols)
 {
-	struct reqview_request r = {
-		.request_id = p->id, .profile = p->profile, .justification = p->justification,
-		.cwd = p->cwd, .note = p->note, .argv = p->command == NULL ? p->argv : NULL,
-		.command = p->command,
-	};
+	int iw;
 
 	p->w = cols - 4 < PROMPT_MAX_W ? cols - 4 : PROMPT_MAX_W;
 	if (p->w < 24)
 		p->w = cols > 0 ? cols : 1;
-	reqview_free(p->view);
-	p->view = reqview_new(&r, p->w - 4, 0);
-	p->h = (int)p->view->n + 4;
+	iw = p->w - 4;
+	p->label_w = iw >= PROMPT_LABEL_W + 16 ? PROMPT_LABEL_W : 0;
+	p->nrows = 0;
+	add_wrapped(p, "Request", -1, p->id, iw - p->label_w);
+	add_wrapped(p, "Profile", -1, p->profile, iw - p->label_w);
+	if (p->cwd != NULL)
+		add_wrapped(p, "Cwd", -1, p->cwd, iw - p->label_w);
+	add_wrapped(p, "Why", -1, p->justification, iw - p->label_w);
+	p->adding_alert = true;
+	if (p->note != NULL)
+		add_wrapped(p, "Note", -1, p->note, iw - p->label_w);
+	p->adding_alert = false;
+	add_row(p, "Command", -1, "", 0, 0);
+	if (p->split_error != NULL) {
+		p->adding_alert = true;
+		add_wrapped(p, "Error", -1, p->split_error, iw - p->label_w);
+		p->adding_alert = false;
+		add_wrapped(p, NULL, -1, p->command, iw - p->label_w);
+	}
+	for (size_t i = 0; p->argv[i] != NULL; i++)
+		add_wrapped(p, NULL, (int)i, p->argv[i], iw - p->label_w);
+	p->h = (int)p->nrows + 4;
 	widget_overlay_free(&p->win, &p->panel);
 	p->win = widget_overlay_new(&p->h, &p->w, lines, cols, &p->panel);
-	if (p->scroll > (int)p->view->n - body_height(p))
-		p->scroll = (int)p->view->n - body_height(p);
+	if (p->scroll > (int)p->nrows - body_height(p))
+		p->scroll = (int)p->nrows - body_height(p);
 	if (p->scroll < 0)
 		p->scroll = 0;
-	p->seen_to = 0;
-	update_seen(p);
 }
 
 struct prompt *
@@ -98,14 +126,19 @@ prompt_new(const struct prompt_request *req, int lines, int cols)
 	p->justification = xstrdup(req->justification != NULL ? req->justification : "");
 	p->cwd = req->cwd != NULL ? xstrdup(req->cwd) : NULL;
 	p->note = req->note != NULL ? xstrdup(req->note) : NULL;
-	if (req->argv != NULL)
+	if (req->argv != NULL) {
 		p->argv = lz_strv_dup(req->argv);
-	else if (req->command != NULL)
+	} else if (req->command != NULL) {
+		lz_err_t err = LZ_ERR_INIT;
+
 		p->command = xstrdup(req->command);
-	else
+		if (lz_shellwords_split(p->command, strlen(p->command), &p->argv, &err) < 0) {
+			p->split_error = lz_steal_ptr(&err.msg);
+			p->argv = lz_strv_dup(none);
+		}
+	} else {
 		p->argv = lz_strv_dup(none);
-	p->verb = PROMPT_VERB;
-	reqview_confirm_start(&p->confirm, prompt_now_ms());
+	}
 	layout(p, lines, cols);
 	return p;
 }
@@ -116,7 +149,7 @@ prompt_free(struct prompt *p)
 	if (p == NULL)
 		return;
 	widget_overlay_free(&p->win, &p->panel);
-	reqview_free(p->view);
+	free(p->rows);
 	free(p->id);
 	free(p->profile);
 	free(p->justification);
@@ -124,6 +157,7 @@ prompt_free(struct prompt *p)
 	free(p->note);
 	lz_strv_free(p->argv);
 	free(p->command);
+	free(p->split_error);
 	free(p);
 }
 
@@ -133,93 +167,68 @@ prompt_resize(struct prompt *p, int lines, int cols)
 	layout(p, lines, cols);
 }
 
-void
-prompt_restart(struct prompt *p, const char *command, const char *verb, uint64_t now_ms)
-{
-	if (command != NULL) {
-		free(p->command);
-		p->command = xstrdup(command);
-		p->edited = true;
-		p->scroll = 0;
-	}
-	if (verb != NULL)
-		p->verb = verb;
-	reqview_confirm_start(&p->confirm, now_ms);
-	p->last = REQVIEW_NONE;
-	layout(p, LINES, COLS);
-}
-
-/* The action row: reqview's hint, the code in the prompt style. */
 static void
 draw_actions(const struct prompt *p, int y, const struct widget_palette *pal)
 {
+	static const char *const act[][2] = {
+		{ "A", "pprove & run" }, { "D", "eny" }, { "E", "dit" }, { "Q", "uit" },
+	};
 	const struct widget_style *key = &pal->style[THEME_PROMPT];
 	const struct widget_style *txt = &pal->style[THEME_PANEL_ITEM];
-	char *hint = reqview_confirm_hint(&p->confirm, p->verb), upper[REQVIEW_CODE_LEN + 1], *at;
 	int x = 2, right = p->w - 2;
-	size_t off = 0;
 
-	for (size_t i = 0; i <= REQVIEW_CODE_LEN; i++)
-		upper[i] = (char)(p->confirm.code[i] >= 'a' && p->confirm.code[i] <= 'z' ?
-				  p->confirm.code[i] - 'a' + 'A' : p->confirm.code[i]);
-	at = p->view->split_failed ? NULL : strstr(hint, upper);
-	if (at != NULL) {
-		off = (size_t)(at - hint);
-		x += widget_put(p->win, y, x, hint, off, right - x, txt, 0, NULL);
-		x += widget_put(p->win, y, x, at, REQVIEW_CODE_LEN, right - x, key, 0, NULL);
-		off += REQVIEW_CODE_LEN;
+	for (size_t i = 0; i < sizeof(act) / sizeof(act[0]) && x < right; i++) {
+		x += widget_put(p->win, y, x, "[", 1, right - x, txt, 0, NULL);
+		x += widget_put(p->win, y, x, act[i][0], 1, right - x, key, 0, NULL);
+		x += widget_put(p->win, y, x, "]", 1, right - x, txt, 0, NULL);
+		x += widget_put(p->win, y, x, act[i][1], strlen(act[i][1]), right - x, txt, 0, NULL);
+		x += 3;
 	}
-	widget_put(p->win, y, x, hint + off, strlen(hint + off), right - x, txt, WIDGET_PUT_ELLIPSIS, NULL);
-	free(hint);
-}
-
-static const struct widget_style *
-line_style(enum reqview_kind k, const struct widget_palette *pal, struct widget_style *tmp)
-{
-	*tmp = pal->style[THEME_PANEL_ITEM];
-	switch (k) {
-	case REQVIEW_TITLE:
-		return &pal->style[THEME_PANEL_TITLE];
-	case REQVIEW_COMMAND:
-		tmp->attr |= A_BOLD;
-		return tmp;
-	case REQVIEW_WHY:
-	case REQVIEW_MORE:
-		tmp->attr |= A_DIM;
-		return tmp;
-	case REQVIEW_ALERT:
-		return &pal->style[THEME_TAB_ALERT];
-	case REQVIEW_FIELD:
-		break;
-	}
-	return tmp;
 }
 
 void
 prompt_draw(struct prompt *p, const struct widget_palette *pal)
 {
 	const struct widget_style *item = &pal->style[THEME_PANEL_ITEM];
-	struct widget_style tmp;
+	const struct widget_style *label = &pal->style[THEME_PANEL_TITLE];
+	const struct widget_style *alert = &pal->style[THEME_TAB_ALERT];
+	struct widget_style word = *item;
 	int bh = body_height(p), iw = p->w - 4;
+	char num[16], words[32];
 
+	word.attr |= A_UNDERLINE;
 	for (int y = 0; y < p->h; y++)
 		widget_fill(p->win, y, 0, p->w, item);
 	widget_box(p->win, &pal->style[THEME_BORDER]);
-	widget_puts(p->win, 0, 2, p->edited ? " Host escalation request: your edit " : " Host escalation request ",
-		    p->w - 4, &pal->style[THEME_PROMPT]);
-	for (int r = 0; r < bh && p->scroll + r < (int)p->view->n; r++) {
-		const struct reqview_line *l = &p->view->lines[p->scroll + r];
+	widget_puts(p->win, 0, 2, " Host escalation request ", p->w - 4, &pal->style[THEME_PROMPT]);
+	for (int r = 0; r < bh && p->scroll + r < (int)p->nrows; r++) {
+		const struct prow *row = &p->rows[p->scroll + r];
+		int y = 1 + r, x = 2;
 
-		widget_put(p->win, 1 + r, 2, l->text, strlen(l->text), iw, line_style(l->kind, pal, &tmp), 0,
-			   NULL);
+		if (row->label != NULL && p->label_w > 0)
+			widget_puts(p->win, y, x, row->label, p->label_w - 1, label);
+		if (row->word >= 0 && row->off == 0 && p->label_w > 0) {
+			snprintf(num, sizeof(num), "%8d", row->word);	/* PROMPT_LABEL_W - 2 */
+			widget_puts(p->win, y, x, num, p->label_w - 1, label);
+		}
+		if (row->label != NULL && row->word < 0 && strcmp(row->label, "Command") == 0) {
+			size_t n = lz_strv_len(p->argv);
+
+			snprintf(words, sizeof(words), "%zu word%s", n, n == 1 ? "" : "s");
+			widget_puts(p->win, y, x + p->label_w, p->split_error != NULL ? "does not split into words" : words,
+				    iw - p->label_w, item);
+			continue;
+		}
+		widget_put(p->win, y, x + p->label_w, row->s + row->off, row->len, iw - p->label_w,
+			   row->word >= 0 ? &word : row->alert ? alert : item, 0, NULL);
 	}
-	if (bh > 0 && (int)p->view->n > bh) {
-		char more[96];
+	if (bh > 0 && (int)p->nrows > bh) {
+		char more[80];
 		struct widget_style dim = *item;
 
 		dim.attr |= A_DIM;
-		snprintf(more, sizeof(more), "rows %d-%d of %zu, Up/Down%s", p->scroll + 1, p->scroll + bh,
-			 p->view->n, p->confirm.seen ? "" : " (scroll to the end to approve)");
+		snprintf(more, sizeof(more), "rows %d-%d of %zu, Up/Down to scroll", p->scroll + 1,
+			 p->scroll + bh, p->nrows);
 		widget_puts(p->win, p->h - 3, 2, more, iw, &dim);
 	}
 	if (p->h >= 3)
@@ -227,16 +236,28 @@ prompt_draw(struct prompt *p, const struct widget_palette *pal)
 }
 
 enum prompt_action
-prompt_key_at(struct prompt *p, int key, uint64_t now_ms)
+prompt_handle_key(struct prompt *p, int key)
 {
-	int bh = body_height(p), max = (int)p->view->n - bh;
-	bool scrolled = true;
+	int bh = body_height(p), max = (int)p->nrows - bh;
 
-	p->last = REQVIEW_NONE;
 	switch (key) {
+	case 'a':
+	case 'A':
+		return PROMPT_APPROVE;
+	case 'd':
+	case 'D':
+		return PROMPT_DENY;
+	case 'e':
+	case 'E':
+		return PROMPT_EDIT;
+	case 'q':
+	case 'Q':
+		return PROMPT_QUIT;
+	case 'k':
 	case WIDGET_KEY_FN(KEY_UP):
 		p->scroll--;
 		break;
+	case 'j':
 	case WIDGET_KEY_FN(KEY_DOWN):
 		p->scroll++;
 		break;
@@ -244,6 +265,7 @@ prompt_key_at(struct prompt *p, int key, uint64_t now_ms)
 		p->scroll -= bh > 1 ? bh - 1 : 1;
 		break;
 	case WIDGET_KEY_FN(KEY_NPAGE):
+	case ' ':
 		p->scroll += bh > 1 ? bh - 1 : 1;
 		break;
 	case WIDGET_KEY_FN(KEY_HOME):
@@ -253,60 +275,13 @@ prompt_key_at(struct prompt *p, int key, uint64_t now_ms)
 		p->scroll = max;
 		break;
 	default:
-		scrolled = false;
 		break;
 	}
-	if (scrolled) {
-		if (p->scroll > max)
-			p->scroll = max;
-		if (p->scroll < 0)
-			p->scroll = 0;
-		update_seen(p);
-		return PROMPT_NONE;
-	}
-	p->last = reqview_confirm_key(&p->confirm, key, now_ms);
-	switch (p->last) {
-	case REQVIEW_APPROVE:
-		return p->view->split_failed ? PROMPT_NONE : PROMPT_APPROVE;
-	case REQVIEW_DENY:
-		return PROMPT_DENY;
-	case REQVIEW_EDIT:
-		return PROMPT_EDIT;
-	case REQVIEW_QUIT:
-		return PROMPT_QUIT;
-	case REQVIEW_NONE:
-	case REQVIEW_CLOSE:
-	case REQVIEW_EARLY:
-	case REQVIEW_REPLY:
-	case REQVIEW_UNSEEN:
-	case REQVIEW_WRONG:
-		break;
-	}
+	if (p->scroll > max)
+		p->scroll = max;
+	if (p->scroll < 0)
+		p->scroll = 0;
 	return PROMPT_NONE;
-}
-
-enum prompt_action
-prompt_handle_key(struct prompt *p, int key)
-{
-	return prompt_key_at(p, key, prompt_now_ms());
-}
-
-enum reqview_decision
-prompt_last(const struct prompt *p)
-{
-	return p->last;
-}
-
-uint64_t
-prompt_arm_in(struct prompt *p, uint64_t now_ms)
-{
-	return reqview_confirm_arm_in(&p->confirm, now_ms);
-}
-
-const char *
-prompt_code(const struct prompt *p)
-{
-	return p->confirm.code;
 }
 
 char *
@@ -318,7 +293,7 @@ prompt_command(const struct prompt *p)
 int
 prompt_rows(const struct prompt *p)
 {
-	return (int)p->view->n;
+	return (int)p->nrows;
 }
 
 int

@@ -17,6 +17,7 @@
 #include "editform.h"
 #include "newtab.h"
 #include "prompt.h"
+#include "reqprompt.h"
 #include "reqview.h"
 #include "shellwords.h"
 #include "sidelist.h"
@@ -477,19 +478,8 @@ test_sidelist_scrolls_logs_and_keeps_the_newest(void **state)
 	sidelist_free(sl);
 }
 
-/* Keys to a prompt from time t on, one ms apart; the last action. */
-static enum prompt_action
-prompt_keys(struct prompt *p, const char *keys, uint64_t *t)
-{
-	enum prompt_action a = PROMPT_NONE;
-
-	for (; *keys != '\0'; keys++)
-		a = prompt_key_at(p, (unsigned char)*keys, ++*t);
-	return a;
-}
-
 static void
-test_prompt_shows_the_command_first_then_the_justification(void **state)
+test_prompt_shows_the_request_with_the_exact_argv(void **state)
 {
 	struct fixture *f = *state;
 	char **argv = strv("make", "test", "FOO=\x1b[31m red", "a\nb", NULL);
@@ -499,17 +489,180 @@ test_prompt_shows_the_command_first_then_the_justification(void **state)
 	};
 	struct prompt *p;
 	WINDOW *w;
+	char *cmd, **back = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int y, x;
+
+	mvaddstr(5, 0, "shell output under the prompt");
+	p = prompt_new(&req, LINES, COLS);
+	prompt_draw(p, &f->pal);
+	show();
+	w = prompt_window(p);
+	assert_int_equal(getmaxx(w), 76);
+	y = getbegy(w);
+	x = getbegx(w);
+	/* What the terminal shows, read from curscr. */
+	assert_non_null(strstr(row(curscr, y), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, y + 1), "Request   3f2a9c0112345678"));
+	assert_non_null(strstr(row(curscr, y + 2), "Profile   web"));
+	assert_non_null(strstr(row(curscr, y + 3), "Cwd       /workspace"));
+	assert_non_null(strstr(row(curscr, y + 4), "Why       run the test suite on the host"));
+	assert_non_null(strstr(row(curscr, y + 5), "Command   4 words"));
+	assert_non_null(strstr(row(curscr, y + 6), "       0  make"));
+	assert_non_null(strstr(row(curscr, y + 7), "       1  test"));
+	assert_non_null(strstr(row(curscr, y + 8), "       2  FOO=^[[31m red"));
+	assert_non_null(strstr(row(curscr, y + 9), "       3  a\\nb"));
+	assert_non_null(strstr(row(curscr, y + 11), "[A]pprove & run   [D]eny   [E]dit   [Q]uit"));
+	/* ESC and the newline in reverse video, the word underlined to its end. */
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[")).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[") + 1).attr & A_REVERSE);
+	assert_false(cell(curscr, y + 8, col_of(curscr, y + 8, "[31m") + 1).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 9, col_of(curscr, y + 9, "\\n")).attr & A_REVERSE);
+	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, " red")).attr & A_UNDERLINE);
+	assert_int_equal(cell(curscr, y + 11, col_of(curscr, y + 11, "A]")).pair, f->pal.style[THEME_PROMPT].pair);
+	/* The prompt covers what was under it, border and all. */
+	assert_int_equal(cell(curscr, y, x).wch[0], 0x250c);
+	assert_null(strstr(row(curscr, 5), "shell output"));
+	assert_int_equal(prompt_handle_key(p, 'a'), PROMPT_APPROVE);
+	assert_int_equal(prompt_handle_key(p, 'D'), PROMPT_DENY);
+	assert_int_equal(prompt_handle_key(p, 'e'), PROMPT_EDIT);
+	assert_int_equal(prompt_handle_key(p, 'Q'), PROMPT_QUIT);
+	assert_int_equal(prompt_handle_key(p, '\r'), PROMPT_NONE);
+	assert_int_equal(prompt_handle_key(p, 'x'), PROMPT_NONE);
+	/* [E]dit starts from a string that splits back into the same argv. */
+	cmd = prompt_command(p);
+	assert_int_equal(lz_shellwords_split(cmd, strlen(cmd), &back, &err), 0);
+	assert_int_equal(lz_strv_len(back), 4);
+	assert_string_equal(back[2], argv[2]);
+	assert_string_equal(back[3], argv[3]);
+	lz_strv_free(back);
+	free(cmd);
+	prompt_free(p);
+	lz_strv_free(argv);
+	show();
+	/* Gone: the screen under it shows again. */
+	assert_non_null(strstr(row(curscr, 5), "shell output"));
+	erase();
+}
+
+static void
+test_prompt_splits_a_command_line_or_shows_why_not(void **state)
+{
+	struct fixture *f = *state;
+	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "j",
+				      .command = "grep -r 'a b' \"$HOME\"", .note = "not on the list" };
+	struct prompt *p = prompt_new(&req, LINES, COLS);
+	WINDOW *w = prompt_window(p);
+	char *cmd;
+
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 5), "Command   4 words"));
+	assert_non_null(strstr(row(w, 8), "2  a b"));
+	assert_non_null(strstr(row(w, 9), "3  $HOME"));
+	/* [E]dit gets the line as the agent wrote it. */
+	cmd = prompt_command(p);
+	assert_string_equal(cmd, req.command);
+	free(cmd);
+	prompt_free(p);
+	req.command = "echo 'unterminated\x1b";
+	p = prompt_new(&req, LINES, COLS);
+	w = prompt_window(p);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 5), "Command   does not split into words"));
+	assert_non_null(strstr(row(w, 6), "Error     "));
+	assert_int_equal(cell(w, 6, 12).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_non_null(strstr(row(w, 7), "          echo 'unterminated^["));
+	assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
+	prompt_free(p);
+}
+
+static void
+test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = NULL;
+	char longword[301];
+	struct prompt_request req = { .request_id = "id", .profile = "p", .justification = "j" };
+	struct prompt *p;
+	WINDOW *w;
+	char all[4096] = "";
+
+	memset(longword, 'x', 300);
+	longword[300] = '\0';
+	longword[150] = '\x1b';
+	lz_strv_push(&argv, longword);
+	for (int i = 0; i < 40; i++)
+		lz_strv_pushf(&argv, "arg%d", i);
+	req.argv = argv;
+	p = prompt_new(&req, LINES, COLS);
+	prompt_draw(p, &f->pal);
+	w = prompt_window(p);
+	assert_int_equal(getmaxy(w), 24);
+	/* 300 bytes (ESC shown as 2 columns) in 62-column rows: 5 rows, nothing lost. */
+	for (int y = 5; y <= 9; y++)
+		strcat(all, text_at(w, y, 12, 62));
+	assert_int_equal(strspn(all, "x"), 150);
+	assert_int_equal(strncmp(all + 150, "^[", 2), 0);
+	assert_int_equal(strspn(all + 152, "x"), 149);
+	assert_non_null(strstr(row(w, 4), "Command   41 words"));
+	assert_non_null(strstr(row(w, 21), "rows 1-20 of 49, Up/Down to scroll"));
+	assert_non_null(strstr(row(w, 22), "[A]pprove"));
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_END));
+	assert_int_equal(prompt_scroll(p), 29);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 20), "40  arg39"));
+	assert_non_null(strstr(row(w, 21), "rows 30-49 of 49"));
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_DOWN));
+	assert_int_equal(prompt_scroll(p), 29);
+	prompt_handle_key(p, WIDGET_KEY_FN(KEY_PPAGE));
+	assert_int_equal(prompt_scroll(p), 10);
+	prompt_handle_key(p, 'k');
+	assert_int_equal(prompt_scroll(p), 9);
+	/* A smaller screen re-wraps and re-centres. */
+	prompt_resize(p, 10, 40);
+	w = prompt_window(p);
+	assert_int_equal(getmaxy(w), 10);
+	assert_int_equal(getmaxx(w), 36);
+	assert_true(prompt_rows(p) > 49);
+	prompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 8), "[A]pprove"));
+	prompt_free(p);
+	lz_strv_free(argv);
+}
+
+/* Keys to a prompt from time t on, one ms apart; the last action. */
+static enum reqprompt_action
+reqprompt_keys(struct reqprompt *p, const char *keys, uint64_t *t)
+{
+	enum reqprompt_action a = REQPROMPT_NONE;
+
+	for (; *keys != '\0'; keys++)
+		a = reqprompt_key_at(p, (unsigned char)*keys, ++*t);
+	return a;
+}
+
+static void
+test_reqprompt_shows_the_command_first_then_the_justification(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = strv("make", "test", "FOO=\x1b[31m red", "a\nb", NULL);
+	struct reqview_request req = {
+		.request_id = "3f2a9c0112345678", .profile = "web",
+		.justification = "run the test suite on the host", .cwd = "/workspace", .argv = argv,
+	};
+	struct reqprompt *p;
+	WINDOW *w;
 	char *cmd, **back = NULL, chord[8];
 	lz_err_t err = LZ_ERR_INIT;
 	uint64_t t = 1000;
 	int y, x;
 
 	mvaddstr(12, 0, "shell output under the prompt");
-	p = prompt_new(&req, LINES, COLS);
-	prompt_restart(p, NULL, NULL, t);
-	prompt_draw(p, &f->pal);
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	reqprompt_draw(p, &f->pal);
 	show();
-	w = prompt_window(p);
+	w = reqprompt_window(p);
 	assert_int_equal(getmaxx(w), 76);
 	y = getbegy(w);
 	x = getbegx(w);
@@ -529,31 +682,31 @@ test_prompt_shows_the_command_first_then_the_justification(void **state)
 	assert_int_equal(cell(curscr, y, x).wch[0], 0x250c);
 	assert_null(strstr(row(curscr, 12), "shell output"));
 	/* Keys before it arms are discarded, and keep it disarmed. */
-	assert_int_equal(prompt_keys(p, "d", &t), PROMPT_NONE);
-	assert_int_equal(prompt_last(p), REQVIEW_EARLY);
+	assert_int_equal(reqprompt_keys(p, "d", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_EARLY);
 	t += REQVIEW_ARM_MS;
-	assert_int_equal(prompt_arm_in(p, t), 0);
-	prompt_draw(p, &f->pal);
+	assert_int_equal(reqprompt_arm_in(p, t), 0);
+	reqprompt_draw(p, &f->pal);
 	show();
-	snprintf(chord, sizeof chord, "%c%c%c", prompt_code(p)[0] - 32 * (prompt_code(p)[0] >= 'a'),
-		 prompt_code(p)[1] - 32 * (prompt_code(p)[1] >= 'a'), prompt_code(p)[2] - 32 * (prompt_code(p)[2] >= 'a'));
+	snprintf(chord, sizeof chord, "%c%c%c", reqprompt_code(p)[0] - 32 * (reqprompt_code(p)[0] >= 'a'),
+		 reqprompt_code(p)[1] - 32 * (reqprompt_code(p)[1] >= 'a'), reqprompt_code(p)[2] - 32 * (reqprompt_code(p)[2] >= 'a'));
 	assert_non_null(strstr(row(curscr, y + 9), "Enter: approve & run"));
 	assert_int_equal(cell(curscr, y + 9, col_of(curscr, y + 9, chord)).pair, f->pal.style[THEME_PROMPT].pair);
 	/* a alone, Enter alone: nothing. a, the code, Enter: approve. */
-	assert_int_equal(prompt_keys(p, "a\r", &t), PROMPT_NONE);
-	snprintf(chord, sizeof chord, "a%s\r", prompt_code(p));
-	assert_int_equal(prompt_keys(p, chord, &t), PROMPT_APPROVE);
-	assert_int_equal(prompt_keys(p, "D", &t), PROMPT_DENY);
-	assert_int_equal(prompt_keys(p, "e", &t), PROMPT_EDIT);
-	assert_int_equal(prompt_keys(p, "Q", &t), PROMPT_NONE);
-	assert_int_equal(prompt_keys(p, "y", &t), PROMPT_QUIT);
-	assert_int_equal(prompt_key_at(p, WIDGET_KEY_ESC, ++t), PROMPT_NONE);
-	assert_int_equal(prompt_last(p), REQVIEW_CLOSE);
+	assert_int_equal(reqprompt_keys(p, "a\r", &t), REQPROMPT_NONE);
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	assert_int_equal(reqprompt_keys(p, "D", &t), REQPROMPT_DENY);
+	assert_int_equal(reqprompt_keys(p, "e", &t), REQPROMPT_EDIT);
+	assert_int_equal(reqprompt_keys(p, "Q", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_keys(p, "y", &t), REQPROMPT_QUIT);
+	assert_int_equal(reqprompt_key_at(p, WIDGET_KEY_ESC, ++t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_CLOSE);
 	/* A terminal's reply (ESC P folded to Alt-P) is reported, not obeyed. */
-	assert_int_equal(prompt_key_at(p, 'P' | WIDGET_KEY_META, ++t), PROMPT_NONE);
-	assert_int_equal(prompt_last(p), REQVIEW_REPLY);
+	assert_int_equal(reqprompt_key_at(p, 'P' | WIDGET_KEY_META, ++t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_REPLY);
 	/* [E]dit starts from a string that splits back into the same argv. */
-	cmd = prompt_command(p);
+	cmd = reqprompt_command(p);
 	assert_int_equal(lz_shellwords_split(cmd, strlen(cmd), &back, &err), 0);
 	assert_int_equal(lz_strv_len(back), 4);
 	assert_string_equal(back[2], argv[2]);
@@ -561,20 +714,20 @@ test_prompt_shows_the_command_first_then_the_justification(void **state)
 	lz_strv_free(back);
 	free(cmd);
 	/* An edit shown again: its own title, verb and a new code. */
-	prompt_restart(p, "make check", "run the edited command", t);
-	prompt_draw(p, &f->pal);
+	reqprompt_restart(p, "make check", "run the edited command", t);
+	reqprompt_draw(p, &f->pal);
 	show();
-	w = prompt_window(p);
+	w = reqprompt_window(p);
 	assert_non_null(strstr(row(w, 0), "your edit"));
 	assert_non_null(strstr(row(w, 1), "Command, 2 words:"));
 	assert_non_null(strstr(row(w, 2), "  make check"));
 	t += REQVIEW_ARM_MS;
-	snprintf(chord, sizeof chord, "a%s\r", prompt_code(p));
-	assert_int_equal(prompt_keys(p, chord, &t), PROMPT_APPROVE);
-	cmd = prompt_command(p);
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	cmd = reqprompt_command(p);
 	assert_string_equal(cmd, "make check");
 	free(cmd);
-	prompt_free(p);
+	reqprompt_free(p);
 	lz_strv_free(argv);
 	show();
 	/* Gone: the screen under it shows again. */
@@ -583,50 +736,50 @@ test_prompt_shows_the_command_first_then_the_justification(void **state)
 }
 
 static void
-test_prompt_splits_a_command_line_or_shows_why_not(void **state)
+test_reqprompt_splits_a_command_line_or_shows_why_not(void **state)
 {
 	struct fixture *f = *state;
-	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "j",
+	struct reqview_request req = { .request_id = "id", .profile = "web", .justification = "j",
 				      .command = "grep -r 'a b' \"$HOME\"", .note = "not on the list" };
-	struct prompt *p = prompt_new(&req, LINES, COLS);
-	WINDOW *w = prompt_window(p);
+	struct reqprompt *p = reqprompt_new(&req, LINES, COLS);
+	WINDOW *w = reqprompt_window(p);
 	uint64_t t = 5000;
 	char *cmd;
 
-	prompt_draw(p, &f->pal);
+	reqprompt_draw(p, &f->pal);
 	assert_non_null(strstr(row(w, 1), "Command, 4 words:"));
 	assert_non_null(strstr(row(w, 2), "  grep -r 'a b' '$HOME'"));
 	assert_non_null(strstr(row(w, 7), "Note: not on the list"));
 	assert_int_equal(cell(w, 7, 3).pair, f->pal.style[THEME_TAB_ALERT].pair);
 	/* [E]dit gets the line as the agent wrote it. */
-	cmd = prompt_command(p);
+	cmd = reqprompt_command(p);
 	assert_string_equal(cmd, req.command);
 	free(cmd);
-	prompt_free(p);
+	reqprompt_free(p);
 	req.command = "echo 'unterminated\x1b";
-	p = prompt_new(&req, LINES, COLS);
-	prompt_restart(p, NULL, NULL, t);
-	w = prompt_window(p);
-	prompt_draw(p, &f->pal);
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	w = reqprompt_window(p);
+	reqprompt_draw(p, &f->pal);
 	assert_non_null(strstr(row(w, 1), "does not split into words, cannot run"));
 	assert_int_equal(cell(w, 1, 3).pair, f->pal.style[THEME_TAB_ALERT].pair);
 	assert_non_null(strstr(row(w, 3), "  echo 'unterminated\\x1b"));
 	/* Nothing to approve: a is refused, d denies. */
 	t += REQVIEW_ARM_MS;
-	assert_int_equal(prompt_keys(p, "a", &t), PROMPT_NONE);
-	assert_int_equal(prompt_last(p), REQVIEW_UNSEEN);
-	assert_int_equal(prompt_keys(p, "d", &t), PROMPT_DENY);
-	prompt_free(p);
+	assert_int_equal(reqprompt_keys(p, "a", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_UNSEEN);
+	assert_int_equal(reqprompt_keys(p, "d", &t), REQPROMPT_DENY);
+	reqprompt_free(p);
 }
 
 static void
-test_prompt_wraps_long_words_and_approves_only_what_was_seen(void **state)
+test_reqprompt_wraps_long_words_and_approves_only_what_was_seen(void **state)
 {
 	struct fixture *f = *state;
 	char **argv = NULL;
 	char longword[301], chord[8];
-	struct prompt_request req = { .request_id = "id", .profile = "p", .justification = "j" };
-	struct prompt *p;
+	struct reqview_request req = { .request_id = "id", .profile = "p", .justification = "j" };
+	struct reqprompt *p;
 	WINDOW *w;
 	char all[8192] = "", flat[8192] = "", rows[64][128], *joined;
 	uint64_t t = 1000;
@@ -639,28 +792,28 @@ test_prompt_wraps_long_words_and_approves_only_what_was_seen(void **state)
 	for (int i = 0; i < 200; i++)
 		lz_strv_pushf(&argv, "arg%d", i);
 	req.argv = argv;
-	p = prompt_new(&req, LINES, COLS);
-	prompt_restart(p, NULL, NULL, t);
-	prompt_draw(p, &f->pal);
-	w = prompt_window(p);
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	reqprompt_draw(p, &f->pal);
+	w = reqprompt_window(p);
 	assert_int_equal(getmaxy(w), 24);
 	assert_non_null(strstr(row(w, 1), "Command, 201 words:"));
-	assert_true(prompt_rows(p) > 20);
+	assert_true(reqprompt_rows(p) > 20);
 	assert_non_null(strstr(row(w, 21), "rows 1-20 of"));
 	assert_non_null(strstr(row(w, 21), "(scroll to the end to approve)"));
 	/* Not all of the command on screen yet: a is refused. */
 	t += REQVIEW_ARM_MS;
-	assert_int_equal(prompt_keys(p, "a", &t), PROMPT_NONE);
-	assert_int_equal(prompt_last(p), REQVIEW_UNSEEN);
+	assert_int_equal(reqprompt_keys(p, "a", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_UNSEEN);
 	/* Scroll through it: every byte is on some row, nothing lost. */
 	for (y = 1; y <= 20; y++)
 		snprintf(rows[y - 1], sizeof rows[0], "%s", text_at(w, y, 2, 72));
-	prompt_key_at(p, WIDGET_KEY_FN(KEY_END), ++t);
-	assert_true(prompt_scroll(p) > 0 && prompt_scroll(p) <= 20);
-	prompt_draw(p, &f->pal);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_END), ++t);
+	assert_true(reqprompt_scroll(p) > 0 && reqprompt_scroll(p) <= 20);
+	reqprompt_draw(p, &f->pal);
 	for (y = 1; y <= 20; y++)
-		snprintf(rows[prompt_scroll(p) + y - 1], sizeof rows[0], "%s", text_at(w, y, 2, 72));
-	for (y = 1; y < prompt_rows(p) && strncmp(rows[y], "Justification", 13) != 0; y++) {
+		snprintf(rows[reqprompt_scroll(p) + y - 1], sizeof rows[0], "%s", text_at(w, y, 2, 72));
+	for (y = 1; y < reqprompt_rows(p) && strncmp(rows[y], "Justification", 13) != 0; y++) {
 		assert_memory_equal(rows[y], "  ", 2);
 		for (char *c = rows[y]; *c != '\0'; c++)
 			if (*c != ' ')
@@ -677,22 +830,22 @@ test_prompt_wraps_long_words_and_approves_only_what_was_seen(void **state)
 	free(joined);
 	assert_non_null(strstr(row(w, 21), "rows "));
 	assert_null(strstr(row(w, 21), "to approve"));
-	snprintf(chord, sizeof chord, "a%s\r", prompt_code(p));
-	assert_int_equal(prompt_keys(p, chord, &t), PROMPT_APPROVE);
-	prompt_key_at(p, WIDGET_KEY_FN(KEY_DOWN), ++t);
-	assert_int_equal(prompt_scroll(p), prompt_rows(p) - 20);
-	prompt_key_at(p, WIDGET_KEY_FN(KEY_UP), ++t);
-	assert_int_equal(prompt_scroll(p), prompt_rows(p) - 21);
-	prompt_key_at(p, WIDGET_KEY_FN(KEY_PPAGE), ++t);
-	assert_int_equal(prompt_scroll(p), prompt_rows(p) - 40 > 0 ? prompt_rows(p) - 40 : 0);
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_DOWN), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 20);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_UP), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 21);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_PPAGE), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 40 > 0 ? reqprompt_rows(p) - 40 : 0);
 	/* A smaller screen re-wraps and re-centres. */
-	prompt_resize(p, 10, 40);
-	w = prompt_window(p);
+	reqprompt_resize(p, 10, 40);
+	w = reqprompt_window(p);
 	assert_int_equal(getmaxy(w), 10);
 	assert_int_equal(getmaxx(w), 36);
-	prompt_draw(p, &f->pal);
+	reqprompt_draw(p, &f->pal);
 	assert_non_null(strstr(row(w, 8), "Enter"));
-	prompt_free(p);
+	reqprompt_free(p);
 	lz_strv_free(argv);
 }
 
@@ -980,13 +1133,13 @@ test_workbench_screen_at_80x24(void **state)
 	const struct tabbar_tab tabs[] = { { "web", "/src/proj", "running", true }, { "ml", "/m", "running", false } };
 	const struct sidelist_item q = { "r1", "3f2a web: make test", true };
 	char **argv = strv("make", "test", NULL);
-	struct prompt_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests",
+	struct reqview_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests",
 				       .note = "not on the auto-approve list", .argv = argv };
 	lz_err_t err = LZ_ERR_INIT;
 	struct term *t = NULL;
 	WINDOW *tw, *pw;
 	PANEL *pp;
-	struct prompt *p;
+	struct reqprompt *p;
 	char *hints;
 
 	erase();
@@ -1017,17 +1170,17 @@ test_workbench_screen_at_80x24(void **state)
 	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
 	assert_string_equal(row(curscr, 23), "[ml:m] C-a: c new n next s panel Tab focus d detach ? help");
 	/* The escalation prompt on top of all of it. */
-	p = prompt_new(&req, LINES, COLS);
-	prompt_draw(p, &f->pal);
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_draw(p, &f->pal);
 	update_panels();
 	doupdate();
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p))), "Host escalation request"));
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 1), "Command, 2 words:"));
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 2), "  make test"));
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 7), "Note: not on the auto-approve list"));
-	assert_int_equal(cell(curscr, getbegy(prompt_window(p)) + 7, col_of(curscr, getbegy(prompt_window(p)) + 7, "not on")).pair,
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p))), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 1), "Command, 2 words:"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 2), "  make test"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 7), "Note: not on the auto-approve list"));
+	assert_int_equal(cell(curscr, getbegy(reqprompt_window(p)) + 7, col_of(curscr, getbegy(reqprompt_window(p)) + 7, "not on")).pair,
 			 f->pal.style[THEME_TAB_ALERT].pair);
-	prompt_free(p);
+	reqprompt_free(p);
 	update_panels();
 	doupdate();
 	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
@@ -1052,6 +1205,7 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	char **argv = strv("make", "test", "\xe6\xbc\xa2\xe5\xad\x97\x1b", NULL);
 	char **profiles = strv("default", "web", NULL);
 	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
+	struct reqview_request rreq = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
 	const struct tabbar_tab tabs[] = { { "web", "/w/p", "running", true }, { "ml", "/m", NULL, false } };
 	const struct sidelist_item item = { "r", "\xe6\xbc\xa2\xe5\xad\x97 request", true };
 	struct tabbar *tb = tabbar_new();
@@ -1067,6 +1221,7 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	for (int lines = 1; lines <= 30; lines += 1)
 		for (int cols = 1; cols <= 90; cols += lines < 8 ? 1 : 7) {
 			struct prompt *p;
+			struct reqprompt *rp;
 			struct editform *ef = NULL;
 			struct newtab *nt = NULL;
 
@@ -1078,9 +1233,16 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 			p = prompt_new(&req, lines, cols);
 			assert_true(getmaxy(prompt_window(p)) <= lines && getmaxx(prompt_window(p)) <= cols);
 			prompt_draw(p, &f->pal);
-			prompt_restart(p, NULL, NULL, 0);
-			assert_int_equal(prompt_key_at(p, WIDGET_KEY_FN(KEY_NPAGE), 1), PROMPT_NONE);
-			assert_int_equal(prompt_key_at(p, 'd', 1000), PROMPT_DENY);
+			assert_int_equal(prompt_handle_key(p, WIDGET_KEY_FN(KEY_NPAGE)), PROMPT_NONE);
+			assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
+			prompt_free(p);
+			rp = reqprompt_new(&rreq, lines, cols);
+			assert_true(getmaxy(reqprompt_window(rp)) <= lines && getmaxx(reqprompt_window(rp)) <= cols);
+			reqprompt_draw(rp, &f->pal);
+			reqprompt_restart(rp, NULL, NULL, 0);
+			assert_int_equal(reqprompt_key_at(rp, WIDGET_KEY_FN(KEY_NPAGE), 1), REQPROMPT_NONE);
+			assert_int_equal(reqprompt_key_at(rp, 'd', 1000), REQPROMPT_DENY);
+			reqprompt_free(rp);
 			assert_int_equal(editform_new("Edit", "make test", 100, lines, cols, &ef, &err), 0);
 			editform_draw(ef, &f->pal);
 			editform_handle_key(ef, 'x');
@@ -1092,7 +1254,6 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 			show();
 			newtab_free(nt);
 			editform_free(ef);
-			prompt_free(p);
 		}
 	assert_int_equal(resize_term(24, 80), OK);
 	tabbar_free(tb);
@@ -1114,9 +1275,12 @@ main(void)
 		cmocka_unit_test(test_tabbar_scrolls_to_keep_the_active_tab_whole),
 		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
 		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
-		cmocka_unit_test(test_prompt_shows_the_command_first_then_the_justification),
+		cmocka_unit_test(test_prompt_shows_the_request_with_the_exact_argv),
 		cmocka_unit_test(test_prompt_splits_a_command_line_or_shows_why_not),
-		cmocka_unit_test(test_prompt_wraps_long_words_and_approves_only_what_was_seen),
+		cmocka_unit_test(test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen),
+		cmocka_unit_test(test_reqprompt_shows_the_command_first_then_the_justification),
+		cmocka_unit_test(test_reqprompt_splits_a_command_line_or_shows_why_not),
+		cmocka_unit_test(test_reqprompt_wraps_long_words_and_approves_only_what_was_seen),
 		cmocka_unit_test(test_editform_edits_the_command_in_place),
 		cmocka_unit_test(test_editform_long_text_scrolls_and_survives_resize),
 		cmocka_unit_test(test_newtab_picks_a_profile_and_a_workspace),
