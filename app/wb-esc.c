@@ -187,7 +187,7 @@ wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t
 	for (i = 0; i < n; i++) {
 		items[i].text = lines[i];
 		items[i].alert = strstr(lines[i], "\"deny\"") != NULL ||
-		    strstr(lines[i], "rejected") != NULL;
+		    strstr(lines[i], "rejected") != NULL || strncmp(lines[i] + 9, "suspicious", 10) == 0;
 	}
 	sidelist_set(wb->side, SIDELIST_AUDIT, items, n);
 	if (n > 0)

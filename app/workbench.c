@@ -155,7 +155,9 @@ wb_help(void)
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (its session ends), n/p/0-9\n"
 	    "switch, d detach, s side panel, Tab focus the panel, [ scrollback\n"
-	    "(PgUp/PgDn, q leaves), a approve, D deny, e edit, ? help.\n"
+	    "(PgUp/PgDn, q leaves), r open the waiting request, D deny, e edit,\n"
+	    "a sends C-a (as C-a C-a), ? help. Approving is only in the request view:\n"
+	    "a, the 3-character code it shows, Enter.\n"
 	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs\n"
 	    "($LAZARET_WORKBENCH_STATE overrides).\n", WB_USAGE);
 }
@@ -340,6 +342,8 @@ main(int argc, char **argv)
 	wb.sig_hup.data = &wb;
 	uv_signal_start(&wb.sig_hup, wb_quit_cb, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
+	uv_timer_init(wb.loop, &wb.arm);
+	wb.arm.data = &wb;
 
 	wb_init_screen(&wb);
 	if (wb.theme_warning != NULL)
@@ -368,8 +372,6 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
-	uv_timer_init(wb.loop, &wb.arm);
-	wb.arm.data = &wb;
 
 	wb.redraw_all = true;
 	while (!wb.quit)
