@@ -290,6 +290,7 @@ wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command)
 		wb->prompt_esc = NULL;
 		return;
 	}
+	reqview_confirm_start(&wb->edit_filter, reqprompt_now_ms());
 	wb->prompt_esc = e;
 	wb->redraw_all = true;
 }
@@ -451,8 +452,17 @@ void
 wb_esc_edit_key(struct wb *wb, int key)
 {
 	struct wb_esc *e = wb->prompt_esc;
+	enum reqview_decision d;
 	char *cmd;
 
+	/* A terminal's reply never becomes part of a command: reqview's reply
+	 * filter, its decisions unused (what the form makes is shown again and
+	 * takes the code, so keys typed ahead run nothing). */
+	d = reqview_confirm_key(&wb->edit_filter, key, reqprompt_now_ms());
+	if (d == REQVIEW_REPLY)
+		wb_esc_suspicious(wb, e);
+	if (d == REQVIEW_REPLY || (wb->edit_filter.reply != 0 && key != WIDGET_KEY_ESC))
+		return;
 	switch (editform_handle_key(wb->edit, key)) {
 	case EDITFORM_ACCEPT:
 		/* What runs is shown again, and takes the code like an approval. */

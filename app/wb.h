@@ -70,6 +70,7 @@ struct wb {
 	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
 	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
 	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
+	struct reqview_confirm edit_filter;	/* drops terminal replies at the edit form */
 	uv_timer_t arm;			/* redraws the prompt when it arms */
 	const int *burst;		/* the keys of this read, while they are handled */
 	size_t burst_n, burst_i;	/* how many, and which one is being handled */

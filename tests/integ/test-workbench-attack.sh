@@ -111,6 +111,18 @@ wait_for 5 pane_has "Enter: approve & run" || show_fail "the view did not arm ag
 assert_eq "$(approvals)" 0 "a reply followed at once by the code approved nothing"
 [ ! -e "$mark/second" ] || fail "a reply followed by the code approved the request"
 
+# --- the edit form drops a reply too: no "tmux 3.3a" typed into a command
+"${TM[@]}" send-keys -t wb e
+wait_for 5 pane_has "edit the command, Enter shows it" || show_fail "e opened no edit form"
+printf '\033[>q' >"$("${TM[@]}" display -p -t wb '#{pane_tty}')"
+wait_for 10 test "$(suspicious)" -ge 3 || fail "the reply at the edit form is not in the audit"
+pane | grep -F "edit the command" -A 3 | grep -qF "tmux" && show_fail "the reply was typed into the edit form"
+note "ok: tmux's reply did not reach the edit form"
+"${TM[@]}" send-keys -t wb Escape
+wait_for 5 pane_lacks "edit the command, Enter shows it" || show_fail "Esc did not close the edit form"
+"${TM[@]}" send-keys -t wb C-a Tab
+"${TM[@]}" send-keys -t wb Enter
+
 # --- and a human's a, code, Enter approves
 wb_approve
 wait_for 20 pane_has "rc-second=0" || show_fail "the approved request did not run"
