@@ -94,7 +94,7 @@ wait_for 5 pane_has "q: quit" || show_fail "the request view did not arm"
 wait_for 5 pane_has "stop this domain's sandbox? y: yes" || show_fail "q did not ask to confirm"
 "${TM[@]}" send-keys -t wb y
 wait_for 30 ctr_gone "$ctr2" || show_fail "ws2's container left after [Q]uit"
-wait_for 30 test "$(coord_count "$canon2")" = 0 || fail "ws2's coordinator still runs after [Q]uit"
+wait_for 30 eval '[ "$(coord_count "$canon2")" = 0 ]' || fail "ws2's coordinator still runs after [Q]uit"
 note "ok: [Q]uit shut ws2's domain down (no container, no coordinator)"
 wait_for 10 pane_lacks "1:default ws2" || show_fail "ws2's tab did not close after its domain ended"
 assert_contains "$(pane | head -1)" "0:default ws1" "tab 0 stays"
