@@ -29,7 +29,7 @@
 
 enum reqprompt_action {
 	REQPROMPT_NONE,		/* key used, discarded or ignored: see reqprompt_last() */
-	REQPROMPT_APPROVE,		/* a, the code, Enter (the whole command was seen) */
+	REQPROMPT_APPROVE,	/* a, the code, Enter (the whole command was seen) */
 	REQPROMPT_DENY,		/* d, D */
 	REQPROMPT_EDIT,		/* e, E: the caller opens an editform on reqprompt_command() */
 	REQPROMPT_QUIT,		/* q then y: shut the session down */
