@@ -96,7 +96,7 @@ struct coord_store_job {
 static void coord_check_idle(struct coord *);
 static void coord_shutdown(struct coord *, const char *why);
 static int coord_esc_session(struct coord *, struct ctl_server_client *,
-    const struct esc_ctl_anchor *, char ***env);
+    const struct esc_ctl_anchor *, char **secret);
 
 static void __attribute__((format(printf, 1, 2)))
 coord_log(const char *fmt, ...)
@@ -302,7 +302,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	struct proto_buf b = { 0 };
 	struct session *s;
 	lz_err_t err = LZ_ERR_INIT;
-	char **env = NULL, **argv = NULL, *cmd = NULL;
+	char **env = NULL, **argv = NULL, *cmd = NULL, *secret = NULL;
 	char uuid[33];
 	unsigned char rnd[16];
 	bool direct;
@@ -326,7 +326,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	else
 		randombytes_buf(rnd, sizeof rnd);
 	sodium_bin2hex(uuid, sizeof uuid, rnd, sizeof rnd);
-	if (anc != NULL && coord_esc_session(c, cl, anc, &env) < 0)
+	if (anc != NULL && coord_esc_session(c, cl, anc, &secret) < 0)
 		goto out;
 	if ((ns.flags & PROTO_SESSION_TTY) && ns.term != NULL && ns.term[0] != '\0')
 		lz_strv_pushf(&env, "TERM=%s", ns.term);
@@ -340,6 +340,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	ex.n_env = lz_strv_len(env);
 	ex.workdir = SENTRY_WORKSPACE_DST;
 	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
+	ex.env_fd3 = secret != NULL;
+	ex.hold = secret != NULL ? ESC_COORD_BIN_DST : NULL;
 	if (c->drv->exec_argv(&ex, &argv, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		goto out;
@@ -353,6 +355,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	so.tty = ex.tty;
 	so.rows = ns.rows;
 	so.cols = ns.cols;
+	so.secret_env = secret;
 	if (session_start(c->loop, &so, &cbs, c, &s, &err) < 0) {
 		coord_log("session %u: %s", so.id, err.msg);
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
@@ -381,6 +384,9 @@ out:
 	lz_strv_free(env);
 	lz_strv_free(argv);
 	free(cmd);
+	if (secret != NULL)
+		explicit_bzero(secret, strlen(secret));
+	free(secret);
 	proto_new_session_clear(&ns);
 }
 
@@ -467,13 +473,13 @@ coord_esc_start(struct coord *c, lz_err_t *err)
 
 static int
 coord_esc_session(struct coord *c, struct ctl_server_client *cl,
-    const struct esc_ctl_anchor *anc, char ***env)
+    const struct esc_ctl_anchor *anc, char **secret)
 {
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (c->esc == NULL)
 		return 0;	/* escalation disabled: the session simply has no credential */
-	if (esc_coord_session(c->esc, anc, env, &err) < 0) {
+	if (esc_coord_session(c->esc, anc, secret, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		lz_err_clear(&err);
 		return -1;
