@@ -1,9 +1,9 @@
 /* esc-exec.h - the only code that runs a command on the host (spec 5.x).
  *
- * An approved escalation runs as an argv through uv_spawn: no shell, the
+ * An approved escalation runs as an argv through posix_spawn: no shell, the
  * file policy_which() resolved (argv[0] unchanged), stdin /dev/null, its own
- * process group, stdout and stderr on pipes handed to output_cb as they
- * come, and a minimal environment: PATH (the policy's), HOME, LANG and TERM
+ * session and process group, stdout and stderr on pipes handed to output_cb
+ * as they come, and a minimal environment: PATH (the policy's), HOME, LANG and TERM
  * (dumb: the output goes to a pipe and back over a socket, not to a
  * terminal). The cwd is a directory fd (esc-cwd.c), entered by fd in the
  * child (esc-spawn.c); the path in cwd is only named in messages.
