@@ -37,6 +37,7 @@ esc_conn_unref(struct esc_conn *c)
 	if (c->dir_fd >= 0)
 		close(c->dir_fd);
 	lz_strv_free(c->argv);
+	free(c->file);
 	SSL_free(c->ssl);
 	if (c->fd >= 0)
 		close(c->fd);

@@ -77,18 +77,16 @@ esc_conn_run(struct esc_conn *c)
 	struct esc_server *s = c->srv;
 	struct esc_exec_opts eo;
 	lz_err_t err = LZ_ERR_INIT;
-	char *file, *why;
+	char *why;
 
-	/* Resolved once, here; what runs is the file this found, by that path,
-	 * so a later PATH change cannot swap it. */
-	if ((file = policy_which(s->o.policy, c->argv[0], c->host_cwd)) == NULL) {
+	if (c->file == NULL) {
 		why = xasprintf("'%s' not found on the host (PATH %s)", c->argv[0], s->o.exec_path);
 		esc_conn_failed(c, why);
 		free(why);
 		return;
 	}
 	memset(&eo, 0, sizeof eo);
-	eo.file = file;
+	eo.file = c->file;
 	eo.argv = c->argv;
 	eo.cwd = c->host_cwd;
 	eo.dir_fd = c->dir_fd;
@@ -98,11 +96,9 @@ esc_conn_run(struct esc_conn *c)
 	if (esc_exec_start(s->loop, &eo, &cbs, c, &c->x, &err) < 0) {
 		esc_conn_failed(c, err.msg);
 		lz_err_clear(&err);
-		free(file);
 		return;
 	}
 	c->refs++;	/* the command's */
-	free(file);
 }
 
 /* The decision row was committed, or failed. */
@@ -245,6 +241,10 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 		goto out;
 	}
 	policy_decide_in(s->o.policy, c->p.command, c->host_cwd, &c->argv, &v, &why);
+	/* Resolved once, when the policy looks: what runs is this file, by this
+	 * path, whatever PATH or a symlink says by the time a human approves. */
+	if (c->argv != NULL && c->argv[0] != NULL)
+		c->file = policy_which(s->o.policy, c->argv[0], c->host_cwd);
 	msg = NULL;
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);

@@ -54,6 +54,7 @@ struct esc_conn {
 	int dir_fd;		/* host_cwd, opened beneath the workspace root; -1 */
 	bool audit_failed;	/* a row of this request was not committed */
 	char **argv;
+	char *file;		/* argv[0] resolved when the policy saw it; NULL: none */
 	struct esc_exec *x;
 	struct esc_conn *next;
 };
