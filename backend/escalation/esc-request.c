@@ -3,6 +3,7 @@
  * esc-server.h and esc-server-int.h).
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,10 +78,17 @@ esc_conn_run(struct esc_conn *c)
 	struct esc_server *s = c->srv;
 	struct esc_exec_opts eo;
 	lz_err_t err = LZ_ERR_INIT;
+	struct stat st;
 	char *why;
 
 	if (c->file == NULL) {
 		why = xasprintf("'%s' not found on the host (PATH %s)", c->argv[0], s->o.exec_path);
+		esc_conn_failed(c, why);
+		free(why);
+		return;
+	}
+	if (stat(c->file, &st) < 0 || st.st_dev != c->file_dev || st.st_ino != c->file_ino) {
+		why = xasprintf("%s changed after the policy looked at it: not run", c->file);
 		esc_conn_failed(c, why);
 		free(why);
 		return;
@@ -99,6 +107,22 @@ esc_conn_run(struct esc_conn *c)
 		return;
 	}
 	c->refs++;	/* the command's */
+}
+
+void
+esc_request_resolve(struct esc_conn *c)
+{
+	struct stat st;
+
+	free(c->file);
+	c->file = NULL;
+	if (c->argv == NULL || c->argv[0] == NULL)
+		return;
+	c->file = policy_which(c->srv->o.policy, c->argv[0], c->host_cwd);
+	if (c->file != NULL && stat(c->file, &st) == 0) {
+		c->file_dev = st.st_dev;
+		c->file_ino = st.st_ino;
+	}
 }
 
 /* The decision row was committed, or failed. */
@@ -243,8 +267,7 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 	policy_decide_in(s->o.policy, c->p.command, c->host_cwd, &c->argv, &v, &why);
 	/* Resolved once, when the policy looks: what runs is this file, by this
 	 * path, whatever PATH or a symlink says by the time a human approves. */
-	if (c->argv != NULL && c->argv[0] != NULL)
-		c->file = policy_which(s->o.policy, c->argv[0], c->host_cwd);
+	esc_request_resolve(c);
 	msg = NULL;
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);

@@ -8,6 +8,7 @@
 #define LZ_ESC_SERVER_INT_H
 
 #include <openssl/ssl.h>
+#include <sys/types.h>
 
 #include "escalation/esc-exec.h"
 #include "escalation/esc-server.h"
@@ -55,6 +56,8 @@ struct esc_conn {
 	bool audit_failed;	/* a row of this request was not committed */
 	char **argv;
 	char *file;		/* argv[0] resolved when the policy saw it; NULL: none */
+	dev_t file_dev;		/* and what it was then */
+	ino_t file_ino;
 	struct esc_exec *x;
 	struct esc_conn *next;
 };
@@ -111,6 +114,9 @@ void esc_conn_request(struct esc_conn *, const uint8_t *pl, size_t len);
 void esc_conn_approved(struct esc_conn *, const char *actor, struct lz_jsonw *decision);
 /* Denied by a human: count it for the session's back-off. */
 void esc_request_denied(struct esc_server *, const char *session_hex);
+/* c->file: c->argv[0] resolved (policy_which) and its inode noted; what
+ * runs is that file, and only while the path still names that inode. */
+void esc_request_resolve(struct esc_conn *);
 /* Approved by a human: the back-off starts over. */
 void esc_request_approved(struct esc_server *, const char *session_hex);
 

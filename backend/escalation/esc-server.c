@@ -370,8 +370,7 @@ esc_server_decide(struct esc_server *s, uint32_t ticket, enum esc_ctl_action act
 		}
 		lz_strv_free(c->argv);
 		c->argv = argv;
-		free(c->file);
-		c->file = policy_which(s->o.policy, c->argv[0], c->host_cwd);
+		esc_request_resolve(c);
 		esc_request_approved(s, c->req.session_id);
 		esc_conn_approved(c, actor, &w);
 		break;

@@ -48,6 +48,7 @@ struct fx {
 	const char *edited;
 	int prompts, quits;
 	bool audit_full;		/* every audit row fails */
+	void (*on_prompt)(struct fx *);	/* the agent acts while the human looks */
 	char *reason;
 	char *audit;			/* kinds and details, one per line */
 	uv_process_t proc;
@@ -79,6 +80,8 @@ prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
 	free(f->reason);
 	f->reason = xstrdup(r->reason);
 	f->ticket = r->ticket;
+	if (f->on_prompt != NULL)
+		f->on_prompt(f);
 	if (f->decide)
 		uv_timer_start(&f->later, later_cb, 10, 0);
 }
@@ -634,6 +637,40 @@ test_esc_server_failed_start_50_times_then_still_serves(void **state)
 	assert_string_equal(f->got_out, "hi\n");
 }
 
+static void
+swap_to_echo(struct fx *f)
+{
+	char *p = xasprintf("%s/swap.sh", f->ws);
+
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/bin/echo", p), 0);
+	free(p);
+}
+
+/* While the human reads the prompt for ./swap.sh, the agent makes it a
+ * symlink to another program: what was resolved and checked is not what
+ * the path names any more, so nothing runs. */
+static void
+test_esc_server_program_swapped_after_the_check_does_not_run(void **state)
+{
+	struct fx *f = *state;
+	char *p;
+
+	NEED_BIN(f);
+	tu_write_file(f->ws, "swap.sh", "#!/bin/sh\necho script\n");
+	p = xasprintf("%s/swap.sh", f->ws);
+	assert_int_equal(chmod(p, 0755), 0);
+	free(p);
+	f->decide = true;
+	f->action = ESC_CTL_APPROVE;
+	f->on_prompt = swap_to_echo;
+	run(f, (const char *[]){ "./swap.sh", "swapped", NULL });
+	assert_int_equal(f->prompts, 1);
+	assert_int_equal(f->status, 127);
+	assert_has(f->got_err, "changed after the policy looked at it: not run");
+	assert_null(strstr(f->got_out, "swapped"));
+}
+
 /* Prompt fatigue: a fifth request of a session while four wait is refused
  * (125, audited); the four still get their answers. */
 static void
@@ -732,6 +769,7 @@ main(void)
 		T(test_esc_server_refuses_connections_beyond_the_limit),
 		T(test_esc_server_cwd_symlink_swap_never_runs_outside),
 		T(test_esc_server_failed_start_50_times_then_still_serves),
+		T(test_esc_server_program_swapped_after_the_check_does_not_run),
 		T(test_esc_server_caps_pending_requests_per_session),
 		T(test_esc_server_backs_off_after_denials),
 		T(test_esc_server_runs_nothing_unaudited),
