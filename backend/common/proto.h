@@ -52,6 +52,7 @@ enum proto_type {
 	PROTO_STOP = 63,	/* c->s: tear the domain down */
 	/* 100..149: escalation (issue 4), reserved */
 	/* 150..199: workbench, snapshots and screens (issue 5) */
+	/* 200..219: network sidecar control, netctl.h (issue 12) */
 	PROTO_SNAPSHOT = 150,	/* s->c: after SESSION on ATTACH: id, screen (term-snap) */
 	PROTO_KILL = 151,	/* c->s: end a session (a workbench tab closed) */
 };
