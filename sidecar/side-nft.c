@@ -5,7 +5,7 @@
  *     oifname "lo" accept                     the agent's own servers
  *     ct state established,related accept     replies, running flows
  *     mark SIDE_MARK to upstream:53 accept    the router's own DNS queries
- *     icmpv6 neighbour/router solicitation    IPv6 needs them on the link
+ *     icmpv6 ND, router solicitation, MLD     IPv6 needs them on the link
  *     entries inside a guard (listed exactly): log, accept
  *     each guard: log (limited), refuse       link-local, metadata, host
  *     CIDR entries [l4proto, dport]: log, accept
@@ -512,7 +512,8 @@ put_rules(struct nft_batch *nb)
 	char lo[IFNAMSIZ] = "lo";
 	uint32_t ctmask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), zero = 0;
 	uint32_t mark = SIDE_MARK;
-	static const uint8_t nd[] = { 133, 135, 136 };	/* router solicit, neighbour solicit/advert */
+	/* router solicitation, neighbour solicitation/advertisement, MLDv2 report */
+	static const uint8_t nd[] = { 133, 135, 136, 143 };
 
 	r = rule_new(s, "out");
 	x_meta(r, NFT_META_OIFNAME, NFT_REG_1);
