@@ -113,10 +113,11 @@ $(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h back
 	$(Q)$(CC) $(STATIC_CFLAGS) -Isidecar -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(SIDE_SRC) \
 	    $(SIDE_COMMON) $(SIDE_LIBS)
 PROBE_SRC := $(wildcard tests/probe/*.c)
-$(BUILD)/lazaret-probe: $(PROBE_SRC)
+PROBE_COMMON := $(addprefix backend/common/,err.c xmalloc.c dns.c)
+$(BUILD)/lazaret-probe: $(PROBE_SRC) $(PROBE_COMMON) $(wildcard tests/probe/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC)
+	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC) $(PROBE_COMMON)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
 	@mkdir -p $(dir $@)

@@ -200,6 +200,10 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	egress_merge(&r->allow_egress, &r->n_allow_egress, cfg->allow_egress,
 	    cfg->n_allow_egress);
 	egress_merge(&r->allow_egress, &r->n_allow_egress, p->allow_egress, p->n_allow_egress);
+	/* Not set: no entry means nothing to allow, and --network none keeps the
+	 * host's socket layer out of gVisor's reach (runsc network=host). */
+	r->sidecar = p->network == CFG_NET_SIDECAR ||
+	    (p->network == CFG_NET_AUTO && r->n_allow_egress > 0);
 	*out = lz_steal_ptr(&r);
 	ret = 0;
 out:

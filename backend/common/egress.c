@@ -190,6 +190,9 @@ egress_domain(const char *host, const char *all, struct egress_entry *e, lz_err_
 	e->domain[n] = '\0';
 	if (numeric)
 		return lz_err_set(err, LZ_EINVAL, "'%s' is not a valid IPv4 address", all);
+	if (strchr(e->domain, '.') == NULL)
+		return lz_err_set(err, LZ_EINVAL, "'%s' is not a CIDR, an address or a domain name "
+		    "(a domain name has a dot: 'example.com')", all);
 	e->kind = EGRESS_DOMAIN;
 	return 0;
 }
@@ -206,6 +209,10 @@ egress_entry_parse(const char *s, struct egress_entry *e, lz_err_t *err)
 		return lz_err_set(err, LZ_EINVAL, "empty entry; expected a CIDR or a domain name");
 	if (n > EGRESS_ENTRY_MAX)
 		return lz_err_set(err, LZ_EINVAL, "entry longer than %d characters", EGRESS_ENTRY_MAX);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return lz_err_set(err, LZ_EINVAL, "entry has a space, a control or a non-ASCII "
+			    "character at offset %zu", i);
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 

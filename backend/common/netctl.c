@@ -137,6 +137,57 @@ netctl_decode_event(const uint8_t *p, size_t len, struct netctl_event *e, lz_err
 	return 0;
 }
 
+void
+netctl_encode_egress_req(struct proto_buf *b, uint32_t flags, uint32_t last)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_EGRESS_REQ);
+
+	proto_put32(b, flags);
+	proto_put32(b, last);
+	proto_end(b, at);
+}
+
+int
+netctl_decode_egress_req(const uint8_t *p, size_t len, uint32_t *flags, uint32_t *last,
+    lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	*flags = proto_rd_u32(&r);
+	*last = proto_rd_u32(&r);
+	if (r.bad || r.left != 0 || (*flags & ~(uint32_t)NETCTL_FOLLOW) != 0)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "malformed EGRESS_REQ payload");
+	return 0;
+}
+
+void
+netctl_encode_egress_edit(struct proto_buf *b, uint32_t add, const char *entry)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_EGRESS_EDIT);
+
+	proto_put32(b, add);
+	proto_putstr(b, entry);
+	proto_end(b, at);
+}
+
+int
+netctl_decode_egress_edit(const uint8_t *p, size_t len, uint32_t *add, char **entry,
+    lz_err_t *err)
+{
+	struct proto_rd r;
+
+	proto_rd_init(&r, p, len);
+	*add = proto_rd_u32(&r);
+	*entry = proto_rd_str(&r);
+	if (r.bad || r.left != 0 || *add > 1) {
+		free(*entry);
+		*entry = NULL;
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "malformed EGRESS_EDIT payload");
+	}
+	return 0;
+}
+
 const char *
 netctl_ev_kind_name(uint32_t kind)
 {

@@ -1,6 +1,7 @@
 /* netctl.h - the control channel between the Session Coordinator and the
  * network sidecar (lazaret-sidecar): proto.h frames ("LZCT", version, type,
- * length) on a UNIX socket, with the types below. Pure, no I/O, fuzzable.
+ * length) on a UNIX socket, with the NETCTL_* types of proto.h. Pure, no I/O,
+ * fuzzable.
  *
  *	POLICY_SET  c->r  u32 n, n strings   replace the whole policy (OK | ERROR)
  *	POLICY_ADD  c->r  string             add one entry             (OK | ERROR)
@@ -15,17 +16,6 @@
 #include <stdint.h>
 
 #include "proto.h"
-
-enum netctl_type {
-	/* 200..219: network sidecar (proto.h reserves the range) */
-	NETCTL_POLICY_SET = 200,
-	NETCTL_POLICY_ADD = 201,
-	NETCTL_POLICY_DEL = 202,
-	NETCTL_POLICY_GET = 203,
-	NETCTL_POLICY = 204,
-	NETCTL_SUBSCRIBE = 205,
-	NETCTL_EVENT = 206,
-};
 
 #define NETCTL_MAX_ENTRIES	1024
 
@@ -59,6 +49,16 @@ int netctl_decode_str(const uint8_t *p, size_t len, char **out, lz_err_t *err);
 void netctl_encode_empty(struct proto_buf *b, uint16_t type);
 void netctl_encode_event(struct proto_buf *b, const struct netctl_event *);
 int netctl_decode_event(const uint8_t *p, size_t len, struct netctl_event *out, lz_err_t *err);
+/* Client <-> coordinator (proto.h PROTO_EGRESS_*): the egress log, the last
+ * `last` rows (0: all kept) then OK, then live events when following. */
+#define NETCTL_FOLLOW	0x1
+void netctl_encode_egress_req(struct proto_buf *b, uint32_t flags, uint32_t last);
+int netctl_decode_egress_req(const uint8_t *p, size_t len, uint32_t *flags, uint32_t *last,
+    lz_err_t *err);
+/* Allow (add = 1) or deny (add = 0) one entry for this run. */
+void netctl_encode_egress_edit(struct proto_buf *b, uint32_t add, const char *entry);
+int netctl_decode_egress_edit(const uint8_t *p, size_t len, uint32_t *add, char **entry,
+    lz_err_t *err);
 /* Name of an event kind for logs and JSON ("flow"). */
 const char *netctl_ev_kind_name(uint32_t kind);
 

@@ -26,7 +26,7 @@ enum net_state { NET_DOWN, NET_STARTING, NET_UP, NET_RESTARTING };
 
 struct net_coord {
 	struct net_coord_opts o;
-	char *dir, *ctl, *resolv, *image;
+	char *dir, *ctl, *resolv, *image, *upstream;
 	char **policy;
 	size_t n_policy;
 	enum net_state state;
@@ -84,6 +84,7 @@ net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *
 	nc->dir = xasprintf("%s/%s.net", o->socket_dir, o->a->hash);
 	nc->ctl = xasprintf("%s/ctl.sock", nc->dir);
 	nc->resolv = xasprintf("%s/resolv.conf", nc->dir);
+	nc->upstream = o->upstream != NULL ? xstrdup(o->upstream) : NULL;
 	for (size_t i = 0; i < o->n_policy; i++)
 		lz_strv_push(&nc->policy, o->policy[i]);
 	nc->n_policy = o->n_policy;
@@ -173,6 +174,10 @@ net_router_spawn(struct net_coord *nc, lz_err_t *err)
 	lz_strv_push(&rargv, NET_IMAGE_BIN);
 	lz_strv_push(&rargv, "--ctl");
 	lz_strv_push(&rargv, NET_COORD_CTL_DST "/ctl.sock");
+	if (nc->upstream != NULL) {
+		lz_strv_push(&rargv, "--upstream");
+		lz_strv_push(&rargv, nc->upstream);
+	}
 	for (size_t i = 0; i < nc->n_policy; i++) {
 		lz_strv_push(&rargv, "--allow");
 		lz_strv_push(&rargv, nc->policy[i]);
@@ -605,6 +610,7 @@ net_coord_free(struct net_coord *nc)
 	free(nc->ctl);
 	free(nc->resolv);
 	free(nc->image);
+	free(nc->upstream);
 	free(nc);
 }
 

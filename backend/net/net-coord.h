@@ -40,6 +40,7 @@ struct net_coord_opts {
 	const char *socket_dir;
 	char *const *policy;		/* merged allow_egress (validated entries) */
 	size_t n_policy;
+	const char *upstream;		/* dns_upstream, or NULL: the router's default */
 	void (*event_cb)(const struct netctl_event *, void *arg);
 	/* kind: "net.start", "net.router-exit", "net.restart", "net.policy" ... */
 	void (*audit_cb)(const char *kind, const char *detail, void *arg);

@@ -5,6 +5,7 @@
  *
  *   lazaret-probe write|append|truncate|chmod|unlink|rename-over|rename-away|
  *                 mkdir|owner PATH [PATH...]
+ *   lazaret-probe resolve|connect|nft-delete ...   (network, probe-net.c)
  *
  * One line per path: "CMD PATH: ok", "CMD PATH: EROFS", or for owner
  * "owner PATH: UID:GID". Exit 0 whatever the outcome; 2 on a usage error.
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "probe-net.h"
 
 #define PROBE_DATA "lazaret-probe was here\n"
 
@@ -31,9 +34,13 @@ static const struct probe_errname probe_errnames[] = {
 	{ EIO, "EIO" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ELOOP, "ELOOP" },
 	{ ENAMETOOLONG, "ENAMETOOLONG" }, { ETXTBSY, "ETXTBSY" }, { EFAULT, "EFAULT" },
 	{ ENOSYS, "ENOSYS" }, { EBADF, "EBADF" }, { EMLINK, "EMLINK" },
+	{ ECONNREFUSED, "ECONNREFUSED" }, { ETIMEDOUT, "ETIMEDOUT" },
+	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { ENETUNREACH, "ENETUNREACH" },
+	{ EHOSTUNREACH, "EHOSTUNREACH" }, { EAFNOSUPPORT, "EAFNOSUPPORT" },
+	{ ECONNRESET, "ECONNRESET" },
 };
 
-static const char *
+const char *
 probe_errname(int e)
 {
 	static char buf[16];
@@ -158,8 +165,10 @@ probe_one(const char *cmd, const char *path)
 int
 main(int argc, char **argv)
 {
-	int i;
+	int i, r;
 
+	if (argc >= 3 && (r = probe_net(argc, argv)) >= 0)
+		return r;
 	if (argc < 3) {
 		fprintf(stderr, "usage: lazaret-probe write|append|truncate|chmod|unlink|"
 		    "rename-over|rename-away|mkdir|owner PATH [PATH...]\n");

@@ -86,7 +86,9 @@ test_egress_rejects_bad_entries_with_the_reason(void **state)
 	rejects("bad..name", "1 to 63 characters");
 	rejects("-bad.com", "cannot start or end with '-'");
 	rejects("bad-.com", "cannot start or end");
-	rejects("sp ace.com", "' ' is not allowed");
+	rejects("sp ace.com", "a space, a control or a non-ASCII character at offset 2");
+	rejects("a\x01b.com", "control or a non-ASCII character at offset 1");
+	rejects("localhost", "a domain name has a dot");
 	rejects("[10.0.0.1]:80", "brackets are for IPv6");
 	rejects("[fd00::1", "expected '[IPv6/prefix]:ports'");
 	rejects("fd00::zz", "is not an IPv6 address");
