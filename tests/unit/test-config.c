@@ -826,6 +826,73 @@ test_cfg_resolve_expands_tokens(void **state)
 }
 
 static void
+test_cfg_egress_domains_ports_and_errors_name_the_key(void **state)
+{
+	struct cfg *cfg;
+
+	(void)state;
+	cfg = load_ok("allow_egress: [api.Example.com, \"github.com:443,22\", \"*.npmjs.org\",\n"
+	    "  \"10.0.0.0/8:5432\", \"[fd00::/8]:443\", 10.0.2.2]\ndns_upstream: 10.0.2.2:5353\n"
+	    "profiles: {web: {image: a}}\n");
+	assert_int_equal(cfg->n_allow_egress, 6);
+	assert_string_equal(cfg->allow_egress[0], "api.example.com");
+	assert_string_equal(cfg->allow_egress[1], "github.com:22,443");
+	assert_string_equal(cfg->allow_egress[2], "*.npmjs.org");
+	assert_string_equal(cfg->allow_egress[3], "10.0.0.0/8:5432");
+	assert_string_equal(cfg->allow_egress[4], "[fd00::/8]:443");
+	assert_string_equal(cfg->allow_egress[5], "10.0.2.2/32");
+	assert_string_equal(cfg->dns_upstream, "10.0.2.2:5353");
+	cfg_free(cfg);
+	expect_err("allow_egress:\n  - github.com:0\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: allow_egress[0]: 'github.com:0': ports must be numbers from 1 to 65535");
+	expect_profile_err("    allow_egress: [\"git*hub.com\"]\n",
+	    "t.yaml:4: profiles.web.allow_egress[0]: 'git*hub.com': '*' is only allowed as a whole "
+	    "first part");
+	expect_profile_err("    allow_egress: [localhost]\n",
+	    "t.yaml:4: profiles.web.allow_egress[0]: 'localhost' is not a CIDR, an address or a "
+	    "domain name");
+	expect_err("dns_upstream: resolver.example\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: dns_upstream: 'resolver.example' is not an IP address with an optional port");
+	expect_err("dns_upstream: 10.0.2.2:0\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: dns_upstream: '10.0.2.2:0' is not an IP address");
+}
+
+static void
+test_cfg_network_none_sidecar_and_the_default(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home);
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	/* Unset: the sidecar when there are entries, --network none otherwise. */
+	cfg = load_ok("profiles:\n  aa: {image: a}\n  bb: {image: a, allow_egress: [x.example.com]}\n"
+	    "  cc: {image: a, network: sidecar}\n  dd: {image: a, network: none}\n");
+	r = resolve_ok(cfg, "aa", ws);
+	assert_false(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "bb", ws);
+	assert_true(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "cc", ws);
+	assert_true(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "dd", ws);
+	assert_false(r->sidecar);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+	expect_profile_err("    network: host\n",
+	    "t.yaml:4: profiles.web.network: expected 'sidecar' or 'none', got 'host'");
+	cfg = load_ok("profiles:\n  web:\n    image: a\n    allow_egress: [1.2.3.4]\n"
+	    "    network: none\n");
+	assert_non_null(cfg->warnings);
+	assert_non_null(strstr(cfg->warnings[0], "t.yaml:5: profiles.web.network: none: the "
+	    "profile's allow_egress has no effect"));
+	cfg_free(cfg);
+}
+
+static void
 test_cfg_resolve_pulls_env_var_and_skips_unset_with_warning(void **state)
 {
 	struct cfg *cfg;
@@ -1285,6 +1352,8 @@ main(void)
 		T(test_cfg_cidr_accepts_valid_ipv4_and_ipv6),
 		T(test_cfg_cidr_rejects_bad_prefix_host_bits_and_garbage),
 		T(test_cfg_cidr_errors_name_key_and_warn_on_everything),
+		T(test_cfg_egress_domains_ports_and_errors_name_the_key),
+		T(test_cfg_network_none_sidecar_and_the_default),
 		T(test_cfg_checks_volume_mode),
 		T(test_cfg_checks_volume_paths_at_load),
 		T(test_cfg_checks_persistent_dirs),
