@@ -23,6 +23,7 @@ static const char usage[] =
     "usage: lazaret-sidecar --ctl PATH [--allow ENTRY]... [--dns ADDR:PORT]\n"
     "                       [--upstream ADDR[:PORT]] [--table NAME] [--nflog-group N]\n"
     "                       [--ttl-floor SECONDS] [--verbose]\n"
+    "   or: lazaret-sidecar --check\n"
     "\n"
     "The network router of one Lazaret domain: nftables default deny, allowed CIDRs\n"
     "and domain names, the sandbox's DNS forwarder, flow events on the control socket.\n"
@@ -32,7 +33,9 @@ static const char usage[] =
     "  --upstream ADDR     resolver allowed names are forwarded to (10.0.2.3:53)\n"
     "  --table NAME        nftables inet table (lazaret)\n"
     "  --nflog-group N     nflog group for flow events (4242)\n"
-    "  --ttl-floor S       shortest life of a learned address (30)\n";
+    "  --ttl-floor S       shortest life of a learned address (30)\n"
+    "  --check             install the default-deny table and bind the nflog group in\n"
+    "                      this namespace, then exit (lazaret doctor --deep)\n";
 
 int
 side_nonblock(int fd, lz_err_t *err)
@@ -100,6 +103,8 @@ bad:
 	return lz_err_set(err, LZ_EUSAGE, "'%s' is not ADDR:PORT (IPv6 as [ADDR]:PORT)", s);
 }
 
+static bool side_check_only;
+
 static int
 side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 {
@@ -110,6 +115,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		{ "nflog-group", required_argument, NULL, 'g' },
 		{ "ttl-floor", required_argument, NULL, 'f' }, { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ "check", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dns = "127.0.0.1:53", *up = "10.0.2.3:53";
@@ -128,6 +134,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		case 'u': up = optarg; break;
 		case 't': s->table = optarg; break;
 		case 'v': s->verbose = true; break;
+		case 'C': side_check_only = true; break;
 		case 'g':
 		case 'f':
 			v = strtoul(optarg, &end, 10);
@@ -146,7 +153,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 	}
 	if (optind != argc)
 		return lz_err_set(err, LZ_EUSAGE, "unexpected argument '%s'", argv[optind]);
-	if (s->ctl_path == NULL)
+	if (s->ctl_path == NULL && !side_check_only)
 		return lz_err_set(err, LZ_EUSAGE, "--ctl PATH is required");
 	if (side_addr(dns, 53, &s->dns_listen, &s->dns_listen_len, err) < 0)
 		return lz_err_wrap(err, "--dns");
@@ -247,6 +254,12 @@ main(int argc, char **argv)
 		goto out;
 	if (side_log_open(&s, &err) < 0)
 		goto out;
+	if (side_check_only) {
+		printf("lazaret-sidecar: check ok: nftables table inet %s and nflog group %u work "
+		    "here\n", s.table, s.nflog_group);
+		rc = 0;
+		goto out;
+	}
 	if (side_dns_open(&s, &err) < 0 || side_ctl_open(&s, &err) < 0)
 		goto out;
 	snprintf(start.rule, sizeof start.rule, "start");
