@@ -41,6 +41,7 @@
 #include "client.h"
 #include "config.h"
 #include "esc-ctl.h"
+#include "netctl-text.h"
 #include "newtab.h"
 #include "prompt.h"
 #include "editform.h"
@@ -67,7 +68,7 @@
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
 #define WB_FLUSH_MS	1000			/* at exit: wait for writes to go out */
-#define WB_EGRESS_NOTE	"egress sidecar not running: network none"
+#define WB_EGRESS_NOTE	"no events yet (or network: none)"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -88,6 +89,7 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
+	size_t egress_n;	/* events in the Egress list (0: the note shows) */
 	struct statusline *status;
 	struct newtab *newtab;
 	struct textview *help;
@@ -339,7 +341,47 @@ wb_esc_focused(struct wb *wb)
 	return e;
 }
 
-/* Ask the active tab's coordinator for its audit trail (the panel's history). */
+/* The active tab's domain's egress log, then its events live (the
+ * coordinator keeps following a connection once asked; events of the other
+ * domains are dropped here). */
+static void
+wb_egress_request(struct wb *wb, struct wb_tab *tab)
+{
+	struct sidelist_item note = { NULL, WB_EGRESS_NOTE, false };
+	struct proto_buf b = { 0 };
+
+	sidelist_set(wb->side, SIDELIST_EGRESS, &note, 1);
+	wb->egress_n = 0;
+	netctl_encode_egress_req(&b, NETCTL_FOLLOW, 100);
+	wb_conn_send(tab->conn, &b);
+}
+
+static void
+wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	struct wb_tab *tab = wb_active(wb);
+	struct netctl_event e;
+	struct sidelist_item it = { NULL, NULL, false };
+	lz_err_t err = LZ_ERR_INIT;
+	char *line;
+
+	if (netctl_decode_event(p, len, &e, &err) < 0 || tab == NULL || tab->conn != conn) {
+		lz_err_clear(&err);
+		return;
+	}
+	line = netctl_text_event(&e, false);
+	it.text = line + (strlen(line) > 11 ? 11 : 0);	/* the time of day, not the date */
+	it.alert = !e.allowed;
+	if (wb->egress_n++ == 0)
+		sidelist_set(wb->side, SIDELIST_EGRESS, &it, 1);
+	else
+		sidelist_append(wb->side, SIDELIST_EGRESS, &it);
+	free(line);
+	wb->dirty = true;
+}
+
+/* Ask the active tab's coordinator for its audit trail (the panel's history)
+ * and its egress log. */
 static void
 wb_audit_request(struct wb *wb)
 {
@@ -350,6 +392,7 @@ wb_audit_request(struct wb *wb)
 		return;
 	esc_ctl_encode_audit_req(&b, 0);
 	wb_conn_send(tab->conn, &b);
+	wb_egress_request(wb, tab);
 }
 
 /* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */
@@ -906,6 +949,9 @@ wb_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const uint8
 		break;
 	case ESC_CTL_AUDIT:
 		wb_audit_frame(wb, conn, p, h->length);
+		break;
+	case NETCTL_EVENT:
+		wb_egress_frame(wb, conn, p, h->length);
 		break;
 	default:
 		break;		/* OK and what newer coordinators send */

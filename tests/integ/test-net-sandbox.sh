@@ -151,6 +151,24 @@ assert_contains "$ev" "\"addr\":\"$NET.3\",\"port\":8080,\"name\":\"allowed.lzte
 txt=$(lz egress -w "$repo")
 assert_contains "$txt" "deny   dns     A      blocked.lztest.internal  (not in policy" "text log"
 
+note "the workbench's Egress panel shows events live"
+if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
+	source "$LZ_SRC/tests/integ/lib-wb.sh"
+	"${TM[@]}" new-session -d -s wb -x 200 -y 50 -c "$T" "$(wb_line -w "$repo")"
+	wait_for 60 pane_has "/workspace#" || show_fail "no shell prompt in the workbench"
+	"${TM[@]}" send-keys -t wb C-a s
+	wait_for 10 pane_has "Egress" || show_fail "no Egress list in the side panel"
+	wait_for 10 pane_has "blocked.lztest.internal" || show_fail "the panel lacks the logged refused query"
+	"${TM[@]}" send-keys -t wb "lazaret-probe connect 10.0.2.2 $((PL + 1))" Enter
+	wait_for 10 pane_has "ECONNREFUSED" || show_fail "the probe did not run in the workbench"
+	wait_for 10 sh -c "$(printf '%q ' "${TM[@]}") capture-pane -p -t wb | grep -c '10.0.2.2:$((PL + 1))' | grep -qv '^[01]$'" ||
+		show_fail "the new blocked flow did not appear in the panel live"
+	note "ok: the Egress panel shows the log and a new blocked flow as it happens"
+	"${TM[@]}" kill-server
+else
+	note "workbench or tmux missing: the panel check is left out (the CLI checks above stand)"
+fi
+
 lz stop -w "$repo" >/dev/null
 wait_for 60 sh -c "! $(as_user_line podman container exists "$side")" || fail "the sidecar outlived its domain"
 test ! -e "$LZ_RUNDIR/lazaret/$hash.net" || fail "the sidecar's socket directory outlived its domain"
