@@ -144,10 +144,14 @@ net_container(struct net_coord *nc, lz_err_t *err)
 	sp.n_labels = 2;
 	ret = nc->o.drv->create(&sp, err);
 	if (ret < 0 && err->code == EEXIST) {
-		/* Left by a coordinator that died: its namespace may hold anything. */
+		/* Left by a coordinator that died: its namespace may hold anything.
+		 * Its sandbox, joined to that namespace, goes first (podman refuses to
+		 * remove a container another one depends on); we hold the domain lock. */
 		lz_err_clear(err);
-		net_log(nc, "removing sidecar %s left by a previous coordinator", sp.name);
-		ret = nc->o.drv->remove(sp.name, err) < 0 ? -1 : nc->o.drv->create(&sp, err);
+		net_log(nc, "removing sidecar %s (and sandbox %s) left by a previous coordinator",
+		    sp.name, nc->o.a->container);
+		ret = nc->o.drv->remove(nc->o.a->container, err) < 0 ||
+		    nc->o.drv->remove(sp.name, err) < 0 ? -1 : nc->o.drv->create(&sp, err);
 	}
 	free(labels[0]);
 	free(labels[1]);

@@ -169,6 +169,19 @@ else
 	note "workbench or tmux missing: the panel check is left out (the CLI checks above stand)"
 fi
 
+note "coordinator SIGKILLed: the next lazaret run replaces the sidecar and its sandbox"
+cpid=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= |
+	awk -v m="coordinator --profile default --workspace $canon --mode" 'index($0, m) { print $1; exit }')
+[ -n "$cpid" ] || fail "no coordinator process"
+old=$(as_user podman inspect -f '{{.Id}}' "$side")
+kill -9 "$cpid"
+wait_for 20 sh -c "! kill -0 $cpid 2>/dev/null" || fail "the coordinator survived SIGKILL"
+expect "connect allowed.lztest.internal:8080: ok hello-8080" connect allowed.lztest.internal 8080
+expect "connect later.lztest.internal:8081: resolve REFUSED" connect later.lztest.internal 8081
+new=$(as_user podman inspect -f '{{.Id}}' "$side")
+[ "$old" != "$new" ] || fail "the sidecar left by the dead coordinator was kept"
+note "ok: a fresh sidecar with the configured policy (the run-time change died with its run)"
+
 lz stop -w "$repo" >/dev/null
 wait_for 60 sh -c "! $(as_user_line podman container exists "$side")" || fail "the sidecar outlived its domain"
 test ! -e "$LZ_RUNDIR/lazaret/$hash.net" || fail "the sidecar's socket directory outlived its domain"
