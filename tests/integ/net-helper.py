@@ -5,7 +5,7 @@ Only ever talks to the addresses it is given; the tests give it loopback and
 addresses inside network namespaces they created themselves.
 
   serve ADDR PORT...        TCP and UDP servers answering "hello-PORT"
-  dns ADDR LOG NAME=IP...   a DNS server for test names; logs every query name
+  dns ADDR LOG NAME=IP...   a DNS server for test names (*.suffix=IP for any name below)
   connect HOST PORT [udp] [--hold FILE]   prints ok:REPLY | refused | blocked | timeout | error:...
   resolve NAME              getaddrinfo through the system resolver
   rawdns SERVER NAME        one A query straight to SERVER:53
@@ -87,6 +87,11 @@ def dns_answer(q, table):
         return hdr(10000) + question + b"".join(rr(ptr, 1, 60, bytes([10, 199, 9, i % 250])) for i in range(3000))
     if name.startswith("many."):       # 4,000 real records
         return hdr(4000) + question + b"".join(rr(ptr, 1, 60, bytes([10, 199, 9, i % 250])) for i in range(4000))
+    for k, v in table.items():        # "*.suffix=ip": any name below suffix
+        if k.startswith("*.") and name.endswith(k[1:]) and name not in table:
+            table = dict(table)
+            table[name] = v
+            break
     ans = []
     cur = name
     for _ in range(8):

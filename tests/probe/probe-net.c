@@ -6,6 +6,9 @@
  *   lazaret-probe resolve NAME            "resolve NAME: 10.0.0.1 ..." | REFUSED | timeout
  *   lazaret-probe connect HOST PORT [udp] "connect HOST:PORT: ok REPLY" | ECONNREFUSED | ...
  *   lazaret-probe nft-delete TABLE        delete an nftables inet table: ok | errno
+ *   lazaret-probe bench-tcp HOST PORT MB  send MB megabytes on one connection: MB/s
+ *   lazaret-probe bench-conn HOST PORT N  N connect+close in a row: connections/s
+ *   lazaret-probe bench-first NAME PORT   resolve then connect: ms for both (bench/)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -269,6 +272,93 @@ probe_nft_delete(const char *table)
 	return 0;
 }
 
+static double
+probe_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A blocking TCP connection to an IPv4 literal or a name (our resolver). */
+static int
+probe_tcp(const char *host, const char *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+	int fd;
+
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		struct dns_addr a[DNS_MAX_ADDRS];
+		const char *why;
+		size_t n;
+
+		if (probe_query(host, DNS_TYPE_A, a, &n, &why) < 0) {
+			errno = EHOSTUNREACH;
+			return -1;
+		}
+		memcpy(&sa.sin_addr, a[0].addr, 4);
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int
+probe_bench(const char *what, const char *host, const char *port, const char *count)
+{
+	static char buf[1 << 16];
+	long n = count != NULL ? atol(count) : 0;
+	double t0 = probe_ms(), t;
+	int fd;
+
+	if (strcmp(what, "bench-tcp") == 0) {
+		long long left = (long long)n << 20;
+
+		if ((fd = probe_tcp(host, port)) < 0)
+			goto fail;
+		while (left > 0) {
+			ssize_t w = send(fd, buf, left < (long long)sizeof buf ? (size_t)left : sizeof buf, 0);
+
+			if (w < 0)
+				goto fail;
+			left -= w;
+		}
+		shutdown(fd, SHUT_WR);
+		while (recv(fd, buf, sizeof buf, 0) > 0)
+			;
+		close(fd);
+		t = probe_ms() - t0;
+		printf("bench-tcp %s:%s: %ld MB in %.0f ms: %.1f MB/s\n", host, port, n, t, n / (t / 1e3));
+	} else if (strcmp(what, "bench-conn") == 0) {
+		for (long i = 0; i < n; i++) {
+			if ((fd = probe_tcp(host, port)) < 0)
+				goto fail;
+			close(fd);
+		}
+		t = probe_ms() - t0;
+		printf("bench-conn %s:%s: %ld connections in %.0f ms: %.0f/s\n", host, port, n, t,
+		    n / (t / 1e3));
+	} else {
+		if ((fd = probe_tcp(host, port)) < 0)
+			goto fail;
+		t = probe_ms() - t0;
+		close(fd);
+		printf("bench-first %s:%s: %.2f ms\n", host, port, t);
+	}
+	return 0;
+fail:
+	printf("%s %s:%s: %s\n", what, host, port, probe_errname(errno));
+	return 1;
+}
+
 int
 probe_net(int argc, char **argv)
 {
@@ -278,5 +368,9 @@ probe_net(int argc, char **argv)
 		return probe_connect(argv[2], argv[3], argc == 5 && strcmp(argv[4], "udp") == 0);
 	if (strcmp(argv[1], "nft-delete") == 0 && argc == 3)
 		return probe_nft_delete(argv[2]);
+	if ((strcmp(argv[1], "bench-tcp") == 0 || strcmp(argv[1], "bench-conn") == 0) && argc == 5)
+		return probe_bench(argv[1], argv[2], argv[3], argv[4]);
+	if (strcmp(argv[1], "bench-first") == 0 && argc == 4)
+		return probe_bench(argv[1], argv[2], argv[3], NULL);
 	return -1;
 }
