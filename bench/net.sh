@@ -52,7 +52,7 @@ lz_on_exit "as_user podman rm -f -t0 lazaret-net-$hash"
 probe() { lz run -T -w "$repo" -- lazaret-probe "$@" </dev/null 2>&1; }
 plain() { as_user podman run --rm --runtime runsc --network slirp4netns:allow_host_loopback=true \
 	--mount "type=bind,src=$T/bin/lazaret-probe,dst=/p,ro=true" localhost/lazaret-default:latest /p "$@" 2>&1; }
-num() { sed -n "s|.*: \([0-9.]*\) ${1}.*|\1|p" | tail -1; }
+num() { sed -n "s|.*: \([0-9.]*\)${1}.*|\1|p" | tail -1; }
 ratio() { python3 -c "print('%.2f' % ($1 / $2))" 2>/dev/null || echo "?"; }
 
 lz run -T -w "$repo" -- sleep 900 </dev/null >/dev/null 2>&1 & lz_on_exit "kill $!"
@@ -61,7 +61,7 @@ wait_for 90 test -S "$sock" || fail "the domain did not start"
 echo "-- TCP throughput to host loopback ($MB MB, one connection)"
 a=$(probe bench-tcp 10.0.2.2 $P $MB); echo "   sidecar: $a"
 b=$(plain bench-tcp 10.0.2.2 $P $MB); echo "   plain slirp4netns: $b"
-echo "   ratio sidecar/plain: $(ratio "$(echo "$a" | num MB/s)" "$(echo "$b" | num MB/s)")"
+echo "   ratio sidecar/plain: $(ratio "$(echo "$a" | num " MB/s")" "$(echo "$b" | num " MB/s")")"
 
 echo "-- new connections to host loopback ($CONNS in a row)"
 a=$(probe bench-conn 10.0.2.2 $((P + 1)) $CONNS); echo "   sidecar: $a"
@@ -70,10 +70,10 @@ echo "   ratio sidecar/plain: $(ratio "$(echo "$a" | num /s)" "$(echo "$b" | num
 
 echo "-- first connect: allowed domain (DNS learn + connect) vs plain IP ($RUNS each)"
 for i in $(seq "$RUNS"); do
-	probe bench-first "r$i-$RANDOM.bench.lztest.internal" 8080 | num ms
+	probe bench-first "r$i-$RANDOM.bench.lztest.internal" 8080 | num " ms"
 done | sort -n | awk '{ v[NR] = $1 } END { printf "   domain: median %.2f ms (min %.2f, max %.2f)\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
 for i in $(seq "$RUNS"); do
-	probe bench-first "$NET.3" 8080 | num ms
+	probe bench-first "$NET.3" 8080 | num " ms"
 done | sort -n | awk '{ v[NR] = $1 } END { printf "   plain IP: median %.2f ms (min %.2f, max %.2f)\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
 
 echo "-- router: binary and memory"

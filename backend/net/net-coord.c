@@ -327,6 +327,26 @@ net_try_connect(struct net_coord *nc)
 	return 1;
 }
 
+static bool
+net_proc_exited(int pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return true;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')'. */
+	p = strrchr(buf, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
 int
 net_coord_start(struct net_coord *nc, lz_err_t *err)
 {
@@ -348,13 +368,13 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 			ret = 0;
 			goto out;
 		}
-		uv_run(nc->o.loop, UV_RUN_NOWAIT);
-		if (!nc->proc_live)
+		/* The loop does not run yet: a router that exited is a zombie until it does. */
+		if (net_proc_exited(nc->proc.pid))
 			break;
 		nanosleep(&ts, NULL);
 	}
 	lz_err_set(err, EIO, "the network sidecar %s did not start%s (see the coordinator log)",
-	    nc->o.a->sidecar, nc->proc_live ? " in time" : "");
+	    nc->o.a->sidecar, net_proc_exited(nc->proc.pid) ? "" : " in time");
 out:
 	free(bin);
 	if (ret < 0)
