@@ -23,11 +23,7 @@ import time
 def serve(addr, ports):
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
 
-    def tcp(port):
-        s = socket.socket(fam, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind((addr, port))
-        s.listen(64)
+    def tcp(s, port):
         while True:
             c, _ = s.accept()
             try:
@@ -38,16 +34,24 @@ def serve(addr, ports):
                 pass
             c.close()
 
-    def udp(port):
-        s = socket.socket(fam, socket.SOCK_DGRAM)
-        s.bind((addr, port))
+    def udp(s, port):
         while True:
             data, peer = s.recvfrom(2048)
             s.sendto(b"hello-%d %s" % (port, data.strip()), peer)
 
+    # Bound before "serving" is printed: the tests wait for that line.
     for p in ports:
-        threading.Thread(target=tcp, args=(int(p),), daemon=True).start()
-        threading.Thread(target=udp, args=(int(p),), daemon=True).start()
+        t = socket.socket(fam, socket.SOCK_STREAM)
+        u = socket.socket(fam, socket.SOCK_DGRAM)
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if fam == socket.AF_INET6:      # beside an IPv4 server on the same port
+            t.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        t.bind((addr, int(p)))
+        t.listen(64)
+        u.bind((addr, int(p)))
+        threading.Thread(target=tcp, args=(t, int(p)), daemon=True).start()
+        threading.Thread(target=udp, args=(u, int(p)), daemon=True).start()
     print("serving", flush=True)
     while True:
         time.sleep(3600)

@@ -70,6 +70,7 @@ ip netns exec "$SRV" $H dns 10.199.0.2 "$T/dns.log" \
 	short.svc.test=10.199.0.7/1 rebind.svc.test=10.0.2.2 v6.svc.test=fd99::3 \
 	>"$T/dnsd.log" 2>&1 & PIDS+=($!)
 wait_for "test servers" grep -q serving "$T/serve.log"
+wait_for "IPv6 test servers" grep -q serving "$T/serve6.log"
 wait_for "test DNS server" grep -q "dns ready" "$T/dnsd.log"
 
 CTL=$T/ctl.sock
