@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "net/net-image.h"
+#include "prefix.h"
 #include "sandbox/driver.h"
 #include "sandbox/image.h"
 #include "sandbox/podman.h"
@@ -21,24 +22,9 @@
 int
 net_image_bin(char **bin, lz_err_t *err)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-
-	*bin = NULL;
-	if (n < 0)
-		return lz_err_sys(err, errno, "cannot read /proc/self/exe");
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	*bin = xasprintf("%s/lazaret-sidecar", self);
-	if (access(*bin, X_OK) < 0) {
-		int e = errno;
-
-		lz_err_sys(err, e, "%s (the network sidecar, built with lazaret)", *bin);
-		free(*bin);
-		*bin = NULL;
-		return -1;
-	}
+	/* PREFIX/libexec/lazaret when installed, next to lazaret in a build tree. */
+	if (lz_prefix_helper("lazaret-sidecar", bin, err) < 0)
+		return lz_err_wrap(err, "the network sidecar (built with lazaret)");
 	return 0;
 }
 

@@ -18,7 +18,8 @@ int net_image_name(const char *bin, char **name, lz_err_t *err);
 /* Build that image unless it exists; *name (caller frees) is its name.
  * Progress lines go to progress (may be NULL). */
 int net_image_ensure(const char *bin, char **name, FILE *progress, lz_err_t *err);
-/* lazaret-sidecar next to the running lazaret binary; caller frees. */
+/* lazaret-sidecar: PREFIX/libexec/lazaret, or next to lazaret (build tree);
+ * caller frees. */
 int net_image_bin(char **bin, lz_err_t *err);
 
 #endif
