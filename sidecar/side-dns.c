@@ -97,8 +97,11 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	bool any;
 
 	if (dns_parse(buf, len, &m, &err) < 0) {
-		if (s->verbose)
-			fprintf(stderr, "lazaret-sidecar: query dropped: %s\n", err.msg);
+		char why[96];
+
+		/* Hostile or broken: dropped, and said in the egress log. */
+		snprintf(why, sizeof why, "malformed query: %s", err.msg);
+		dns_event(s, false, "", 0, why, 0);
 		lz_err_clear(&err);
 		return;
 	}

@@ -178,6 +178,9 @@ for n in loop past claims; do
 done
 out=$(in_ns $H resolve many.svc.test) || fail "many.svc.test (4000 records): $out"
 kill -0 "$ROUTER" || fail "the router died on a hostile answer"
+note "a malformed query from the namespace: dropped, logged, the router serves on"
+in_ns python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\xc0\x0c\x00\x01\x00\x01", ("127.0.0.1", 53))'
+wait_for "the malformed-query event" sh -c "ip netns exec $NS $H ctl $CTL events 0 0.5 | grep -q 'rule=malformed query: question: dns: compression pointer at offset 12 does not point back'"
 expect ok:hello-8080 a.svc.test 8080
 grep -q "upstream answer rejected" "$T/router.log" || fail "the rejected answers were not reported"
 
