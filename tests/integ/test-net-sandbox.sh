@@ -150,6 +150,13 @@ assert_contains "$ev" "\"kind\":\"dns\",\"verdict\":\"deny\",\"proto\":\"A\",\"a
 assert_contains "$ev" "\"addr\":\"$NET.3\",\"port\":8080,\"name\":\"allowed.lztest.internal\"" "a flow names the domain it was learned from"
 txt=$(lz egress -w "$repo")
 assert_contains "$txt" "deny   dns     A      blocked.lztest.internal  (not in policy" "text log"
+as_user lazaret egress -w "$repo" --follow --json -n 1 >"$T/follow.log" 2>&1 & FOL=$!
+lz_on_exit "kill $FOL"
+wait_for 20 test -s "$T/follow.log" || fail "egress --follow printed nothing"
+probe connect 10.0.2.2 $((PL + 7)) >/dev/null
+wait_for 20 grep -q "\"port\":$((PL + 7))" "$T/follow.log" || fail "egress --follow missed a new event: $(cat "$T/follow.log")"
+kill $FOL 2>/dev/null || true
+note "ok: egress --follow prints a new blocked flow as it happens"
 
 note "the workbench's Egress panel shows events live"
 if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
