@@ -173,7 +173,7 @@ dns_learn(struct side *s, const struct dns_msg *m, const char *qname, uint32_t *
 
 	if (side_policy_name_ports(&s->pol, qname, &any, ports, &np) == NULL)
 		return -1;	/* the policy changed while the query was out */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && nl < SIDE_LEARN_MAX; i++) {
 		uint32_t ttl = a[i].ttl;
 
 		/* A name must not open the host, link-local or metadata (DNS rebinding). */

@@ -41,6 +41,8 @@
 #define NFT_TYPE_INET_SERVICE	13
 #define NFT_TYPE_BITS		6
 #define NFT_BATCH_MAX		(2u * 1024 * 1024)
+#define NFT_ELEM_BUDGET		(96u * 1024)	/* set elements per batch: the kernel takes
+						 * one batch in one sendmsg (SO_SNDBUF) */
 
 enum { SET_D4 = 1, SET_D6, SET_D4P, SET_D6P };
 static const char *const set_names[] = { [SET_D4] = "d4", [SET_D6] = "d6", [SET_D4P] = "d4p",
@@ -439,6 +441,10 @@ put_elems(struct nft_batch *nb, const struct side_learned *const *l, size_t n, u
 
 		for (size_t i = 0; i < n; i++) {
 			uint64_t left = l[i]->expires_ms > now ? l[i]->expires_ms - now : 1000;
+
+			/* Past the budget the rest is left out: relearned at its next query. */
+			if (count * 64 > NFT_ELEM_BUDGET / 4)
+				break;
 
 			if ((l[i]->family == AF_INET6) != v6 || (l[i]->nports > 0) != port)
 				continue;

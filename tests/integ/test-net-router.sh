@@ -152,6 +152,12 @@ grep -q "10.199.0.2/32" "$T/policy" && fail "policy still has the removed entry"
 note "names learned before a change stay allowed when still in policy"
 expect ok:hello-8080 10.199.0.3 8080
 
+note "a policy too large for one batch is refused whole; the old one stays"
+big=$(python3 -c 'print(" ".join("10.%d.%d.0/24:%s" % (i // 250, i % 250, ",".join(str(p) for p in range(1000, 1016))) for i in range(1024)))')
+out=$(in_ns $H ctl "$CTL" set $big || true)
+case $out in "error: the policy needs 32768 rules (at most 512)"*) ;; *) fail "a huge policy: $out" ;; esac
+kill -0 "$ROUTER" || fail "the router died on a huge policy"
+expect ok:hello-8081 10.199.0.3 8081
 note "a broad CIDR does not open guarded addresses; listing one exactly does"
 in_ns $H ctl "$CTL" set 0.0.0.0/0:8080 >/dev/null || fail "set"
 expect ok:hello-8080 10.199.0.6 8080
