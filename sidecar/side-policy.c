@@ -47,14 +47,13 @@ side_policy_parse(char *const *v, size_t n, struct side_policy *out, lz_err_t *e
 			continue;
 		p.e[p.n] = e;
 		p.text[p.n++] = egress_entry_format(&e);
-		/* side-nft.c: one rule per CIDR without ports, two (TCP, UDP) per port. */
-		if (e.kind == EGRESS_CIDR)
-			rules += e.nports == 0 ? 1 : 2 * e.nports;
+		rules += egress_entry_rules(&e);
 	}
-	if (rules > SIDE_MAX_RULES) {
+	/* One ruleset goes to the kernel in one message. */
+	if (rules > EGRESS_MAX_RULES) {
 		side_policy_clear(&p);
 		return lz_err_set(err, LZ_EINVAL, "the policy needs %zu rules (at most %d): list "
-		    "fewer ports per CIDR, or merge CIDRs", rules, SIDE_MAX_RULES);
+		    "fewer ports per CIDR, or merge CIDRs", rules, EGRESS_MAX_RULES);
 	}
 	*out = p;
 	return 0;

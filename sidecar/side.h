@@ -32,7 +32,6 @@
 #define SIDE_TTL_FLOOR		30	/* s: a learned address lives at least this long */
 #define SIDE_TTL_CEIL		86400
 #define SIDE_MAX_LEARNED	4096
-#define SIDE_MAX_RULES		512	/* accept rules of a policy: one batch stays small */
 #define SIDE_LEARN_MAX		32	/* addresses learned from one answer */
 #define SIDE_MAX_PENDING	256	/* DNS queries waiting for upstream */
 #define SIDE_DNS_TIMEOUT_MS	5000

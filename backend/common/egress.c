@@ -282,6 +282,14 @@ egress_entry_equal(const struct egress_entry *a, const struct egress_entry *b)
 	return a->family == b->family && a->prefix == b->prefix && memcmp(a->addr, b->addr, 16) == 0;
 }
 
+size_t
+egress_entry_rules(const struct egress_entry *e)
+{
+	if (e->kind != EGRESS_CIDR)
+		return 0;
+	return e->nports == 0 ? 1 : 2 * e->nports;
+}
+
 bool
 egress_domain_match(const struct egress_entry *e, const char *name)
 {

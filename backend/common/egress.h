@@ -20,6 +20,7 @@
 
 #define EGRESS_MAX_PORTS	16
 #define EGRESS_ENTRY_MAX	300	/* longest entry text accepted */
+#define EGRESS_MAX_RULES	512	/* nft rules a policy's CIDR entries may need */
 
 enum egress_kind {
 	EGRESS_CIDR = 1,
@@ -44,6 +45,9 @@ int egress_entry_parse(const char *s, struct egress_entry *out, lz_err_t *err);
 char *egress_entry_format(const struct egress_entry *);
 /* Same entry (kind, address or pattern, ports). */
 bool egress_entry_equal(const struct egress_entry *, const struct egress_entry *);
+/* nft accept rules the sidecar makes for e: 1 for a CIDR without ports, 2 per
+ * port (TCP, UDP); 0 for a domain name (it uses sets). */
+size_t egress_entry_rules(const struct egress_entry *);
 /* Does a DOMAIN entry's pattern match name (lower case, no final dot)? */
 bool egress_domain_match(const struct egress_entry *, const char *name);
 /* Is address a (family, 4 or 16 bytes) inside the CIDR net/prefix? */

@@ -882,6 +882,27 @@ test_cfg_network_none_sidecar_and_the_default(void **state)
 	assert_false(r->sidecar);
 	cfg_resolved_free(r);
 	cfg_free(cfg);
+	{
+		/* 20 CIDRs with 16 ports need 640 rules: the sidecar takes 512. */
+		char *y = xstrdup("allow_egress:\n"), *t;
+		struct cfg_resolved *rr = NULL;
+		lz_err_t err = LZ_ERR_INIT;
+
+		for (int i = 0; i < 20; i++) {
+			t = xasprintf("%s  - \"10.%d.0.0/16:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\"\n", y, i);
+			free(y);
+			y = t;
+		}
+		t = xasprintf("%sprofiles:\n  web: {image: a}\n", y);
+		cfg = load_ok(t);
+		assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], ws, "0123456789ab", &rr, &err), -1);
+		assert_non_null(strstr(err.msg, "t.yaml:23: allow_egress: with profile web, the CIDR "
+		    "entries need 640 rules (at most 512"));
+		lz_err_clear(&err);
+		cfg_free(cfg);
+		free(y);
+		free(t);
+	}
 	expect_profile_err("    network: host\n",
 	    "t.yaml:4: profiles.web.network: expected 'sidecar' or 'none', got 'host'");
 	cfg = load_ok("profiles:\n  web:\n    image: a\n    allow_egress: [1.2.3.4]\n"

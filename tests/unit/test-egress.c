@@ -109,6 +109,11 @@ test_egress_wildcard_matches_below_only(void **state)
 	assert_false(egress_domain_match(&w, "evilnpmjs.org"));
 	assert_false(egress_domain_match(&w, "npmjs.org.evil.com"));
 	assert_true(egress_domain_match(&x, "npmjs.org"));
+	assert_int_equal(egress_entry_rules(&x), 0);
+	assert_int_equal(egress_entry_parse("10.0.0.0/8", &x, &err), 0);
+	assert_int_equal(egress_entry_rules(&x), 1);
+	assert_int_equal(egress_entry_parse("10.0.0.0/8:22,443,8443", &x, &err), 0);
+	assert_int_equal(egress_entry_rules(&x), 6);
 	assert_false(egress_domain_match(&x, "www.npmjs.org"));
 }
 
