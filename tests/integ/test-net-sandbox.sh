@@ -54,6 +54,13 @@ profiles:
       - host: $T/bin/lazaret-probe
         container: /usr/local/bin/lazaret-probe
         mode: ro
+  off:
+    image: localhost/lazaret-default:latest
+    network: none
+    volumes:
+      - host: $T/bin/lazaret-probe
+        container: /usr/local/bin/lazaret-probe
+        mode: ro
 YAML
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
 side=lazaret-net-$hash
@@ -192,4 +199,12 @@ note "ok: a fresh sidecar with the configured policy (the run-time change died w
 lz stop -w "$repo" >/dev/null
 wait_for 60 sh -c "! $(as_user_line podman container exists "$side")" || fail "the sidecar outlived its domain"
 test ! -e "$LZ_RUNDIR/lazaret/$hash.net" || fail "the sidecar's socket directory outlived its domain"
+
+note "network: none: no sidecar, no network at all"
+hoff=$(printf '%s' "off:$canon" | sha256sum | cut -c1-12)
+lz_on_exit "as_user podman rm -f -t0 lazaret-off-$hoff"
+out=$(lz run -T -p off -w "$repo" -- lazaret-probe connect 10.0.2.2 $PL </dev/null 2>&1)
+assert_contains "$out" "connect 10.0.2.2:$PL: ENETUNREACH" "network: none reaches nothing"
+as_user podman container exists "lazaret-net-$hoff" && fail "a sidecar was started for network: none"
+note "ok: no sidecar container for network: none"
 note "all sandbox network checks passed"
