@@ -110,8 +110,8 @@ uint64_t side_wall_ms(void);
 int side_policy_parse(char *const *v, size_t n, struct side_policy *out, lz_err_t *err);
 void side_policy_clear(struct side_policy *);
 /* Ports an address learned for name may use: *any when an entry matching name
- * has no ports; *matched false when no entry matches. Returns the entry text
- * of the first match (for events), or NULL. */
+ * has no ports, else the union of the matching entries' ports. Returns the
+ * text of the first matching entry (for events), or NULL when none matches. */
 const char *side_policy_name_ports(const struct side_policy *, const char *name, bool *any,
     uint16_t *ports, size_t *nports);
 /* Remember (or refresh) a learned address; returns it. */

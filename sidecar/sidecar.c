@@ -210,10 +210,7 @@ side_loop(struct side *s, int sigfd)
 		}
 		side_dns_expire(s);
 		if (side_now_ms() >= next_prune) {
-			size_t before = s->nlearned;
-
-			side_learned_prune(s);
-			(void)before;
+			side_learned_prune(s);	/* the kernel ages the set elements itself */
 			next_prune = side_now_ms() + 10000;
 		}
 	}
