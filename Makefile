@@ -103,16 +103,23 @@ $(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) $(wildcard backend/common/*.
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  STATIC  $@")
 	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(ESC_SRC) $(ESC_COMMON) $(ESC_LIBS)
-SIDE_SRC := $(wildcard sidecar/*.c)
-$(BUILD)/lazaret-sidecar: $(SIDE_SRC)
+# The sidecar links libmnl/libnftnl, and Debian ships no libmnl.a nor
+# fetchable sources (notes/sidecar-build.md): it is linked dynamically and
+# its image holds exactly this binary and its ldd closure (backend/net/net-image.c).
+SIDE_SRC    := $(wildcard sidecar/*.c)
+SIDE_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c proto.c netctl.c dns.c egress.c)
+SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null)
+$(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h backend/common/*.h)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(SIDE_SRC) $(SIDE_LIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(STATIC_CFLAGS) -Isidecar -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(SIDE_SRC) \
+	    $(SIDE_COMMON) $(SIDE_LIBS)
 PROBE_SRC := $(wildcard tests/probe/*.c)
-$(BUILD)/lazaret-probe: $(PROBE_SRC)
+PROBE_COMMON := $(addprefix backend/common/,err.c xmalloc.c dns.c)
+$(BUILD)/lazaret-probe: $(PROBE_SRC) $(PROBE_COMMON) $(wildcard tests/probe/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC)
+	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC) $(PROBE_COMMON)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
 	@mkdir -p $(dir $@)

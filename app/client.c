@@ -765,6 +765,8 @@ client_handle_frame(const struct proto_header *h, const uint8_t *p, uint32_t id,
 	case PROTO_STATUS:
 	case PROTO_LIST:
 	case PROTO_STOP:
+	case PROTO_EGRESS_REQ:
+	case PROTO_EGRESS_EDIT:
 	case PROTO_SNAPSHOT:
 	case PROTO_KILL:
 	default:

@@ -9,6 +9,7 @@ int cmd_coordinator(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);
+int cmd_egress(int argc, char **argv);
 int cmd_driver(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

@@ -23,6 +23,7 @@ static const struct lz_command lz_commands[] = {
 	{ "ls",		cmd_ls,		1, "List every live domain of yours" },
 	{ "stop",	cmd_stop,	1, "Tear this domain's sandbox down" },
 	{ "audit",	cmd_audit,	1, "Show or verify this domain's audit trail" },
+	{ "egress",	cmd_egress,	1, "Show the egress log; allow or deny an entry for this run" },
 	{ "image",	cmd_image,	1, "Build or list the local sandbox images" },
 	{ "doctor",	cmd_doctor,	1, "Check that this host can run rootless gVisor sandboxes" },
 	{ "config",	cmd_config,	0, "Validate and print the configuration" },

@@ -140,7 +140,8 @@ wb_esc_focused(struct wb *wb)
 	return e;
 }
 
-/* Ask the active tab's coordinator for its audit trail (the panel's history). */
+/* Ask the active tab's coordinator for its audit trail (the panel's history)
+ * and its egress log. */
 void
 wb_esc_audit_request(struct wb *wb)
 {
@@ -151,6 +152,7 @@ wb_esc_audit_request(struct wb *wb)
 		return;
 	esc_ctl_encode_audit_req(&b, 0);
 	wb_conn_send(tab->conn, &b);
+	wb_egress_request(wb, tab);
 }
 
 /* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */

@@ -513,6 +513,9 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 	case ESC_CTL_AUDIT:
 		wb_esc_audit_frame(wb, conn, p, h->length);
 		break;
+	case NETCTL_EVENT:
+		wb_egress_frame(wb, conn, p, h->length);
+		break;
 	default:
 		break;		/* OK and what newer coordinators send */
 	}

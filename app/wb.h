@@ -61,6 +61,7 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
+	size_t egress_n;		/* events in the Egress list (0: the note shows) */
 	struct statusline *status;
 	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
@@ -121,6 +122,11 @@ void wb_tabs_save(struct wb *wb);
 struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
 void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
+
+/* wb-egress.c: the Egress list, the active tab's domain's egress log, live */
+#define WB_EGRESS_NOTE	"no events yet (or network: none)"
+void wb_egress_request(struct wb *wb, struct wb_tab *tab);
+void wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 
 /* wb-esc.c */
 void wb_esc_changed(struct wb *wb);

@@ -44,7 +44,6 @@
 
 #define WB_USAGE "lazaret-workbench [attach] [-p PROFILE] [-w DIR] [-m MODE] [--prefix KEY] [--theme NAME|FILE]"
 #define WB_FLUSH_MS	1000			/* at exit: wait for writes to go out */
-#define WB_EGRESS_NOTE	"egress sidecar not running: network none"
 
 static void
 wb_winch_cb(uv_signal_t *h, int signum)

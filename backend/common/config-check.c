@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config-int.h"
+#include "egress.h"
 #include "paths.h"
 #include "strv.h"
 #include "suggest.h"
@@ -134,60 +135,58 @@ cfg_profile_name_valid(const char *name)
 	return i >= 2;
 }
 
-/* ---- CIDRs ---- */
+/* ---- allow_egress entries ---- */
 
 int
-cfg_cidr_parse(const char *s, char **norm, lz_err_t *err)
+cfg_egress_parse(const char *s, char **norm, lz_err_t *err)
 {
-	unsigned char addr[16], net[16];
-	char abuf[64], out[INET6_ADDRSTRLEN];
-	const char *slash = strchr(s, '/'), *pl;
-	bool v6 = strchr(s, ':') != NULL;
-	int af = v6 ? AF_INET6 : AF_INET, bits = v6 ? 128 : 32, prefix = 0;
-	size_t alen, i;
-	_cleanup_free_ char *q = cfg_esc(s, 64);
+	struct egress_entry e;
 
 	*norm = NULL;
-	if (slash == NULL)
-		return lz_err_set(err, LZ_EINVAL, "'%s': missing prefix length; did you mean "
-		    "'%s/%d'?", q, q, bits);
-	alen = (size_t)(slash - s);
-	if (alen == 0 || alen >= sizeof abuf)
-		return lz_err_set(err, LZ_EINVAL, "'%s' is not an IPv%d address with a prefix "
-		    "length", q, v6 ? 6 : 4);
-	memcpy(abuf, s, alen);
-	abuf[alen] = '\0';
-	if (inet_pton(af, abuf, addr) != 1)
-		return lz_err_set(err, LZ_EINVAL, "'%s': '%s' is not an IPv%d address", q,
-		    abuf, v6 ? 6 : 4);
-	pl = slash + 1;
-	if (pl[0] == '\0' || strlen(pl) > 3 || (pl[0] == '0' && pl[1] != '\0'))
-		goto bad_prefix;
-	for (i = 0; pl[i] != '\0'; i++) {
-		if (pl[i] < '0' || pl[i] > '9')
-			goto bad_prefix;
-		prefix = prefix * 10 + (pl[i] - '0');
-	}
-	if (prefix > bits)
-		goto bad_prefix;
-	memcpy(net, addr, sizeof net);
-	for (i = 0; i < (size_t)bits / 8; i++) {
-		int keep = prefix - (int)i * 8;
-
-		if (keep <= 0)
-			net[i] = 0;
-		else if (keep < 8)
-			net[i] &= (unsigned char)(0xff << (8 - keep));
-	}
-	inet_ntop(af, net, out, sizeof out);
-	if (memcmp(net, addr, (size_t)bits / 8) != 0)
-		return lz_err_set(err, LZ_EINVAL, "'%s': host bits set; did you mean '%s/%d'?", q,
-		    out, prefix);
-	*norm = xasprintf("%s/%d", out, prefix);
+	if (egress_entry_parse(s, &e, err) < 0)
+		return -1;
+	*norm = egress_entry_format(&e);
 	return 0;
-bad_prefix:
-	return lz_err_set(err, LZ_EINVAL, "'%s': prefix length must be a number from 0 to %d",
-	    q, bits);
+}
+
+int
+cfg_hostport_check(const char *s, lz_err_t *err)
+{
+	char host[64];
+	const char *port = NULL, *c;
+	unsigned char a[16];
+	_cleanup_free_ char *q = cfg_esc(s, 64);
+
+	if (s[0] == '[') {
+		if ((c = strchr(s, ']')) == NULL || (c[1] != '\0' && c[1] != ':') ||
+		    (size_t)(c - s - 1) >= sizeof host)
+			goto bad;
+		memcpy(host, s + 1, (size_t)(c - s - 1));
+		host[c - s - 1] = '\0';
+		port = c[1] == ':' ? c + 2 : NULL;
+		if (inet_pton(AF_INET6, host, a) != 1)
+			goto bad;
+	} else if ((c = strchr(s, ':')) != NULL && strchr(c + 1, ':') == NULL) {
+		if ((size_t)(c - s) >= sizeof host)
+			goto bad;
+		memcpy(host, s, (size_t)(c - s));
+		host[c - s] = '\0';
+		port = c + 1;
+		if (inet_pton(AF_INET, host, a) != 1)
+			goto bad;
+	} else if (inet_pton(AF_INET, s, a) != 1 && inet_pton(AF_INET6, s, a) != 1)
+		goto bad;
+	if (port != NULL) {
+		char *end;
+		unsigned long p = strtoul(port, &end, 10);
+
+		if (*port == '\0' || *end != '\0' || p == 0 || p > 65535)
+			goto bad;
+	}
+	return 0;
+bad:
+	return lz_err_set(err, LZ_EINVAL, "'%s' is not an IP address with an optional port "
+	    "(10.0.2.3, 10.0.2.2:5353, [fd00::3]:53)", q);
 }
 
 /* ---- field checks ---- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config-int.h"
+#include "egress.h"
 #include "paths.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -200,6 +201,24 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	egress_merge(&r->allow_egress, &r->n_allow_egress, cfg->allow_egress,
 	    cfg->n_allow_egress);
 	egress_merge(&r->allow_egress, &r->n_allow_egress, p->allow_egress, p->n_allow_egress);
+	{
+		size_t rules = 0;
+		struct egress_entry e;
+
+		for (size_t i = 0; i < r->n_allow_egress; i++)
+			if (egress_entry_parse(r->allow_egress[i], &e, NULL) == 0)
+				rules += egress_entry_rules(&e);
+		if (rules > EGRESS_MAX_RULES) {
+			cfg_ctx_fail(&c, p->line, "allow_egress", "with profile %s, the CIDR entries need "
+			    "%zu rules (at most %d: one per CIDR without ports, two per port): list "
+			    "fewer ports per CIDR, or merge CIDRs", p->name, rules, EGRESS_MAX_RULES);
+			goto out;
+		}
+	}
+	/* Not set: no entry means nothing to allow, and --network none keeps the
+	 * host's socket layer out of gVisor's reach (runsc network=host). */
+	r->sidecar = p->network == CFG_NET_SIDECAR ||
+	    (p->network == CFG_NET_AUTO && r->n_allow_egress > 0);
 	*out = lz_steal_ptr(&r);
 	ret = 0;
 out:

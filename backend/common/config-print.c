@@ -81,6 +81,10 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 		print_list(f, "    ", "allow_egress", r->allow_egress, r->n_allow_egress);
 	else
 		print_list(f, "    ", "allow_egress", p->allow_egress, p->n_allow_egress);
+	if (r != NULL)
+		fprintf(f, "    network: %s\n", r->sidecar ? "sidecar" : "none");
+	else if (p->network != CFG_NET_AUTO)
+		fprintf(f, "    network: %s\n", p->network == CFG_NET_SIDECAR ? "sidecar" : "none");
 	fprintf(f, "    env:%s\n", p->n_env == 0 ? " {}" : "");
 	for (i = 0; i < p->n_env; i++) {
 		const struct cfg_env *e = &p->env[i];
@@ -118,6 +122,11 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	print_str(f, cfg->data_root);
 	fputc('\n', f);
 	print_list(f, "", "allow_egress", cfg->allow_egress, cfg->n_allow_egress);
+	if (cfg->dns_upstream != NULL) {
+		fputs("dns_upstream: ", f);
+		print_str(f, cfg->dns_upstream);
+		fputc('\n', f);
+	}
 	fprintf(f, "escalation:\n  enabled: %s\n  socket_dir: ", cfg->esc_enabled ? "true" :
 	    "false");
 	print_str(f, cfg->esc_socket_dir);

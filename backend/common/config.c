@@ -31,7 +31,7 @@ const char cfg_default_yaml[] =
     "    image: localhost/lazaret-default:latest\n";
 
 static int
-load_cidrs(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, char ***out,
+load_egress(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, char ***out,
     size_t *n_out)
 {
 	size_t i;
@@ -44,13 +44,48 @@ load_cidrs(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, c
 
 		if (cfg_get_str(c, n->kids[i], sub, 0, &s) < 0)
 			return -1;
-		if (cfg_cidr_parse(s, &norm, c->err) < 0)
+		if (cfg_egress_parse(s, &norm, c->err) < 0)
 			return cfg_ctx_wrap(c, n->kids[i]->line, sub);
 		if (strcmp(norm, "0.0.0.0/0") == 0 || strcmp(norm, "::/0") == 0)
 			cfg_ctx_warn(c, n->kids[i]->line, sub, "allows egress to every address");
 		lz_strv_push(out, norm);
 		(*n_out)++;
 	}
+	return 0;
+}
+
+static int
+load_dns_upstream(const struct cfg_ctx *c, const struct cfg_node *n)
+{
+	const char *s;
+
+	if (cfg_get_str(c, n, "dns_upstream", 0, &s) < 0)
+		return -1;
+	if (cfg_hostport_check(s, c->err) < 0)
+		return cfg_ctx_wrap(c, n->line, "dns_upstream");
+	c->cfg->dns_upstream = xstrdup(s);
+	return 0;
+}
+
+static int
+load_network(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
+    struct cfg_profile *p)
+{
+	const char *s;
+
+	if (cfg_get_str(c, n, key, 0, &s) < 0)
+		return -1;
+	if (strcmp(s, "sidecar") == 0)
+		p->network = CFG_NET_SIDECAR;
+	else if (strcmp(s, "none") == 0)
+		p->network = CFG_NET_NONE;
+	else {
+		_cleanup_free_ char *q = cfg_esc(s, 64);
+
+		return cfg_ctx_fail(c, n->line, key, "expected 'sidecar' or 'none', got '%s'", q);
+	}
+	if (p->network == CFG_NET_NONE && p->n_allow_egress > 0)
+		cfg_ctx_warn(c, n->line, key, "none: the profile's allow_egress has no effect");
 	return 0;
 }
 
@@ -343,8 +378,8 @@ static int
 load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cfg_node *n,
     struct cfg_profile *p)
 {
-	static const char *const keys[] = { "image", "persistent_dirs", "allow_egress", "env",
-	    "volumes", NULL };
+	static const char *const keys[] = { "image", "persistent_dirs", "allow_egress", "network",
+	    "env", "volumes", NULL };
 	_cleanup_free_ char *key = NULL, *k = NULL;
 	const struct cfg_node *v;
 
@@ -371,7 +406,11 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	free(k);
 	k = xasprintf("%s.allow_egress", key);
 	if ((v = cfg_map_get(n, "allow_egress")) != NULL &&
-	    load_cidrs(c, v, k, &p->allow_egress, &p->n_allow_egress) < 0)
+	    load_egress(c, v, k, &p->allow_egress, &p->n_allow_egress) < 0)
+		return -1;
+	free(k);
+	k = xasprintf("%s.network", key);
+	if ((v = cfg_map_get(n, "network")) != NULL && load_network(c, v, k, p) < 0)
 		return -1;
 	free(k);
 	k = xasprintf("%s.env", key);
@@ -411,8 +450,8 @@ load_profiles(const struct cfg_ctx *c, const struct cfg_node *root,
 static int
 load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 {
-	static const char *const keys[] = { "data_root", "allow_egress", "escalation",
-	    "workbench", "profiles", NULL };
+	static const char *const keys[] = { "data_root", "allow_egress", "dns_upstream",
+	    "escalation", "workbench", "profiles", NULL };
 	const struct cfg_node *v;
 
 	if (root == NULL || cfg_node_is_null(root))
@@ -426,7 +465,9 @@ load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 	if (load_data_root(c, cfg_map_get(root, "data_root")) < 0)
 		return -1;
 	if ((v = cfg_map_get(root, "allow_egress")) != NULL &&
-	    load_cidrs(c, v, "allow_egress", &c->cfg->allow_egress, &c->cfg->n_allow_egress) < 0)
+	    load_egress(c, v, "allow_egress", &c->cfg->allow_egress, &c->cfg->n_allow_egress) < 0)
+		return -1;
+	if ((v = cfg_map_get(root, "dns_upstream")) != NULL && load_dns_upstream(c, v) < 0)
 		return -1;
 	if (load_escalation(c, cfg_map_get(root, "escalation")) < 0 ||
 	    load_workbench(c, cfg_map_get(root, "workbench")) < 0)
@@ -560,6 +601,7 @@ cfg_free(struct cfg *cfg)
 	free(cfg->file);
 	free(cfg->data_root);
 	lz_strv_free(cfg->allow_egress);
+	free(cfg->dns_upstream);
 	free(cfg->esc_socket_dir);
 	lz_strv_free(cfg->esc_auto_approve);
 	free(cfg->wb_theme);

@@ -34,12 +34,20 @@ struct cfg_env {
 	int line;
 };
 
+/* profiles.X.network: how the sandbox reaches the network. */
+enum cfg_network {
+	CFG_NET_AUTO = 0,	/* not set: the sidecar when allow_egress has entries, else none */
+	CFG_NET_SIDECAR,	/* the Network Sidecar (default deny + allow_egress) */
+	CFG_NET_NONE,		/* --network none: no network at all, no sidecar */
+};
+
 struct cfg_profile {
 	char *name;		/* ^[a-z0-9_-]{2,32}$ */
+	enum cfg_network network;
 	char *image;
 	char **persistent_dirs;	/* absolute container paths */
 	size_t n_persistent_dirs;
-	char **allow_egress;	/* validated CIDRs, normalised text */
+	char **allow_egress;	/* validated entries (egress.h), canonical text */
 	size_t n_allow_egress;
 	struct cfg_env *env;
 	size_t n_env;
@@ -52,8 +60,10 @@ struct cfg {
 	char *file;		/* path it was read from, or CFG_EMBEDDED_NAME */
 	char *data_root;	/* tilde-expanded, canonical (may not exist yet) */
 	int data_root_line;
-	char **allow_egress;	/* global CIDR whitelist */
+	char **allow_egress;	/* global entries (CIDRs, domain names), every profile */
 	size_t n_allow_egress;
+	char *dns_upstream;	/* "ADDR[:PORT]" the sidecar forwards allowed names to;
+				 * NULL: slirp4netns' resolver (10.0.2.3) */
 	bool esc_enabled;
 	char *esc_socket_dir;	/* tilde-expanded, absolute, normalized; NOT
 				 * symlink-resolved: the socket code lstat()s it */
@@ -83,6 +93,7 @@ struct cfg_resolved {
 	size_t n_volumes;
 	char **allow_egress;	/* global + profile, de-duplicated */
 	size_t n_allow_egress;
+	bool sidecar;		/* network: the sidecar (else --network none) */
 	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
 };
 
@@ -113,8 +124,12 @@ void cfg_print(FILE *, const struct cfg *, const struct cfg_resolved *r);
 /* ^[a-z0-9_-]{2,32}$ */
 bool cfg_profile_name_valid(const char *name);
 
-/* Validate an IPv4/IPv6 CIDR ("10.0.0.0/8"): prefix length required and in
- * range, host bits zero. *norm gets inet_ntop's text + "/len"; caller frees. */
-int cfg_cidr_parse(const char *s, char **norm, lz_err_t *err);
+/* Validate one allow_egress entry (egress.h: a CIDR or an address, or a domain
+ * name or "*." pattern, each with optional ":ports"). *norm gets its
+ * canonical text ("10.0.0.0/8:5432"); caller frees. */
+int cfg_egress_parse(const char *s, char **norm, lz_err_t *err);
+/* An IP address with an optional port: "10.0.2.3", "10.0.2.2:5353",
+ * "[fd00::3]:53", "fd00::3". */
+int cfg_hostport_check(const char *s, lz_err_t *err);
 
 #endif

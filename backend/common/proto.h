@@ -50,6 +50,9 @@ enum proto_type {
 	PROTO_STATUS = 61,	/* s->c: text */
 	PROTO_LIST = 62,	/* c->s: sessions of this domain (reply STATUS) */
 	PROTO_STOP = 63,	/* c->s: tear the domain down */
+	/* 64: PROTO_SUSPECT, below */
+	PROTO_EGRESS_REQ = 65,	/* c->s: egress log (netctl.h); s->c NETCTL_EVENTs, OK */
+	PROTO_EGRESS_EDIT = 66,	/* c->s: allow/deny one entry for this run (netctl.h) */
 	/* 100..149: escalation (ESC_CTL_* below; 100..103 are the escalation socket's) */
 	/* 150..199: workbench, snapshots and screens (issue 5) */
 	PROTO_SNAPSHOT = 150,	/* s->c: after SESSION on ATTACH: id, screen (term-snap) */
@@ -81,6 +84,16 @@ struct proto_suspect {
 	char *what;		/* owned: "terminal-reply" */
 	char *sample;		/* owned: the discarded input, control characters escaped */
 };
+
+/* 200..219: the network sidecar's control socket (netctl.c; NETCTL_EVENT
+ * also goes from the coordinator to `lazaret egress`). */
+#define NETCTL_POLICY_SET	200	/* c->r: u32 n, n strings: replace the policy */
+#define NETCTL_POLICY_ADD	201	/* c->r: string: add one entry */
+#define NETCTL_POLICY_DEL	202	/* c->r: string: remove one entry */
+#define NETCTL_POLICY_GET	203	/* c->r: -> POLICY */
+#define NETCTL_POLICY		204	/* r->c: u32 n, n strings */
+#define NETCTL_SUBSCRIBE	205	/* c->r: -> OK, then EVENTs */
+#define NETCTL_EVENT		206	/* r->c, s->c: one egress event */
 
 /* ERROR codes. */
 enum proto_errcode {

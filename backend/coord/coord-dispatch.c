@@ -485,6 +485,7 @@ coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
 	size_t i;
 
 	coord_log("client %u disconnected", cl->id);
+	coord_net_client_gone(c, cl);
 	for (i = 0; i < c->n_sessions; i++) {
 		struct session *s = c->sessions[i];
 		bool owner = s->owner == cl;
@@ -682,6 +683,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		proto_encode_ok(&b, 0);
 		ctl_server_send(cl, &b);
 		coord_shutdown(c, "stop requested");
+		break;
+	case PROTO_EGRESS_REQ:
+	case PROTO_EGRESS_EDIT:
+		coord_net_frame(c, cl, h, p);
 		break;
 	case PROTO_ERROR:
 		break;

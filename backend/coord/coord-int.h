@@ -12,6 +12,7 @@
 #include "coord/ctl-server.h"
 #include "coord/session.h"
 #include "escalation/esc-coord.h"
+#include "net/net-coord.h"
 #include "proto.h"
 #include "sandbox/driver.h"
 #include "store/store.h"
@@ -32,6 +33,9 @@ struct coord {
 	bool container_ours;	/* created (or adopted) by us: remove at teardown */
 	struct ctl_server *srv;
 	struct esc_coord *esc;	/* Host Escalation (esc-coord.c); NULL when disabled */
+	struct net_coord *net;	/* Network Sidecar (net-coord.c); NULL with network: none */
+	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
+	size_t n_followers;
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
@@ -69,6 +73,20 @@ void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
 /* Host Escalation for this domain (socket, TLS files); before the container. */
 int coord_esc_start(struct coord *c, lz_err_t *err);
+
+/* ---- coord-net.c: the Network Sidecar ---- */
+
+/* Start the sidecar and its router; returns once the rules are in place. */
+int coord_net_start(struct coord *c, lz_err_t *err);
+/* PROTO_EGRESS_REQ and PROTO_EGRESS_EDIT. */
+void coord_net_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
+    const uint8_t *p);
+/* cl disconnected: stop streaming events to it. */
+void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
+/* The network lines of `lazaret status` (caller frees), or its JSON value. */
+char *coord_net_status_text(struct coord *c);
+struct lz_jsonw;
+void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
 
 /* ---- coord-status.c ---- */
 

@@ -70,6 +70,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, coord_state_name(j));
 		lz_jsonw_obj_close(&w);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
+		lz_jsonw_key(&w, "network");
+		coord_net_status_json(c, &w);
 		lz_jsonw_key(&w, "sessions");
 		lz_jsonw_arr_open(&w);
 		for (i = 0; i < c->n_sessions; i++) {
@@ -102,6 +104,14 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->a->container,
 	    coord_state_name(j), (long)getpid(), (long long)up, coord_other_clients(c),
 	    c->n_sessions);
+	{
+		char *net = coord_net_status_text(c);
+
+		t = xasprintf("%s%s", s, net);
+		free(s);
+		free(net);
+		s = t;
+	}
 	if (c->n_sessions > 0) {
 		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
 		    "COMMAND");

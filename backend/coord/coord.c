@@ -126,6 +126,7 @@ coord_finish(struct coord *c)
 	}
 	c->n_sessions = 0;
 	esc_coord_close(c->esc);
+	net_coord_close(c->net);
 	ctl_server_shutdown(c->srv);
 	uv_close((uv_handle_t *)&c->sig_int, NULL);
 	uv_close((uv_handle_t *)&c->sig_term, NULL);
@@ -276,7 +277,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	sp = xcalloc(1, sizeof *sp);
 	sp->name = xstrdup(c->a->container);
 	sp->image = xstrdup(r->profile->image);
-	sp->network = xstrdup("none");	/* until the sidecar exists */
+	sp->network = xstrdup("none");	/* network: none, or joined to the sidecar below */
 	sp->workdir = xstrdup(SENTRY_WORKSPACE_DST);
 	for (i = 0; i < r->n_env; i++) {
 		sp->env = xreallocarray(sp->env, sp->n_env + 1, sizeof *sp->env);
@@ -287,6 +288,8 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	for (i = 0; i < c->n_ovl; i++)
 		coord_spec_add_mount(sp, &c->ovl[i]);
 	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
+		goto out;
+	if (c->net != NULL && net_coord_spec(c->net, sp, err) < 0)
 		goto out;
 	for (i = 0; i < r->n_volumes; i++) {
 		struct drv_mount m = {
@@ -402,6 +405,9 @@ coord_teardown(struct coord *c)
 	}
 	esc_coord_free(c->esc);
 	c->esc = NULL;
+	/* After the sandbox, which lives in the sidecar's namespace. */
+	net_coord_free(c->net);
+	c->net = NULL;
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
@@ -472,6 +478,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
+	/* Before the container: the router's rules are in place before it starts. */
+	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
+		goto out;
 	if (coord_create_container(c, err) < 0)
 		goto out;
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
@@ -532,6 +541,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 		coord_log("start-up failed: %s", err->msg);
 		coord_ready(o->ready_fd, err);
 		esc_coord_close(c.esc);
+		net_coord_close(c.net);
 		uv_walk(&loop, coord_walk_close_cb, NULL);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		coord_teardown(&c);
@@ -550,6 +560,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 out:
 	ctl_server_free(c.srv);
 	free(c.sessions);
+	free(c.followers);
 	if (uv_loop_close(&loop) != 0)
 		coord_log("loop not empty at exit");
 	if (c.live_fd >= 0)

@@ -15,6 +15,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "net/net-image.h"
 #include "sandbox/doctor.h"
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
@@ -594,6 +595,57 @@ doctor_deep_crun(struct doctor_ctx *c)
 	doctor_fail(c, "sidecar runtime (crun, slirp4netns)", problem, c->setup);
 }
 
+/* lazaret-sidecar next to lazaret, and its image (built on first use). */
+static void
+doctor_sidecar(struct doctor_ctx *c)
+{
+	_cleanup_free_ char *bin = NULL, *name = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	bool exists = false;
+
+	if (net_image_bin(&bin, &err) < 0) {
+		doctor_fail(c, "network sidecar", err.msg, "build it with make (it sits next to lazaret)");
+		lz_err_clear(&err);
+		return;
+	}
+	if (net_image_name(bin, &name, &err) < 0 ||
+	    podman_ops.image_exists(name, &exists, &err) < 0) {
+		doctor_fail(c, "network sidecar", err.msg, c->setup);
+		lz_err_clear(&err);
+		return;
+	}
+	doctor_ok(c, "network sidecar", "%s; image %s %s", bin, name,
+	    exists ? "present" : "not built yet (built on first use, or by doctor --deep)");
+}
+
+/* --deep: the router's table and nflog group in a real sidecar container. */
+static void
+doctor_deep_nft(struct doctor_ctx *c)
+{
+	const char *what = "sidecar nftables (user namespace)";
+	_cleanup_free_ char *bin = NULL, *name = NULL, *line = NULL, *msg = NULL, *problem = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (net_image_bin(&bin, &err) < 0 || net_image_ensure(bin, &name, NULL, &err) < 0) {
+		doctor_fail(c, what, err.msg, "make; then lazaret doctor --deep again");
+		lz_err_clear(&err);
+		return;
+	}
+	{
+		char *argv[] = { (char *)"podman", (char *)"run", (char *)"--rm", (char *)"--pull=never",
+		    (char *)"--runtime=crun", (char *)"--cap-drop=all", (char *)"--cap-add=NET_ADMIN",
+		    (char *)"--network=slirp4netns", name, (char *)"--check", NULL };
+
+		line = doctor_cmd(argv, &msg);
+	}
+	if (msg == NULL && line != NULL && strstr(line, "check ok") != NULL) {
+		doctor_ok(c, what, "default-deny table and nflog group installed in a crun sidecar");
+		return;
+	}
+	problem = xasprintf("the sidecar could not install its rules: %s", msg ? msg : line ? line : "?");
+	doctor_fail(c, what, problem, c->setup);
+}
+
 int
 doctor_run(const struct doctor_opts *opts, FILE *out)
 {
@@ -631,9 +683,12 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 		doctor_podman_propagation(&c);
 	doctor_cgroups(&c);
 	have_image = have_podman && doctor_image(&c);
+	if (have_podman)
+		doctor_sidecar(&c);
 	if (opts->deep && have_image && c.failed == 0) {
 		doctor_deep_sandbox(&c);
 		doctor_deep_crun(&c);
+		doctor_deep_nft(&c);
 	} else if (opts->deep) {
 		fprintf(out, "skip deep checks (containers): fix the failures above first\n");
 	}

@@ -397,15 +397,16 @@ image_plan_make(struct image_plan *p, lz_err_t *err)
 }
 
 /* Copy the plan into root; returns the number of libraries copied. */
-static int
-image_copy(const struct image_plan *p, const char *root, size_t *n_libs, lz_err_t *err)
+int
+image_copy_closure(char *const *elves, char *const *files, char *const *dirs, const char *root,
+    size_t *n_libs, lz_err_t *err)
 {
 	char **argv = NULL, **libs = NULL;
 	struct proc_result r;
 	int ret = -1;
 
 	lz_strv_push(&argv, "ldd");
-	for (char **e = p->elves; e != NULL && *e != NULL; e++)
+	for (char *const *e = elves; e != NULL && *e != NULL; e++)
 		lz_strv_push(&argv, *e);
 	/* ldd exits 1 when one file is static; its output still lists the rest */
 	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0)
@@ -413,7 +414,7 @@ image_copy(const struct image_plan *p, const char *root, size_t *n_libs, lz_err_
 	*n_libs = image_ldd_parse(r.out, &libs);
 	proc_result_clear(&r);
 	if (*n_libs == 0) {
-		lz_err_set(err, LZ_EINVAL, "ldd listed no shared libraries for bash and git");
+		lz_err_set(err, LZ_EINVAL, "ldd listed no shared libraries for %s", elves[0]);
 		goto out;
 	}
 	lz_strv_free(argv);
@@ -422,21 +423,21 @@ image_copy(const struct image_plan *p, const char *root, size_t *n_libs, lz_err_
 	lz_strv_push(&argv, "-L");
 	lz_strv_push(&argv, "--parents");
 	lz_strv_push(&argv, "--");
-	for (char **f = p->files; *f != NULL; f++)
+	for (char *const *f = files; f != NULL && *f != NULL; f++)
 		lz_strv_push(&argv, *f);
 	for (char **l = libs; *l != NULL; l++)
 		lz_strv_push(&argv, *l);
 	lz_strv_push(&argv, root);
 	if (image_run(argv, NULL, err) < 0)
 		goto out;
-	if (p->dirs != NULL) {
+	if (dirs != NULL) {
 		lz_strv_free(argv);
 		argv = NULL;
 		lz_strv_push(&argv, "cp");
 		lz_strv_push(&argv, "-a");
 		lz_strv_push(&argv, "--parents");
 		lz_strv_push(&argv, "--");
-		for (char **d = p->dirs; *d != NULL; d++)
+		for (char *const *d = dirs; *d != NULL; d++)
 			lz_strv_push(&argv, *d);
 		lz_strv_push(&argv, root);
 		if (image_run(argv, NULL, err) < 0)
@@ -458,7 +459,7 @@ image_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void
+void
 image_rmtree(const char *dir)
 {
 	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)"--one-file-system", (char *)"--",
@@ -500,6 +501,58 @@ image_remove_old(const char *old_id, FILE *progress)
 	}
 }
 
+int
+image_import_dir(const char *root, const char *tar, const char *name, char *const *changes,
+    char **id, lz_err_t *err)
+{
+	char **argv = NULL;
+	int ret = -1;
+
+	*id = NULL;
+	lz_strv_push(&argv, "tar");
+	lz_strv_push(&argv, "-C");
+	lz_strv_push(&argv, root);
+	lz_strv_push(&argv, "--numeric-owner");
+	lz_strv_push(&argv, "--owner=0");
+	lz_strv_push(&argv, "--group=0");
+	lz_strv_push(&argv, "-cf");
+	lz_strv_push(&argv, tar);
+	lz_strv_push(&argv, ".");
+	if (image_run(argv, NULL, err) < 0)
+		goto out;
+	lz_strv_free(argv);
+	argv = NULL;
+	lz_strv_push(&argv, "podman");
+	lz_strv_push(&argv, "import");
+	lz_strv_push(&argv, "--quiet");
+	for (char *const *c = changes; c != NULL && *c != NULL; c++)
+		lz_strv_pushf(&argv, "--change=%s", *c);
+	lz_strv_push(&argv, tar);
+	lz_strv_push(&argv, name);
+	if (image_run(argv, id, err) < 0) {
+		lz_err_wrap(err, "cannot import image %s", name);
+		goto out;
+	}
+	ret = 0;
+out:
+	lz_strv_free(argv);
+	return ret;
+}
+
+int
+image_mkdtemp(char tmpl[PATH_MAX], lz_err_t *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	if (tmpdir == NULL || tmpdir[0] != '/')
+		tmpdir = "/var/tmp";
+	if ((size_t)snprintf(tmpl, PATH_MAX, "%s/lazaret-image.XXXXXX", tmpdir) >= PATH_MAX)
+		return lz_err_set(err, ENAMETOOLONG, "TMPDIR is too long");
+	if (mkdtemp(tmpl) == NULL)
+		return lz_err_sys(err, errno, "cannot create a temporary directory in %s", tmpdir);
+	return 0;
+}
+
 #define IMAGE_STEP(f, ...) do { if ((f) != NULL) { fprintf((f), __VA_ARGS__); fflush(f); } } while (0)
 
 int
@@ -509,8 +562,6 @@ image_build_default(const char *name, bool force, FILE *progress, lz_err_t *err)
 	char tmpl[PATH_MAX], *root = NULL, *tar = NULL, *id = NULL, *label = NULL;
 	_cleanup_free_ char *old_id = NULL;
 	char **argv = NULL;
-	const char *tmpdir = getenv("TMPDIR");
-	struct stat st;
 	size_t n_libs = 0;
 	double t0 = image_now();
 	bool exists;
@@ -527,12 +578,8 @@ image_build_default(const char *name, bool force, FILE *progress, lz_err_t *err)
 	}
 	if (exists)
 		old_id = image_id(name);
-	if (tmpdir == NULL || tmpdir[0] != '/')
-		tmpdir = "/var/tmp";
-	if ((size_t)snprintf(tmpl, sizeof tmpl, "%s/lazaret-image.XXXXXX", tmpdir) >= sizeof tmpl)
-		return lz_err_set(err, ENAMETOOLONG, "TMPDIR is too long");
-	if (mkdtemp(tmpl) == NULL)
-		return lz_err_sys(err, errno, "cannot create a temporary directory in %s", tmpdir);
+	if (image_mkdtemp(tmpl, err) < 0)
+		return -1;
 	root = xasprintf("%s/rootfs", tmpl);
 	tar = xasprintf("%s/rootfs.tar", tmpl);
 
@@ -547,7 +594,7 @@ image_build_default(const char *name, bool force, FILE *progress, lz_err_t *err)
 		IMAGE_STEP(progress, "      note: no vim on the host (sudo apt-get install vim-tiny); busybox vi only\n");
 	IMAGE_STEP(progress, "[2/4] copying %zu programs and the shared libraries ldd lists...\n",
 	    lz_strv_len(plan.elves));
-	if (image_copy(&plan, root, &n_libs, err) < 0)
+	if (image_copy_closure(plan.elves, plan.files, plan.dirs, root, &n_libs, err) < 0)
 		goto out;
 	if (image_symlink(root, "usr/bin/sh", "bash", err) < 0 ||
 	    (plan.have_vim && image_symlink(root, "usr/bin/vi", "vim", err) < 0) ||
@@ -556,37 +603,15 @@ image_build_default(const char *name, bool force, FILE *progress, lz_err_t *err)
 		goto out;
 
 	IMAGE_STEP(progress, "[3/4] packing rootfs (%zu libraries)...\n", n_libs);
-	lz_strv_push(&argv, "tar");
-	lz_strv_push(&argv, "-C");
-	lz_strv_push(&argv, root);
-	lz_strv_push(&argv, "--numeric-owner");
-	lz_strv_push(&argv, "--owner=0");
-	lz_strv_push(&argv, "--group=0");
-	lz_strv_push(&argv, "-cf");
-	lz_strv_push(&argv, tar);
-	lz_strv_push(&argv, ".");
-	if (image_run(argv, NULL, err) < 0)
-		goto out;
-	lz_strv_free(argv);
-	argv = NULL;
-
-	IMAGE_STEP(progress, "[4/4] importing %s (%.1f MB, podman import)...\n", name,
-	    stat(tar, &st) == 0 ? (double)st.st_size / 1e6 : 0.0);
+	IMAGE_STEP(progress, "[4/4] importing %s (podman import)...\n", name);
 	label = xasprintf("LABEL=%s=default", IMAGE_LABEL);
-	lz_strv_push(&argv, "podman");
-	lz_strv_push(&argv, "import");
-	lz_strv_push(&argv, "--quiet");
-	lz_strv_push(&argv, "--change=CMD=[\"/bin/bash\",\"-l\"]");
-	lz_strv_push(&argv, "--change=WORKDIR=/workspace");
-	lz_strv_push(&argv, "--change=ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-	lz_strv_push(&argv, "--change=ENV=LANG=C.UTF-8");
-	lz_strv_pushf(&argv, "--change=%s", label);
-	lz_strv_push(&argv, tar);
-	lz_strv_push(&argv, name);
-	if (image_run(argv, &id, err) < 0) {
-		lz_err_wrap(err, "cannot import image %s", name);
+	lz_strv_push(&argv, "CMD=[\"/bin/bash\",\"-l\"]");
+	lz_strv_push(&argv, "WORKDIR=/workspace");
+	lz_strv_push(&argv, "ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	lz_strv_push(&argv, "ENV=LANG=C.UTF-8");
+	lz_strv_push(&argv, label);
+	if (image_import_dir(root, tar, name, argv, &id, err) < 0)
 		goto out;
-	}
 	IMAGE_STEP(progress, "built %s (%.12s) in %.1f s\n", name,
 	    strncmp(id, "sha256:", 7) == 0 ? id + 7 : id, image_now() - t0);
 	if (old_id != NULL)

@@ -8,6 +8,7 @@
 #define LZ_IMAGE_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -23,5 +24,20 @@ int image_build_default(const char *name, bool force, FILE *progress, lz_err_t *
 /* Library paths in `ldd FILE...` output (absolute, de-duplicated, in order
  * of first appearance). Returns the count; caller frees *paths (strv). */
 size_t image_ldd_parse(const char *out, char ***paths);
+
+/* Copy into root, at their host paths, files (may be NULL) and every shared
+ * library `ldd elves...` lists, then dirs (cp -a; may be NULL). *n_libs is
+ * how many libraries were copied. */
+int image_copy_closure(char *const *elves, char *const *files, char *const *dirs,
+    const char *root, size_t *n_libs, lz_err_t *err);
+/* Pack root into tar (owner root) and `podman import` it as name with the
+ * Dockerfile-style changes (NULL-terminated, may be NULL); *id (caller frees)
+ * is the new image's ID. */
+int image_import_dir(const char *root, const char *tar, const char *name, char *const *changes,
+    char **id, lz_err_t *err);
+/* A new directory $TMPDIR/lazaret-image.XXXXXX (TMPDIR absolute, else /var/tmp). */
+int image_mkdtemp(char tmpl[PATH_MAX], lz_err_t *err);
+/* rm -rf --one-file-system dir; errors are printed, not returned. */
+void image_rmtree(const char *dir);
 
 #endif

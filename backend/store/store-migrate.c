@@ -183,9 +183,33 @@ store_migrate_v2_cb(sqlite3 *db, lz_err_t *err)
 	    "CREATE INDEX sessions_started ON sessions (started_at);", err);
 }
 
+/* v2 -> v3: the network sidecar's egress log (egress-log.c) and its counts. */
+static int
+store_migrate_v3_cb(sqlite3 *db, lz_err_t *err)
+{
+	return store_exec(db,
+	    "CREATE TABLE egress ("
+	    "  seq INTEGER PRIMARY KEY,"
+	    "  ts INTEGER NOT NULL,"		/* unix ms */
+	    "  kind INTEGER NOT NULL,"		/* netctl_ev_kind */
+	    "  allowed INTEGER NOT NULL,"
+	    "  proto INTEGER NOT NULL,"
+	    "  addr TEXT NOT NULL,"
+	    "  port INTEGER NOT NULL,"
+	    "  name TEXT NOT NULL,"
+	    "  rule TEXT NOT NULL,"
+	    "  count INTEGER NOT NULL);"
+	    "CREATE TABLE egress_counts ("
+	    "  kind INTEGER NOT NULL,"
+	    "  allowed INTEGER NOT NULL,"
+	    "  n INTEGER NOT NULL,"
+	    "  PRIMARY KEY (kind, allowed));", err);
+}
+
 static const struct store_migrate_step store_migrate_table[] = {
 	{ "first schema", store_migrate_v1_cb },
 	{ "sessions: JSON info to typed columns", store_migrate_v2_cb },
+	{ "egress log", store_migrate_v3_cb },
 };
 
 const struct store_migrate_step *

@@ -25,8 +25,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 64) {
 		s = xstrndup((const char *)data, size);
-		if (cfg_cidr_parse(s, &norm, &err) == 0 && strchr(norm, '/') == NULL)
-			abort();
+		/* An accepted entry's canonical form is accepted and canonical. */
+		if (cfg_egress_parse(s, &norm, &err) == 0) {
+			char *again = NULL;
+
+			if (cfg_egress_parse(norm, &again, &err) < 0 || strcmp(again, norm) != 0)
+				abort();
+			free(again);
+		}
 		free(norm);
 		free(s);
 		lz_err_clear(&err);

@@ -76,7 +76,7 @@ note "ok: scrollback mode pages back through the tab's history"
 # --- side panel
 "${TM[@]}" send-keys -t wb C-a s
 wait_for 5 pane_has "Escalations (0)" || show_fail "prefix s did not show the side panel"
-assert_contains "$(pane)" "egress sidecar not running" "egress log says why it is empty"
+assert_contains "$(pane)" "no events yet (or network: none)" "egress log says why it is empty"
 "${TM[@]}" send-keys -t wb C-a s
 wait_for 5 pane_lacks "Escalations (0)" || show_fail "prefix s did not hide the side panel"
 

@@ -8,6 +8,7 @@
  *   lazaret-probe forge-idx IDX HEX   (an attack, issue 8: rewrite the one
  *                 object name of a one-object pack index IDX to HEX, so
  *                 the pack's bytes answer for object HEX)
+ *   lazaret-probe resolve|connect|nft-delete ...   (network, probe-net.c)
  *
  * One line per path: "CMD PATH: ok", "CMD PATH: EROFS", or for owner
  * "owner PATH: UID:GID". Exit 0 whatever the outcome; 2 on a usage error.
@@ -18,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "probe-net.h"
 
 #define PROBE_DATA "lazaret-probe was here\n"
 
@@ -34,9 +37,13 @@ static const struct probe_errname probe_errnames[] = {
 	{ EIO, "EIO" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ELOOP, "ELOOP" },
 	{ ENAMETOOLONG, "ENAMETOOLONG" }, { ETXTBSY, "ETXTBSY" }, { EFAULT, "EFAULT" },
 	{ ENOSYS, "ENOSYS" }, { EBADF, "EBADF" }, { EMLINK, "EMLINK" },
+	{ ECONNREFUSED, "ECONNREFUSED" }, { ETIMEDOUT, "ETIMEDOUT" },
+	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { ENETUNREACH, "ENETUNREACH" },
+	{ EHOSTUNREACH, "EHOSTUNREACH" }, { EAFNOSUPPORT, "EAFNOSUPPORT" },
+	{ ECONNRESET, "ECONNRESET" },
 };
 
-static const char *
+const char *
 probe_errname(int e)
 {
 	static char buf[16];
@@ -198,7 +205,7 @@ probe_forge_idx(const char *path, const char *hex)
 int
 main(int argc, char **argv)
 {
-	int i;
+	int i, r;
 
 	if (argc == 4 && strcmp(argv[1], "forge-idx") == 0) {
 		if (probe_forge_idx(argv[2], argv[3]) < 0) {
@@ -208,6 +215,8 @@ main(int argc, char **argv)
 		printf("forge-idx %s: ok\n", argv[2]);
 		return 0;
 	}
+	if (argc >= 3 && (r = probe_net(argc, argv)) >= 0)
+		return r;
 	if (argc < 3) {
 		fprintf(stderr, "usage: lazaret-probe write|append|truncate|chmod|unlink|"
 		    "rename-over|rename-away|mkdir|owner PATH [PATH...]\n");

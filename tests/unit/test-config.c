@@ -483,7 +483,7 @@ expect_cidr(const char *in, const char *want)
 	char *norm = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 
-	if (cfg_cidr_parse(in, &norm, &err) < 0)
+	if (cfg_egress_parse(in, &norm, &err) < 0)
 		fail_msg("%s: %s", in, err.msg);
 	assert_string_equal(norm, want);
 	free(norm);
@@ -495,7 +495,7 @@ expect_cidr_err(const char *in, const char *needle)
 	char *norm = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 
-	assert_int_equal(cfg_cidr_parse(in, &norm, &err), -1);
+	assert_int_equal(cfg_egress_parse(in, &norm, &err), -1);
 	assert_null(norm);
 	if (strstr(err.msg, needle) == NULL)
 		fail_msg("%s: message '%s' lacks '%s'", in, err.msg, needle);
@@ -529,16 +529,16 @@ test_cfg_cidr_rejects_bad_prefix_host_bits_and_garbage(void **state)
 	expect_cidr_err("10.0.0.0/08", "prefix length");
 	expect_cidr_err("10.0.0.0/", "prefix length");
 	expect_cidr_err("10.0.0.0/8x", "prefix length");
-	expect_cidr_err("10.0.0.0/ 8", "prefix length");
-	expect_cidr_err("10.0.0.0", "missing prefix length; did you mean '10.0.0.0/32'?");
-	expect_cidr_err("::1", "did you mean '::1/128'?");
+	expect_cidr_err("10.0.0.0/ 8", "a space, a control or a non-ASCII character at offset 9");
+	expect_cidr("10.0.0.0", "10.0.0.0/32");	/* an address alone is one host */
+	expect_cidr("::1", "::1/128");
 	expect_cidr_err("300.0.0.0/8", "'300.0.0.0' is not an IPv4 address");
 	expect_cidr_err("10.0.0/8", "is not an IPv4 address");
 	expect_cidr_err("010.0.0.0/8", "is not an IPv4 address");
 	expect_cidr_err("example.com/32", "is not an IPv4 address");
 	expect_cidr_err("fe80::1%eth0/64", "is not an IPv6 address");
 	expect_cidr_err("/8", "is not an IPv4 address");
-	expect_cidr_err("garbage", "missing prefix length");
+	expect_cidr_err("garbage", "is not a CIDR, an address or a domain name");
 }
 
 static void
@@ -822,6 +822,94 @@ test_cfg_resolve_expands_tokens(void **state)
 	assert_string_equal(r->allow_egress[2], "192.0.2.0/24");
 	assert_null(r->env[r->n_env]);
 	cfg_resolved_free(r);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_egress_domains_ports_and_errors_name_the_key(void **state)
+{
+	struct cfg *cfg;
+
+	(void)state;
+	cfg = load_ok("allow_egress: [api.Example.com, \"github.com:443,22\", \"*.npmjs.org\",\n"
+	    "  \"10.0.0.0/8:5432\", \"[fd00::/8]:443\", 10.0.2.2]\ndns_upstream: 10.0.2.2:5353\n"
+	    "profiles: {web: {image: a}}\n");
+	assert_int_equal(cfg->n_allow_egress, 6);
+	assert_string_equal(cfg->allow_egress[0], "api.example.com");
+	assert_string_equal(cfg->allow_egress[1], "github.com:22,443");
+	assert_string_equal(cfg->allow_egress[2], "*.npmjs.org");
+	assert_string_equal(cfg->allow_egress[3], "10.0.0.0/8:5432");
+	assert_string_equal(cfg->allow_egress[4], "[fd00::/8]:443");
+	assert_string_equal(cfg->allow_egress[5], "10.0.2.2/32");
+	assert_string_equal(cfg->dns_upstream, "10.0.2.2:5353");
+	cfg_free(cfg);
+	expect_err("allow_egress:\n  - github.com:0\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: allow_egress[0]: 'github.com:0': ports must be numbers from 1 to 65535");
+	expect_profile_err("    allow_egress: [\"git*hub.com\"]\n",
+	    "t.yaml:4: profiles.web.allow_egress[0]: 'git*hub.com': '*' is only allowed as a whole "
+	    "first part");
+	expect_profile_err("    allow_egress: [localhost]\n",
+	    "t.yaml:4: profiles.web.allow_egress[0]: 'localhost' is not a CIDR, an address or a "
+	    "domain name");
+	expect_err("dns_upstream: resolver.example\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: dns_upstream: 'resolver.example' is not an IP address with an optional port");
+	expect_err("dns_upstream: 10.0.2.2:0\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:1: dns_upstream: '10.0.2.2:0' is not an IP address");
+}
+
+static void
+test_cfg_network_none_sidecar_and_the_default(void **state)
+{
+	struct cfg *cfg;
+	struct cfg_resolved *r;
+	_cleanup_free_ char *ws = xasprintf("%s/proj", home);
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0700), 0);
+	/* Unset: the sidecar when there are entries, --network none otherwise. */
+	cfg = load_ok("profiles:\n  aa: {image: a}\n  bb: {image: a, allow_egress: [x.example.com]}\n"
+	    "  cc: {image: a, network: sidecar}\n  dd: {image: a, network: none}\n");
+	r = resolve_ok(cfg, "aa", ws);
+	assert_false(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "bb", ws);
+	assert_true(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "cc", ws);
+	assert_true(r->sidecar);
+	cfg_resolved_free(r);
+	r = resolve_ok(cfg, "dd", ws);
+	assert_false(r->sidecar);
+	cfg_resolved_free(r);
+	cfg_free(cfg);
+	{
+		/* 20 CIDRs with 16 ports need 640 rules: the sidecar takes 512. */
+		char *y = xstrdup("allow_egress:\n"), *t;
+		struct cfg_resolved *rr = NULL;
+		lz_err_t err = LZ_ERR_INIT;
+
+		for (int i = 0; i < 20; i++) {
+			t = xasprintf("%s  - \"10.%d.0.0/16:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\"\n", y, i);
+			free(y);
+			y = t;
+		}
+		t = xasprintf("%sprofiles:\n  web: {image: a}\n", y);
+		cfg = load_ok(t);
+		assert_int_equal(cfg_profile_resolve(cfg, &cfg->profiles[0], ws, "0123456789ab", &rr, &err), -1);
+		assert_non_null(strstr(err.msg, "t.yaml:23: allow_egress: with profile web, the CIDR "
+		    "entries need 640 rules (at most 512"));
+		lz_err_clear(&err);
+		cfg_free(cfg);
+		free(y);
+		free(t);
+	}
+	expect_profile_err("    network: host\n",
+	    "t.yaml:4: profiles.web.network: expected 'sidecar' or 'none', got 'host'");
+	cfg = load_ok("profiles:\n  web:\n    image: a\n    allow_egress: [1.2.3.4]\n"
+	    "    network: none\n");
+	assert_non_null(cfg->warnings);
+	assert_non_null(strstr(cfg->warnings[0], "t.yaml:5: profiles.web.network: none: the "
+	    "profile's allow_egress has no effect"));
 	cfg_free(cfg);
 }
 
@@ -1285,6 +1373,8 @@ main(void)
 		T(test_cfg_cidr_accepts_valid_ipv4_and_ipv6),
 		T(test_cfg_cidr_rejects_bad_prefix_host_bits_and_garbage),
 		T(test_cfg_cidr_errors_name_key_and_warn_on_everything),
+		T(test_cfg_egress_domains_ports_and_errors_name_the_key),
+		T(test_cfg_network_none_sidecar_and_the_default),
 		T(test_cfg_checks_volume_mode),
 		T(test_cfg_checks_volume_paths_at_load),
 		T(test_cfg_checks_persistent_dirs),

@@ -226,8 +226,8 @@ test_store_open_creates_private_wal_file_at_current_version(void **state)
 	assert_int_equal(stat(fx->path, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0600);
 	store_migrate_steps(&n);
-	assert_int_equal(n, 2);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(n, 3);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(store_db(st), "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
 	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
 	assert_int_equal(raw_int(store_db(st), "PRAGMA synchronous"), 1);	/* NORMAL */
@@ -335,7 +335,7 @@ test_store_migrates_v1_session_blobs_to_typed_columns(void **state)
 
 	make_v1(fx->path, NULL);
 	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(store_db(st),
 	    "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'info'"), 0);
 	assert_int_equal(raw_int(store_db(st),
@@ -393,7 +393,7 @@ test_store_migration_failing_midway_leaves_the_file_unchanged(void **state)
 	free(after);
 	/* The product's own steps still succeed afterwards. */
 	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
 	store_close(st);
 }

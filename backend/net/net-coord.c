@@ -1,0 +1,651 @@
+/* net-coord.c - start, watch, restart and stop the domain's network sidecar
+ * (see net-coord.h for the topology). Start-up is synchronous, like the rest
+ * of the coordinator's: the sandbox is created only once the router answers,
+ * so its rules are in place before the agent's first packet. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "egress.h"
+#include "net/net-coord.h"
+#include "net/net-image.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+enum net_state { NET_DOWN, NET_STARTING, NET_UP, NET_RESTARTING };
+
+struct net_coord {
+	struct net_coord_opts o;
+	char *dir, *ctl, *resolv, *image, *upstream;
+	char **policy;
+	size_t n_policy;
+	enum net_state state;
+	bool closing;
+	uv_process_t proc;
+	bool proc_live;
+	uv_pipe_t pipe;
+	bool pipe_live;
+	uv_timer_t timer;
+	struct proto_buf in;
+	uint64_t deadline_ms, window_ms;
+	unsigned restarts, recent;
+	int last_status;
+};
+
+static uint64_t
+net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+net_log(struct net_coord *nc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+net_log(struct net_coord *nc, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	va_start(ap, fmt);
+	m = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (nc->o.log_cb != NULL)
+		nc->o.log_cb(m, nc->o.arg);
+	free(m);
+}
+
+static void
+net_audit(struct net_coord *nc, const char *kind, const char *detail)
+{
+	if (nc->o.audit_cb != NULL)
+		nc->o.audit_cb(kind, detail, nc->o.arg);
+}
+
+int
+net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *err)
+{
+	struct net_coord *nc = xcalloc(1, sizeof *nc);
+
+	nc->o = *o;
+	nc->dir = xasprintf("%s/%s.net", o->socket_dir, o->a->hash);
+	nc->ctl = xasprintf("%s/ctl.sock", nc->dir);
+	nc->resolv = xasprintf("%s/resolv.conf", nc->dir);
+	nc->upstream = o->upstream != NULL ? xstrdup(o->upstream) : NULL;
+	for (size_t i = 0; i < o->n_policy; i++)
+		lz_strv_push(&nc->policy, o->policy[i]);
+	nc->n_policy = o->n_policy;
+	uv_timer_init(o->loop, &nc->timer);
+	nc->timer.data = nc;
+	*out = nc;
+	(void)err;
+	return 0;
+}
+
+/* <socket_dir>/<H>.net, 0700 and ours, with the sandbox's resolv.conf. */
+static int
+net_files(struct net_coord *nc, lz_err_t *err)
+{
+	static const char resolv[] = "# lazaret: the network sidecar's resolver, the only one\n"
+	    "nameserver " NET_COORD_RESOLVER "\n";
+	struct stat st;
+	int fd;
+
+	if (mkdir(nc->dir, 0700) < 0 && errno != EEXIST)
+		return lz_err_sys(err, errno, "cannot create %s", nc->dir);
+	if (lstat(nc->dir, &st) < 0)
+		return lz_err_sys(err, errno, "%s", nc->dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0)
+		return lz_err_set(err, EPERM, "%s must be a directory of yours with mode 0700", nc->dir);
+	fd = open(nc->resolv, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return lz_err_sys(err, errno, "cannot write %s", nc->resolv);
+	if (write(fd, resolv, sizeof resolv - 1) != (ssize_t)(sizeof resolv - 1)) {
+		close(fd);
+		return lz_err_sys(err, errno, "cannot write %s", nc->resolv);
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+net_container(struct net_coord *nc, lz_err_t *err)
+{
+	struct drv_spec sp = { 0 };
+	struct drv_mount m = { .type = DRV_MOUNT_BIND, .src = nc->dir, .dst = (char *)NET_COORD_CTL_DST };
+	char *caps[] = { (char *)"NET_ADMIN", (char *)"NET_BIND_SERVICE" };
+	char *labels[2];
+	int ret;
+
+	labels[0] = xasprintf("lazaret.domain=%s", nc->o.a->hash);
+	labels[1] = xstrdup("lazaret.role=sidecar");
+	sp.name = nc->o.a->sidecar;
+	sp.image = nc->image;
+	sp.network = (char *)NET_COORD_SLIRP;
+	sp.runtime = (char *)"crun";	/* never gVisor: the router needs the kernel's nftables */
+	sp.cap_add = caps;
+	sp.n_cap_add = 2;
+	sp.mounts = &m;
+	sp.n_mounts = 1;
+	sp.labels = labels;
+	sp.n_labels = 2;
+	ret = nc->o.drv->create(&sp, err);
+	if (ret < 0 && err->code == EEXIST) {
+		/* Left by a coordinator that died: its namespace may hold anything.
+		 * Its sandbox, joined to that namespace, goes first (podman refuses to
+		 * remove a container another one depends on); we hold the domain lock. */
+		lz_err_clear(err);
+		net_log(nc, "removing sidecar %s (and sandbox %s) left by a previous coordinator",
+		    sp.name, nc->o.a->container);
+		ret = nc->o.drv->remove(nc->o.a->container, err) < 0 ||
+		    nc->o.drv->remove(sp.name, err) < 0 ? -1 : nc->o.drv->create(&sp, err);
+	}
+	free(labels[0]);
+	free(labels[1]);
+	return ret;
+}
+
+static void
+net_proc_close_cb(uv_handle_t *h)
+{
+	(void)h;
+}
+
+static void net_router_exit_cb(uv_process_t *p, int64_t status, int sig);
+
+static int
+net_router_spawn(struct net_coord *nc, lz_err_t *err)
+{
+	char **rargv = NULL, **argv = NULL;
+	struct drv_exec ex = { .name = nc->o.a->sidecar };
+	uv_process_options_t po = { 0 };
+	uv_stdio_container_t io[3];
+	int r, ret = -1;
+
+	lz_strv_push(&rargv, NET_IMAGE_BIN);
+	lz_strv_push(&rargv, "--ctl");
+	lz_strv_push(&rargv, NET_COORD_CTL_DST "/ctl.sock");
+	if (nc->upstream != NULL) {
+		lz_strv_push(&rargv, "--upstream");
+		lz_strv_push(&rargv, nc->upstream);
+	}
+	for (size_t i = 0; i < nc->n_policy; i++) {
+		lz_strv_push(&rargv, "--allow");
+		lz_strv_push(&rargv, nc->policy[i]);
+	}
+	ex.argv = rargv;
+	if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
+		goto out;
+	(void)unlink(nc->ctl);
+	io[0].flags = UV_IGNORE;
+	io[1].flags = UV_IGNORE;
+	io[2].flags = UV_INHERIT_FD;	/* the router's messages go to the coordinator's log */
+	io[2].data.fd = STDERR_FILENO;
+	po.file = argv[0];
+	po.args = argv;
+	po.stdio = io;
+	po.stdio_count = 3;
+	po.exit_cb = net_router_exit_cb;
+	nc->proc.data = nc;
+	r = uv_spawn(nc->o.loop, &nc->proc, &po);
+	if (r != 0) {
+		uv_close((uv_handle_t *)&nc->proc, net_proc_close_cb);
+		lz_err_set(err, -r, "cannot run %s: %s", argv[0], uv_strerror(r));
+		goto out;
+	}
+	nc->proc_live = true;
+	nc->deadline_ms = net_now_ms() + NET_COORD_START_MS;
+	ret = 0;
+out:
+	lz_strv_free(rargv);
+	lz_strv_free(argv);
+	return ret;
+}
+
+static int
+net_sock(const char *path, lz_err_t *err)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof sun.sun_path)
+		return lz_err_set(err, ENAMETOOLONG, "socket path too long: %s", path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return lz_err_sys(err, errno, "socket");
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lz_err_sys(err, e, "cannot connect to %s", path);
+	}
+	return fd;
+}
+
+static void
+net_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	static char chunk[16384];
+
+	(void)h;
+	(void)hint;
+	*buf = uv_buf_init(chunk, sizeof chunk);
+}
+
+static void
+net_pipe_close_cb(uv_handle_t *h)
+{
+	struct net_coord *nc = h->data;
+
+	nc->pipe_live = false;
+	proto_buf_clear(&nc->in);
+}
+
+static void
+net_pipe_close(struct net_coord *nc)
+{
+	if (nc->pipe_live && !uv_is_closing((uv_handle_t *)&nc->pipe))
+		uv_close((uv_handle_t *)&nc->pipe, net_pipe_close_cb);
+}
+
+static void
+net_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct net_coord *nc = s->data;
+	size_t off = 0;
+
+	if (n < 0) {
+		net_pipe_close(nc);	/* the router went away; its exit is handled there */
+		return;
+	}
+	proto_put(&nc->in, buf->base, (size_t)n);
+	for (;;) {
+		struct proto_header h;
+		const uint8_t *p;
+		struct netctl_event ev;
+		lz_err_t err = LZ_ERR_INIT;
+		int r = proto_frame_parse(nc->in.data + off, nc->in.len - off, &h, &p, &err);
+
+		if (r == PROTO_NEED_MORE)
+			break;
+		if (r < 0) {
+			net_log(nc, "network sidecar: bad frame: %s", err.msg);
+			lz_err_clear(&err);
+			net_pipe_close(nc);
+			return;
+		}
+		if (h.type == NETCTL_EVENT) {
+			if (netctl_decode_event(p, h.length, &ev, &err) < 0) {
+				net_log(nc, "network sidecar: %s", err.msg);
+				lz_err_clear(&err);
+			} else if (nc->o.event_cb != NULL)
+				nc->o.event_cb(&ev, nc->o.arg);
+		}
+		off += PROTO_HEADER_LEN + h.length;
+	}
+	proto_buf_consume(&nc->in, off);
+}
+
+/* Connect and subscribe; 1 when connected, 0 when the router is not up yet. */
+static int
+net_try_connect(struct net_coord *nc)
+{
+	struct proto_buf b = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	int fd = net_sock(nc->ctl, &err);
+	ssize_t w;
+
+	lz_err_clear(&err);
+	if (fd < 0)
+		return 0;
+	netctl_encode_empty(&b, NETCTL_SUBSCRIBE);
+	w = write(fd, b.data, b.len);
+	proto_buf_clear(&b);
+	if (w < 0) {
+		close(fd);
+		return 0;
+	}
+	uv_pipe_init(nc->o.loop, &nc->pipe, 0);
+	nc->pipe.data = nc;
+	uv_pipe_open(&nc->pipe, fd);
+	nc->pipe_live = true;
+	uv_read_start((uv_stream_t *)&nc->pipe, net_alloc_cb, net_read_cb);
+	return 1;
+}
+
+static bool
+net_proc_exited(int pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return true;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')'. */
+	p = strrchr(buf, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+int
+net_coord_start(struct net_coord *nc, lz_err_t *err)
+{
+	char *bin = NULL;
+	int ret = -1;
+
+	nc->state = NET_STARTING;
+	if (net_files(nc, err) < 0 || net_image_bin(&bin, err) < 0 ||
+	    net_image_ensure(bin, &nc->image, NULL, err) < 0 || net_container(nc, err) < 0 ||
+	    net_router_spawn(nc, err) < 0)
+		goto out;
+	/* Rules in place = control socket answering; the router's exit ends the wait. */
+	while (net_now_ms() < nc->deadline_ms) {
+		struct timespec ts = { 0, 20 * 1000000 };
+
+		if (net_try_connect(nc)) {
+			nc->state = NET_UP;
+			net_audit(nc, "net.start", nc->o.a->sidecar);
+			ret = 0;
+			goto out;
+		}
+		/* The loop does not run yet: a router that exited is a zombie until it does. */
+		if (net_proc_exited(nc->proc.pid))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	lz_err_set(err, EIO, "the network sidecar %s did not start%s (see the coordinator log)",
+	    nc->o.a->sidecar, net_proc_exited(nc->proc.pid) ? "" : " in time");
+out:
+	free(bin);
+	if (ret < 0)
+		nc->state = NET_DOWN;
+	return ret;
+}
+
+int
+net_coord_spec(struct net_coord *nc, struct drv_spec *sp, lz_err_t *err)
+{
+	struct drv_mount *m;
+
+	(void)err;
+	free(sp->network);
+	sp->network = xasprintf("container:%s", nc->o.a->sidecar);
+	/* A user mount on /etc/resolv.conf: Podman's own copy does not win. */
+	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
+	m = &sp->mounts[sp->n_mounts++];
+	memset(m, 0, sizeof *m);
+	m->type = DRV_MOUNT_BIND;
+	m->src = xstrdup(nc->resolv);
+	m->dst = xstrdup("/etc/resolv.conf");
+	m->ro = true;
+	return 0;
+}
+
+static void net_timer_cb(uv_timer_t *t);
+
+static void
+net_router_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct net_coord *nc = p->data;
+	uint64_t now = net_now_ms();
+	char *d;
+
+	nc->proc_live = false;
+	uv_close((uv_handle_t *)p, net_proc_close_cb);
+	nc->last_status = sig ? 128 + sig : (int)status;
+	net_pipe_close(nc);
+	if (nc->closing)
+		return;
+	if (now - nc->window_ms > 60000) {
+		nc->window_ms = now;
+		nc->recent = 0;
+	}
+	if (nc->state == NET_STARTING)
+		return;	/* net_coord_start reports it */
+	d = xasprintf("router exited (status %d); egress stays default-deny; %s", nc->last_status,
+	    nc->recent < NET_COORD_MAX_RESTARTS ? "restarting" : "too many restarts, network down");
+	net_log(nc, "network sidecar: %s", d);
+	net_audit(nc, "net.router-exit", d);
+	free(d);
+	if (nc->recent >= NET_COORD_MAX_RESTARTS) {
+		nc->state = NET_DOWN;
+		return;
+	}
+	nc->recent++;
+	nc->state = NET_RESTARTING;
+	uv_timer_start(&nc->timer, net_timer_cb, 200u * nc->recent, 0);
+}
+
+static void
+net_timer_cb(uv_timer_t *t)
+{
+	struct net_coord *nc = t->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (nc->closing || nc->state != NET_RESTARTING)
+		return;
+	if (!nc->proc_live) {
+		if (net_router_spawn(nc, &err) < 0) {
+			net_log(nc, "network sidecar: %s", err.msg);
+			lz_err_clear(&err);
+			nc->state = NET_DOWN;
+			net_audit(nc, "net.down", "the router could not be started again");
+			return;
+		}
+	} else if (net_try_connect(nc)) {
+		char *d = xasprintf("router back (restart %u), %zu policy entries", nc->restarts + 1,
+		    nc->n_policy);
+
+		nc->restarts++;
+		nc->state = NET_UP;
+		net_log(nc, "network sidecar: %s", d);
+		net_audit(nc, "net.restart", d);
+		free(d);
+		return;
+	} else if (net_now_ms() > nc->deadline_ms) {
+		uv_process_kill(&nc->proc, SIGKILL);	/* its exit schedules the next try */
+		return;
+	}
+	uv_timer_start(&nc->timer, net_timer_cb, 50, 0);
+}
+
+/* One request on a connection of its own; reads the OK or ERROR reply. */
+static int
+net_request(struct net_coord *nc, struct proto_buf *req, lz_err_t *err)
+{
+	struct timeval tv = { 5, 0 };
+	struct proto_buf in = { 0 };
+	uint8_t buf[4096];
+	int fd, ret = -1;
+
+	if ((fd = net_sock(nc->ctl, err)) < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (write(fd, req->data, req->len) != (ssize_t)req->len) {
+		lz_err_sys(err, errno, "network sidecar: write");
+		goto out;
+	}
+	for (;;) {
+		struct proto_header h;
+		const uint8_t *p;
+		ssize_t n = read(fd, buf, sizeof buf);
+		int r;
+
+		if (n <= 0) {
+			lz_err_sys(err, n < 0 ? errno : EPIPE, "network sidecar: no answer");
+			goto out;
+		}
+		proto_put(&in, buf, (size_t)n);
+		r = proto_frame_parse(in.data, in.len, &h, &p, err);
+		if (r < 0)
+			goto out;
+		if (r == PROTO_NEED_MORE)
+			continue;
+		if (h.type == PROTO_OK)
+			ret = 0;
+		else if (h.type == PROTO_ERROR) {
+			struct proto_error e;
+
+			if (proto_decode_error(p, h.length, &e, err) == 0) {
+				lz_err_set(err, LZ_EINVAL, "%s", e.text);
+				proto_error_clear(&e);
+			}
+		} else
+			lz_err_set(err, EPROTO, "network sidecar: unexpected reply %u", h.type);
+		break;
+	}
+out:
+	close(fd);
+	proto_buf_clear(&in);
+	return ret;
+}
+
+int
+net_coord_edit(struct net_coord *nc, bool add, const char *entry, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+	struct egress_entry e, x;
+	char **v = NULL, *text;
+	size_t n = 0;
+	int ret;
+
+	if (nc->state != NET_UP)
+		return lz_err_set(err, EAGAIN, "the network sidecar is %s; try again",
+		    net_coord_state(nc));
+	if (egress_entry_parse(entry, &e, err) < 0)
+		return -1;
+	text = egress_entry_format(&e);
+	netctl_encode_str(&b, add ? NETCTL_POLICY_ADD : NETCTL_POLICY_DEL, text);
+	ret = net_request(nc, &b, err);
+	proto_buf_clear(&b);
+	if (ret < 0) {
+		free(text);
+		return -1;
+	}
+	/* Keep our copy in step: a restarted router gets the policy in force. */
+	for (size_t i = 0; i < nc->n_policy; i++) {
+		if (egress_entry_parse(nc->policy[i], &x, NULL) == 0 && egress_entry_equal(&x, &e))
+			continue;
+		lz_strv_push(&v, nc->policy[i]);
+		n++;
+	}
+	if (add) {
+		lz_strv_push(&v, text);
+		n++;
+	}
+	lz_strv_free(nc->policy);
+	nc->policy = v;
+	nc->n_policy = n;
+	{
+		char *d = xasprintf("%s %s", add ? "allow" : "deny", text);
+
+		net_audit(nc, "net.policy", d);
+		free(d);
+	}
+	free(text);
+	return 0;
+}
+
+const char *
+net_coord_state(const struct net_coord *nc)
+{
+	switch (nc->state) {
+	case NET_UP: return "up";
+	case NET_STARTING: return "starting";
+	case NET_RESTARTING: return "restarting";
+	case NET_DOWN: return "down";
+	}
+	return "?";
+}
+
+char *const *
+net_coord_policy(const struct net_coord *nc, size_t *n)
+{
+	*n = nc->n_policy;
+	return nc->policy;
+}
+
+unsigned
+net_coord_restarts(const struct net_coord *nc)
+{
+	return nc->restarts;
+}
+
+void
+net_coord_close(struct net_coord *nc)
+{
+	if (nc == NULL)
+		return;
+	nc->closing = true;
+	uv_timer_stop(&nc->timer);
+	if (!uv_is_closing((uv_handle_t *)&nc->timer))
+		uv_close((uv_handle_t *)&nc->timer, NULL);
+	net_pipe_close(nc);
+	if (nc->proc_live)
+		uv_process_kill(&nc->proc, SIGTERM);
+}
+
+static void
+net_remove_files(const char *dir)
+{
+	char *ctl = xasprintf("%s/ctl.sock", dir), *resolv = xasprintf("%s/resolv.conf", dir);
+
+	(void)unlink(ctl);
+	(void)unlink(resolv);
+	(void)rmdir(dir);
+	free(ctl);
+	free(resolv);
+}
+
+void
+net_coord_free(struct net_coord *nc)
+{
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (nc == NULL)
+		return;
+	if (nc->o.drv->remove(nc->o.a->sidecar, &err) < 0) {
+		net_log(nc, "network sidecar: %s", err.msg);
+		lz_err_clear(&err);
+	}
+	net_remove_files(nc->dir);
+	lz_strv_free(nc->policy);
+	free(nc->dir);
+	free(nc->ctl);
+	free(nc->resolv);
+	free(nc->image);
+	free(nc->upstream);
+	free(nc);
+}
+
+int
+net_coord_cleanup(const struct drv_ops *drv, const struct anchor *a, const char *socket_dir,
+    lz_err_t *err)
+{
+	char *dir = xasprintf("%s/%s.net", socket_dir, a->hash);
+	int ret = drv->remove(a->sidecar, err);
+
+	net_remove_files(dir);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,164 @@
+/* side-policy.c - the policy in force and the addresses learned through DNS. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "side.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+uint64_t
+side_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+side_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+side_policy_parse(char *const *v, size_t n, struct side_policy *out, lz_err_t *err)
+{
+	struct side_policy p = { 0 };
+	size_t rules = 0;
+
+	p.e = xcalloc(n + 1, sizeof *p.e);
+	p.text = xcalloc(n + 1, sizeof *p.text);
+	for (size_t i = 0; i < n; i++) {
+		struct egress_entry e;
+		bool dup = false;
+
+		if (egress_entry_parse(v[i], &e, err) < 0) {
+			side_policy_clear(&p);
+			return -1;
+		}
+		for (size_t j = 0; j < p.n && !dup; j++)
+			dup = egress_entry_equal(&p.e[j], &e);
+		if (dup)
+			continue;
+		p.e[p.n] = e;
+		p.text[p.n++] = egress_entry_format(&e);
+		rules += egress_entry_rules(&e);
+	}
+	/* One ruleset goes to the kernel in one message. */
+	if (rules > EGRESS_MAX_RULES) {
+		side_policy_clear(&p);
+		return lz_err_set(err, LZ_EINVAL, "the policy needs %zu rules (at most %d): list "
+		    "fewer ports per CIDR, or merge CIDRs", rules, EGRESS_MAX_RULES);
+	}
+	*out = p;
+	return 0;
+}
+
+void
+side_policy_clear(struct side_policy *p)
+{
+	lz_strv_free(p->text);
+	free(p->e);
+	memset(p, 0, sizeof *p);
+}
+
+const char *
+side_policy_name_ports(const struct side_policy *p, const char *name, bool *any,
+    uint16_t *ports, size_t *nports)
+{
+	const char *first = NULL;
+
+	*any = false;
+	*nports = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct egress_entry *e = &p->e[i];
+
+		if (!egress_domain_match(e, name))
+			continue;
+		if (first == NULL)
+			first = p->text[i];
+		if (e->nports == 0)
+			*any = true;
+		for (size_t k = 0; k < e->nports; k++) {
+			size_t j;
+
+			for (j = 0; j < *nports && ports[j] != e->ports[k]; j++)
+				;
+			if (j == *nports && *nports < EGRESS_MAX_PORTS)
+				ports[(*nports)++] = e->ports[k];
+		}
+	}
+	if (*any)
+		*nports = 0;
+	return first;
+}
+
+const struct side_learned *
+side_learned_find(struct side *s, int family, const uint8_t *addr)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < s->nlearned; i++)
+		if (s->learned[i].family == family && memcmp(s->learned[i].addr, addr, alen) == 0)
+			return &s->learned[i];
+	return NULL;
+}
+
+struct side_learned *
+side_learned_put(struct side *s, int family, const uint8_t *addr, const char *name,
+    const uint16_t *ports, size_t nports, uint64_t expires_ms)
+{
+	struct side_learned *l = (struct side_learned *)side_learned_find(s, family, addr);
+
+	if (l == NULL) {
+		if (s->nlearned == SIDE_MAX_LEARNED) {
+			/* Full: forget the one closest to expiry (its set element ages out itself). */
+			size_t old = 0;
+
+			for (size_t i = 1; i < s->nlearned; i++)
+				if (s->learned[i].expires_ms < s->learned[old].expires_ms)
+					old = i;
+			s->learned[old] = s->learned[--s->nlearned];
+		}
+		if (s->learned == NULL)
+			s->learned = xcalloc(SIDE_MAX_LEARNED, sizeof *s->learned);
+		l = &s->learned[s->nlearned++];
+		memset(l, 0, sizeof *l);
+		l->family = family;
+		memcpy(l->addr, addr, family == AF_INET ? 4 : 16);
+	}
+	snprintf(l->name, sizeof l->name, "%s", name);
+	memcpy(l->ports, ports, nports * sizeof ports[0]);
+	l->nports = nports;
+	if (expires_ms > l->expires_ms)
+		l->expires_ms = expires_ms;
+	return l;
+}
+
+void
+side_learned_prune(struct side *s)
+{
+	uint64_t now = side_now_ms();
+
+	for (size_t i = 0; i < s->nlearned;) {
+		struct side_learned *l = &s->learned[i];
+		uint16_t ports[EGRESS_MAX_PORTS];
+		size_t np;
+		bool any;
+
+		if (l->expires_ms <= now ||
+		    side_policy_name_ports(&s->pol, l->name, &any, ports, &np) == NULL) {
+			s->learned[i] = s->learned[--s->nlearned];
+			continue;
+		}
+		/* The policy may have changed the ports of this name. */
+		memcpy(l->ports, ports, np * sizeof ports[0]);
+		l->nports = any ? 0 : np;
+		i++;
+	}
+}

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""net-helper.py - test servers and clients for the network sidecar tests.
+
+Only ever talks to the addresses it is given; the tests give it loopback and
+addresses inside network namespaces they created themselves.
+
+  serve ADDR PORT...        TCP and UDP servers answering "hello-PORT"
+  dns ADDR LOG NAME=IP...   a DNS server for test names (*.suffix=IP for any name below)
+  connect HOST PORT [udp] [--hold FILE]   prints ok:REPLY | refused | blocked | timeout | error:...
+  resolve NAME              getaddrinfo through the system resolver
+  rawdns SERVER NAME        one A query straight to SERVER:53
+  ctl SOCK set E... | add E | del E | get | events N   the sidecar's control socket
+"""
+import os
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+
+
+def serve(addr, ports):
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+    def tcp(s, port):
+        while True:
+            c, _ = s.accept()
+            try:
+                c.settimeout(5)
+                data = c.recv(100)
+                c.sendall(b"hello-%d %s" % (port, data.strip()))
+            except OSError:
+                pass
+            c.close()
+
+    def udp(s, port):
+        while True:
+            data, peer = s.recvfrom(2048)
+            s.sendto(b"hello-%d %s" % (port, data.strip()), peer)
+
+    # Bound before "serving" is printed: the tests wait for that line.
+    for p in ports:
+        t = socket.socket(fam, socket.SOCK_STREAM)
+        u = socket.socket(fam, socket.SOCK_DGRAM)
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if fam == socket.AF_INET6:      # beside an IPv4 server on the same port
+            t.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        t.bind((addr, int(p)))
+        t.listen(64)
+        u.bind((addr, int(p)))
+        threading.Thread(target=tcp, args=(t, int(p)), daemon=True).start()
+        threading.Thread(target=udp, args=(u, int(p)), daemon=True).start()
+    print("serving", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def qname_of(pkt, off=12):
+    labels = []
+    while pkt[off]:
+        n = pkt[off]
+        labels.append(pkt[off + 1:off + 1 + n].decode("ascii", "replace"))
+        off += 1 + n
+    return ".".join(labels).lower(), off + 1
+
+
+def rr(name_ptr, rtype, ttl, rdata):
+    return name_ptr + struct.pack(">HHIH", rtype, 1, ttl, len(rdata)) + rdata
+
+
+def encname(name):
+    out = b""
+    for l in name.split("."):
+        out += bytes([len(l)]) + l.encode()
+    return out + b"\0"
+
+
+def dns_answer(q, table):
+    name, off = qname_of(q)
+    qtype, = struct.unpack(">H", q[off:off + 2])
+    question = q[12:off + 4]
+    hdr = lambda an, rcode=0: q[:2] + struct.pack(">HHHHH", 0x8180 | rcode, 1, an, 0, 0)
+    ptr = b"\xc0\x0c"
+    if name.startswith("loop."):       # a compression pointer to itself
+        return hdr(1) + question + b"\xc0" + bytes([12 + len(question)]) + struct.pack(">HHIH", 1, 1, 60, 4) + b"\x0a\0\0\x01"
+    if name.startswith("past."):       # rdlength past the end
+        return hdr(1) + question + ptr + struct.pack(">HHIH", 1, 1, 60, 400) + b"\x0a\0\0\x01"
+    if name.startswith("claims."):     # claims 10,000 records, holds 3,000
+        return hdr(10000) + question + b"".join(rr(ptr, 1, 60, bytes([10, 199, 9, i % 250])) for i in range(3000))
+    if name.startswith("many."):       # 4,000 real records
+        return hdr(4000) + question + b"".join(rr(ptr, 1, 60, bytes([10, 199, 9, i % 250])) for i in range(4000))
+    for k, v in table.items():        # "*.suffix=ip": any name below suffix
+        if k.startswith("*.") and name.endswith(k[1:]) and name not in table:
+            table = dict(table)
+            table[name] = v
+            break
+    ans = []
+    cur = name
+    for _ in range(8):
+        t = table.get(cur)
+        if t is None:
+            break
+        kind, val, ttl = t
+        owner = encname(cur)
+        if kind == "CNAME":
+            ans.append(rr(owner, 5, ttl, encname(val)))
+            cur = val
+            continue
+        for v in val.split("+"):
+            if ":" in v and qtype == 28:
+                ans.append(rr(owner, 28, ttl, socket.inet_pton(socket.AF_INET6, v)))
+            elif ":" not in v and qtype == 1:
+                ans.append(rr(owner, 1, ttl, socket.inet_aton(v)))
+        break
+    if not ans and cur not in table:
+        return hdr(0, 3) + question
+    return hdr(len(ans)) + question + b"".join(ans)
+
+
+def dns(addr, log, pairs):
+    table = {}
+    for p in pairs:               # name=ip[+ip] | name=cname:target | name=ip/ttl
+        n, v = p.split("=", 1)
+        ttl = 300
+        if "/" in v:
+            v, t = v.rsplit("/", 1)
+            ttl = int(t)
+        if v.startswith("cname:"):
+            table[n] = ("CNAME", v[6:], ttl)
+        else:
+            table[n] = ("A", v, ttl)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((addr, 53))
+    print("dns ready", flush=True)
+    while True:
+        q, peer = s.recvfrom(4096)
+        try:
+            name, _ = qname_of(q)
+        except Exception:
+            continue
+        with open(log, "a") as f:
+            f.write(name + "\n")
+        s.sendto(dns_answer(q, table), peer)
+
+
+def report(e):
+    """How a send or connect failed, as the tests match it."""
+    if isinstance(e, ConnectionRefusedError):
+        print("refused")            # TCP reset, ICMP unreachable
+        return 1
+    if isinstance(e, PermissionError):
+        print("blocked")            # dropped on output: the send itself fails
+        return 1
+    if isinstance(e, socket.timeout):
+        print("timeout")
+        return 2
+    print("error: %s" % e)
+    return 4
+
+
+def connect(host, port, udp=False, hold=None):
+    try:
+        info = socket.getaddrinfo(host, port, 0, socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
+    except socket.gaierror as e:
+        print("error: resolve: %s" % e)
+        return 3
+    fam, typ, _, _, sa = info[0]
+    s = socket.socket(fam, typ)
+    s.settimeout(3)
+    try:
+        s.connect(sa)
+        if hold:
+            print("connected", flush=True)
+            deadline = time.time() + 60
+            while not os.path.exists(hold) and time.time() < deadline:
+                time.sleep(0.05)
+        s.send(b"ping")
+        print("ok:" + s.recv(100).decode())
+        return 0
+    except OSError as e:
+        return report(e)
+
+
+def resolve(name):
+    try:
+        addrs = sorted({i[4][0] for i in socket.getaddrinfo(name, 80, 0, socket.SOCK_STREAM)})
+        print(" ".join(addrs))
+        return 0
+    except socket.gaierror as e:
+        print("error: %s" % e)
+        return 1
+
+
+def rawdns(server, name):
+    q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0) + encname(name) + b"\0\x01\0\x01"
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    try:
+        s.sendto(q, (server, 53))
+        r = s.recv(4096)
+        print("answer rcode=%d" % (r[3] & 0xf))
+        return 0
+    except OSError as e:
+        return report(e)
+
+
+# ---- control socket: proto.h frames "LZCT", version 1 ----
+def frame(t, payload=b""):
+    return struct.pack(">IBBHI", 0x4c5a4354, 1, 0, t, len(payload)) + payload
+
+
+def pstr(s):
+    b = s.encode()
+    return struct.pack(">I", len(b)) + b
+
+
+def read_frame(s):
+    h = b""
+    while len(h) < 12:
+        c = s.recv(12 - len(h))
+        if not c:
+            return None, None
+        h += c
+    _, _, _, t, n = struct.unpack(">IBBHI", h)
+    p = b""
+    while len(p) < n:
+        c = s.recv(n - len(p))
+        if not c:
+            return None, None
+        p += c
+    return t, p
+
+
+def get_str(p, o):
+    n, = struct.unpack(">I", p[o:o + 4])
+    return p[o + 4:o + 4 + n].decode(), o + 4 + n
+
+
+def ctl(path, cmd, args):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    if cmd == "set":
+        s.sendall(frame(200, struct.pack(">I", len(args)) + b"".join(pstr(a) for a in args)))
+    elif cmd in ("add", "del"):
+        s.sendall(frame(201 if cmd == "add" else 202, pstr(args[0])))
+    elif cmd == "get":
+        s.sendall(frame(203))
+    elif cmd == "events":
+        s.sendall(frame(205))
+    elif cmd == "raw":            # raw bytes (hex) as sent by a hostile peer
+        s.sendall(bytes.fromhex(args[0]))
+    t, p = read_frame(s)
+    if t == 2:
+        code, = struct.unpack(">I", p[:4])
+        print("error: " + get_str(p, 4)[0])
+        return 1
+    if t == 204:
+        n, = struct.unpack(">I", p[:4])
+        o = 4
+        for _ in range(n):
+            v, o = get_str(p, o)
+            print(v)
+        return 0
+    if cmd == "events":
+        want = int(args[0]) if args else 0
+        s.settimeout(float(args[1]) if len(args) > 1 else 1.0)
+        got = 0
+        try:
+            while want == 0 or got < want:
+                t, p = read_frame(s)
+                if t is None:
+                    break
+                kind, allowed, hi, lo, proto, port, count = struct.unpack(">7I", p[:28])
+                addr, o = get_str(p, 28)
+                name, o = get_str(p, o)
+                rule, o = get_str(p, o)
+                kinds = {1: "flow", 2: "dns", 3: "lost", 4: "router"}
+                print("%s %s proto=%d addr=%s port=%d name=%s count=%d rule=%s" % (
+                    kinds.get(kind, "?"), "allow" if allowed else "deny", proto, addr, port,
+                    name, count, rule), flush=True)
+                got += 1
+        except socket.timeout:
+            pass
+        return 0
+    if t == 3:
+        print("ok")
+        return 0
+    print("unexpected frame %s" % t)
+    return 1
+
+
+def main():
+    a = sys.argv[1:]
+    if a[0] == "serve":
+        return serve(a[1], a[2:])
+    if a[0] == "dns":
+        return dns(a[1], a[2], a[3:])
+    if a[0] == "connect":
+        hold = a[a.index("--hold") + 1] if "--hold" in a else None
+        return connect(a[1], int(a[2]), "udp" in a[3:], hold)
+    if a[0] == "resolve":
+        return resolve(a[1])
+    if a[0] == "rawdns":
+        return rawdns(a[1], a[2])
+    if a[0] == "ctl":
+        return ctl(a[1], a[2], a[3:])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

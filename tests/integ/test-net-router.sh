@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# test-net-router.sh - lazaret-sidecar for real: nftables in a network
+# namespace this test creates, linked by a veth pair to a second namespace
+# holding the test servers and a test DNS server. No packet leaves these two
+# namespaces. Needs root (ip netns); skips otherwise.
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD=${LAZARET_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root for ip netns"; exit 77; }
+[ -x "$BUILD/lazaret-sidecar" ] || fail "no $BUILD/lazaret-sidecar: run make"
+command -v nft >/dev/null || { echo "SKIP: nft missing: run scripts/setup-host"; exit 77; }
+
+NS=lzr$$ SRV=lzs$$
+T=$(mktemp -d /tmp/lz-net.XXXXXX)
+H="python3 $PWD/tests/integ/net-helper.py"
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	ip netns del "$NS" 2>/dev/null || true
+	ip netns del "$SRV" 2>/dev/null || true
+	rm -rf "/etc/netns/$NS" "$T"
+}
+trap cleanup EXIT
+in_ns() { timeout -k 2 20 ip netns exec "$NS" "$@"; }
+in_srv() { timeout -k 2 20 ip netns exec "$SRV" "$@"; }
+# wait_for DESC CMD...: poll a condition for up to 10 s.
+wait_for() {
+	local desc=$1 i; shift
+	for i in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+	fail "timed out waiting for $desc"
+}
+# expect WANT HOST PORT [udp]: connect from the router's namespace.
+expect() {
+	local want=$1 out; shift
+	out=$(in_ns $H connect "$@" || true)
+	case $out in "$want"*) note "connect $* -> $out" ;; *) fail "connect $*: expected $want, got '$out'" ;; esac
+}
+
+# Two namespaces and a veth between them; the server side also plays slirp's
+# gateway (10.0.2.2), a metadata address and a second host.
+ip netns add "$NS"; ip netns add "$SRV"
+ip link add "vr$$" netns "$NS" type veth peer name "vs$$" netns "$SRV"
+ip -n "$NS" link set lo up; ip -n "$SRV" link set lo up
+ip -n "$NS" addr add 10.199.0.1/24 dev "vr$$"
+ip -n "$NS" addr add 10.0.2.100/24 dev "vr$$"
+ip -n "$NS" addr add 169.254.1.1/16 dev "vr$$"
+ip -n "$NS" addr add fd99::1/64 dev "vr$$" nodad
+for a in 10.199.0.2 10.199.0.3 10.199.0.4 10.199.0.5 10.199.0.6 10.199.0.7; do
+	ip -n "$SRV" addr add $a/24 dev "vs$$"
+done
+ip -n "$SRV" addr add 10.0.2.2/24 dev "vs$$"
+ip -n "$SRV" addr add 169.254.169.254/16 dev "vs$$"
+ip -n "$SRV" addr add fd99::2/64 dev "vs$$" nodad
+ip -n "$SRV" addr add fd99::3/64 dev "vs$$" nodad
+ip -n "$NS" link set "vr$$" up; ip -n "$SRV" link set "vs$$" up
+mkdir -p "/etc/netns/$NS"
+echo "nameserver 127.0.0.1" >"/etc/netns/$NS/resolv.conf"
+
+ip netns exec "$SRV" $H serve 0.0.0.0 8080 8081 9000 9001 >"$T/serve.log" 2>&1 & PIDS+=($!)
+ip netns exec "$SRV" $H serve :: 8080 8081 >"$T/serve6.log" 2>&1 & PIDS+=($!)
+: >"$T/dns.log"
+ip netns exec "$SRV" $H dns 10.199.0.2 "$T/dns.log" \
+	a.svc.test=10.199.0.3 exact.test=10.199.0.4 svc.test=10.199.0.3 \
+	blocked.test=10.199.0.6 cname.svc.test=cname:edge.cdn.test edge.cdn.test=10.199.0.5 \
+	short.svc.test=10.199.0.7/1 rebind.svc.test=10.0.2.2 v6.svc.test=fd99::3 \
+	>"$T/dnsd.log" 2>&1 & PIDS+=($!)
+wait_for "test servers" grep -q serving "$T/serve.log"
+wait_for "IPv6 test servers" grep -q serving "$T/serve6.log"
+wait_for "test DNS server" grep -q "dns ready" "$T/dnsd.log"
+
+CTL=$T/ctl.sock
+start_router() {
+	ip netns exec "$NS" "$BUILD/lazaret-sidecar" --ctl "$CTL" --upstream 10.199.0.2 \
+		--ttl-floor 2 --allow 10.199.0.2:8080,9000 --allow '*.svc.test:8080' \
+		--allow exact.test:8080 --allow '[fd99::2]:8080' \
+		>>"$T/router.log" 2>&1 &
+	ROUTER=$!; PIDS+=($ROUTER)
+	wait_for "the router's control socket" test -S "$CTL"
+}
+start_router
+in_ns nft list table inet lazaret >"$T/rules" || fail "no table inet lazaret"
+grep -q "policy drop" "$T/rules" || fail "the output chain does not drop by default"
+
+note "CIDR:port entries, TCP and UDP, IPv4 and IPv6"
+expect ok:hello-8080 10.199.0.2 8080
+expect refused 10.199.0.2 8081
+expect refused 10.199.0.3 8080
+expect ok:hello-9000 10.199.0.2 9000 udp
+expect blocked 10.199.0.2 9001 udp
+expect ok:hello-8080 fd99::2 8080
+expect refused fd99::2 8081
+
+note "domain names: learned before the answer, first connect works"
+expect refused 10.199.0.4 8080
+expect ok:hello-8080 exact.test 8080
+expect refused exact.test 8081
+expect ok:hello-8080 a.svc.test 8080
+expect ok:hello-8080 cname.svc.test 8080
+out=$(in_ns $H resolve v6.svc.test) || fail "v6.svc.test did not resolve: $out"
+expect ok:hello-8080 fd99::3 8080
+
+note "names outside the policy: refused locally, never forwarded"
+out=$(in_ns $H resolve blocked.test || true)
+case $out in error:*) ;; *) fail "blocked.test resolved: $out" ;; esac
+out=$(in_ns $H resolve svc.test || true)
+case $out in error:*) ;; *) fail "svc.test (the wildcard's apex) resolved: $out" ;; esac
+expect refused 10.199.0.6 8080
+grep -qx blocked.test "$T/dns.log" && fail "the test DNS server saw blocked.test (DNS leak)"
+grep -qx svc.test "$T/dns.log" && fail "the test DNS server saw svc.test (DNS leak)"
+grep -qx a.svc.test "$T/dns.log" || fail "a.svc.test never reached the test DNS server"
+note "the resolver itself is not reachable from the namespace"
+out=$(in_ns $H rawdns 10.199.0.2 blocked.test || true)
+[ "$out" = blocked ] || fail "a direct query to the upstream got: $out"
+grep -qx blocked.test "$T/dns.log" && fail "a direct query reached the upstream"
+
+note "guards: a name cannot open the host gateway (DNS rebinding)"
+in_ns $H resolve rebind.svc.test >/dev/null || true
+expect refused 10.0.2.2 8080
+
+note "TTL expiry removes the address (TTL 1 s, floor 2 s)"
+expect ok:hello-8080 short.svc.test 8080
+in_ns nft list set inet lazaret d4p | grep -q 10.199.0.7 || fail "10.199.0.7 not in set d4p"
+t0=$SECONDS
+wait_for "10.199.0.7 to expire" sh -c "! ip netns exec $NS nft list set inet lazaret d4p | grep -q 10.199.0.7"
+note "expired after $((SECONDS - t0)) s"
+expect refused 10.199.0.7 8080
+
+note "run-time changes on the control socket; established flows survive"
+rm -f "$T/go"
+in_ns $H connect 10.199.0.2 8080 --hold "$T/go" >"$T/held" 2>&1 & HELD=$!
+wait_for "the held connection" grep -q connected "$T/held"
+out=$(in_ns $H ctl "$CTL" add 10.199.0.3:8081) || fail "add: $out"
+expect ok:hello-8081 10.199.0.3 8081
+out=$(in_ns $H ctl "$CTL" del 10.199.0.2:8080,9000) || fail "del: $out"
+expect refused 10.199.0.2 8080
+touch "$T/go"; wait $HELD || true
+grep -q "ok:hello-8080" "$T/held" || fail "the established flow was cut by a policy change: $(cat "$T/held")"
+out=$(in_ns $H ctl "$CTL" del 10.199.0.9 || true)
+case $out in "error: '10.199.0.9' is not in the policy"*) ;; *) fail "del of a missing entry: $out" ;; esac
+out=$(in_ns $H ctl "$CTL" add 'bad..name' || true)
+case $out in error:*) ;; *) fail "a malformed entry was accepted: $out" ;; esac
+out=$(in_ns $H ctl "$CTL" raw 4c5a4354010000c8ffffffff || true)
+case $out in error:*) ;; *) fail "an oversize frame was not answered with an error: $out" ;; esac
+in_ns $H ctl "$CTL" get >"$T/policy"
+grep -qx "10.199.0.3/32:8081" "$T/policy" || fail "policy lacks the added entry: $(cat "$T/policy")"
+grep -q "10.199.0.2/32" "$T/policy" && fail "policy still has the removed entry"
+note "names learned before a change stay allowed when still in policy"
+expect ok:hello-8080 10.199.0.3 8080
+
+note "a policy too large for one batch is refused whole; the old one stays"
+big=$(python3 -c 'print(" ".join("10.%d.%d.0/24:%s" % (i // 250, i % 250, ",".join(str(p) for p in range(1000, 1016))) for i in range(1024)))')
+out=$(in_ns $H ctl "$CTL" set $big || true)
+case $out in "error: the policy needs 32768 rules (at most 512)"*) ;; *) fail "a huge policy: $out" ;; esac
+kill -0 "$ROUTER" || fail "the router died on a huge policy"
+expect ok:hello-8081 10.199.0.3 8081
+note "a broad CIDR does not open guarded addresses; listing one exactly does"
+in_ns $H ctl "$CTL" set 0.0.0.0/0:8080 >/dev/null || fail "set"
+expect ok:hello-8080 10.199.0.6 8080
+expect refused 10.0.2.2 8080
+expect refused 169.254.169.254 8080
+in_ns $H ctl "$CTL" add 10.0.2.2:8080 >/dev/null || fail "add guard"
+expect ok:hello-8080 10.0.2.2 8080
+expect refused 169.254.169.254 8080
+
+note "flow and DNS events"
+in_ns $H ctl "$CTL" events 0 1 >"$T/events" || true
+grep -q "^router allow.*rule=start" "$T/events" || fail "no router start event"
+grep -q "^flow allow proto=6 addr=10.199.0.2 port=8080 .*rule=10.199.0.2/32:8080,9000" "$T/events" || fail "no allowed-flow event: $(head -50 "$T/events")"
+grep -q "^flow deny proto=6 addr=10.199.0.2 port=8081 .*rule=default" "$T/events" || fail "no blocked-flow event"
+grep -q "^flow allow proto=6 addr=10.199.0.3 port=8080 name=a.svc.test .*rule=dns" "$T/events" || fail "no learned-flow event with its name"
+grep -q "^dns deny proto=1 .*name=blocked.test .*rule=not in policy" "$T/events" || fail "no refused-DNS event"
+grep -q "^flow deny proto=6 addr=10.0.2.2 port=8080 .*rule=guard: the host's loopback" "$T/events" || fail "no guard event"
+
+note "hostile DNS answers: no crash, no hang, SERVFAIL, the next query works"
+in_ns $H ctl "$CTL" set '*.svc.test:8080' >/dev/null
+for n in loop past claims; do
+	out=$(in_ns $H resolve $n.svc.test || true)
+	case $out in error:*) ;; *) fail "$n.svc.test resolved: $out" ;; esac
+done
+out=$(in_ns $H resolve many.svc.test) || fail "many.svc.test (4000 records): $out"
+kill -0 "$ROUTER" || fail "the router died on a hostile answer"
+note "a malformed query from the namespace: dropped, logged, the router serves on"
+in_ns python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\xc0\x0c\x00\x01\x00\x01", ("127.0.0.1", 53))'
+wait_for "the malformed-query event" sh -c "ip netns exec $NS $H ctl $CTL events 0 0.5 | grep -q 'rule=malformed query: question: dns: compression pointer at offset 12 does not point back'"
+expect ok:hello-8080 a.svc.test 8080
+grep -q "upstream answer rejected" "$T/router.log" || fail "the rejected answers were not reported"
+
+note "router killed: the rules stay (fail closed); a restart restores the policy"
+kill -9 "$ROUTER"; wait "$ROUTER" 2>/dev/null || true
+in_ns nft list table inet lazaret >/dev/null || fail "the table went away with the router"
+expect refused 10.199.0.6 8081
+out=$(in_ns $H resolve exact.test || true)
+case $out in error:*) ;; *) fail "a name resolved with the router dead: $out" ;; esac
+start_router
+expect ok:hello-8080 exact.test 8080
+expect refused 10.199.0.2 8081
+note "all router checks passed"
