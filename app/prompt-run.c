@@ -160,8 +160,22 @@ out:
 	return act;
 }
 
+/* Was ticket prompted already? Remember it if not. */
+static bool
+prompt_run_seen(struct prompt_run *pr, uint32_t ticket)
+{
+	size_t i, n = pr->n_seen < PROMPT_RUN_SEEN ? pr->n_seen : PROMPT_RUN_SEEN;
+
+	for (i = 0; i < n; i++)
+		if (pr->seen[i] == ticket)
+			return true;
+	pr->seen[pr->n_seen++ % PROMPT_RUN_SEEN] = ticket;
+	return false;
+}
+
 int
-prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err)
+prompt_run_frame(struct prompt_run *prs, struct client *c, const uint8_t *p, size_t len,
+    lz_err_t *err)
 {
 	struct esc_ctl_prompt q;
 	struct esc_ctl_decision d;
@@ -176,6 +190,8 @@ prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err)
 		lz_err_clear(&perr);
 		return 0;	/* a newer coordinator's layout: let the host time out */
 	}
+	if (prompt_run_seen(prs, q.ticket))
+		goto done;
 	if ((in = fopen("/dev/tty", "re")) == NULL || (out = fopen("/dev/tty", "we")) == NULL)
 		goto done;	/* no terminal: the request waits on the host */
 	if ((scr = newterm(NULL, out, in)) == NULL)
@@ -195,14 +211,17 @@ prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err)
 	 * leaves the alternate screen, so the session's screen is back. */
 	endwin();
 	delscreen(scr);
+	ret = 1;
 	if (act < 0) {
-		fprintf(stderr, "\r\nlazaret: escalation %.8s: no longer waiting for a decision "
-		    "(timed out or decided elsewhere)\r\n", q.request_id);
+		free(prs->notice);
+		prs->notice = xasprintf("\r\nlazaret: escalation %.8s: no longer waiting for a "
+		    "decision (timed out or decided elsewhere)\r\n", q.request_id);
 		goto done;
 	}
 	d.action = (enum esc_ctl_action)act;
 	esc_ctl_encode_decision(&b, &d);
-	ret = client_send(c, &b, err);
+	if ((ret = client_send(c, &b, err)) == 0)
+		ret = 1;
 done:
 	if (in != NULL)
 		fclose(in);
