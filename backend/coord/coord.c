@@ -34,6 +34,7 @@
 #include "escalation/esc-coord.h"
 #include "jsonw.h"
 #include "coord/lock.h"
+#include "coord/note.h"
 #include "sandbox/overlay.h"
 #include "proto.h"
 #include "coord/screen.h"
@@ -747,6 +748,12 @@ coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
 	return s;
 }
 
+static struct session *
+coord_note_session(void *arg, struct ctl_server_client *cl, uint32_t id)
+{
+	return coord_client_session(arg, cl, id);
+}
+
 static void
 coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const uint8_t *p,
     void *arg)
@@ -761,6 +768,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	lz_err_t err = LZ_ERR_INIT;
 	uint32_t id;
 
+	if (h->type == PROTO_NOTE) {
+		note_serve(c->loop, c->store, cl, p, h->length, coord_note_session, c);
+		return;
+	}
 	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
 		coord_esc_frame(c, cl, h, p);
 		return;
