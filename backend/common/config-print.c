@@ -1,0 +1,144 @@
+/* config-print.c - print a configuration (loaded or resolved) as YAML that
+ * `lazaret config show` writes and a config file could hold again.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config-int.h"
+#include "xmalloc.h"
+
+/* ---- print ---- */
+
+/* A YAML double-quoted scalar: always valid, whatever the bytes. */
+static void
+print_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char b = (unsigned char)*s;
+
+		if (b == '"' || b == '\\')
+			fprintf(f, "\\%c", b);
+		else if (b == '\n')
+			fputs("\\n", f);
+		else if (b == '\t')
+			fputs("\\t", f);
+		else if (b < 0x20 || b == 0x7f)
+			fprintf(f, "\\x%02x", b);
+		else
+			fputc(b, f);
+	}
+	fputc('"', f);
+}
+
+static void
+print_list(FILE *f, const char *indent, const char *key, char *const *v, size_t n)
+{
+	size_t i;
+
+	fprintf(f, "%s%s:%s\n", indent, key, n == 0 ? " []" : "");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s  - ", indent);
+		print_str(f, v[i]);
+		fputc('\n', f);
+	}
+}
+
+/* Value of NAME in a resolved "NAME=value" list, or NULL. */
+static const char *
+env_lookup(char *const *env, size_t n, const char *name)
+{
+	size_t i, l = strlen(name);
+
+	for (i = 0; i < n; i++)
+		if (strncmp(env[i], name, l) == 0 && env[i][l] == '=')
+			return env[i] + l + 1;
+	return NULL;
+}
+
+static void
+print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r)
+{
+	const struct cfg_volume *vols = r ? r->volumes : p->volumes;
+	size_t nv = r ? r->n_volumes : p->n_volumes, i;
+
+	fprintf(f, "  %s:\n    image: ", p->name);
+	print_str(f, p->image);
+	fputc('\n', f);
+	if (r != NULL) {
+		fputs("    profile_dir: ", f);
+		print_str(f, r->profile_dir);
+		fputs("\n    domain_hash: ", f);
+		print_str(f, r->domain_hash);
+		fputs("\n    domain_dir: ", f);
+		print_str(f, r->domain_dir);
+		fputs("\n    workspace_dir: ", f);
+		print_str(f, r->workspace_dir);
+		fputc('\n', f);
+	}
+	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
+	if (r != NULL)
+		print_list(f, "    ", "allow_egress", r->allow_egress, r->n_allow_egress);
+	else
+		print_list(f, "    ", "allow_egress", p->allow_egress, p->n_allow_egress);
+	fprintf(f, "    env:%s\n", p->n_env == 0 ? " {}" : "");
+	for (i = 0; i < p->n_env; i++) {
+		const struct cfg_env *e = &p->env[i];
+		bool host = strncmp(e->value, "env:", 4) == 0;
+		const char *v = r ? env_lookup(r->env, r->n_env, e->name) : NULL;
+		_cleanup_free_ char *shown = NULL;
+
+		/* Host values are usually secrets: say where they come from, not what. */
+		if (r != NULL && host)
+			shown = xasprintf("%s (%s)", e->value, v ? "set" : "unset: not passed");
+		fprintf(f, "      %s: ", e->name);
+		print_str(f, shown ? shown : (r && v) ? v : e->value);
+		fputc('\n', f);
+	}
+	fprintf(f, "    volumes:%s\n", nv == 0 ? " []" : "");
+	for (i = 0; i < nv; i++) {
+		fputs("      - host: ", f);
+		print_str(f, vols[i].host);
+		fputs("\n        container: ", f);
+		print_str(f, vols[i].container);
+		fputs("\n        mode: ", f);
+		print_str(f, vols[i].mode);
+		fputc('\n', f);
+	}
+}
+
+void
+cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
+{
+	size_t i;
+
+	fputs("# lazaret configuration from ", f);
+	print_str(f, cfg->file);
+	fputs(r ? " (resolved)\ndata_root: " : "\ndata_root: ", f);
+	print_str(f, cfg->data_root);
+	fputc('\n', f);
+	print_list(f, "", "allow_egress", cfg->allow_egress, cfg->n_allow_egress);
+	fprintf(f, "escalation:\n  enabled: %s\n  socket_dir: ", cfg->esc_enabled ? "true" :
+	    "false");
+	print_str(f, cfg->esc_socket_dir);
+	fputc('\n', f);
+	print_list(f, "  ", "auto_approve", cfg->esc_auto_approve, cfg->n_esc_auto_approve);
+	fprintf(f, "  timeout: %d\n", cfg->esc_timeout);
+	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL) {
+		fputs("workbench:\n", f);
+		if (cfg->wb_theme != NULL) {
+			fputs("  theme: ", f);
+			print_str(f, cfg->wb_theme);
+			fputc('\n', f);
+		}
+		if (cfg->wb_prefix != NULL) {
+			fputs("  prefix: ", f);
+			print_str(f, cfg->wb_prefix);
+			fputc('\n', f);
+		}
+	}
+	fputs("profiles:\n", f);
+	for (i = 0; i < cfg->n_profiles; i++)
+		if (r == NULL || r->profile == &cfg->profiles[i])
+			print_profile(f, &cfg->profiles[i], r);
+}

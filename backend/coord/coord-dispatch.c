@@ -1,0 +1,626 @@
+/* coord-dispatch.c - the coordinator's answers to its clients: one function
+ * per frame type of the control protocol (new session, attach, input, resize,
+ * detach, kill, status, stop, escalation frames), the sessions' output and exit
+ * callbacks, session records for the store, and the Host Escalation hooks.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "coord/coord-int.h"
+#include "coord/note.h"
+#include "coord/screen.h"
+#include "store/audit-text.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+/* A session record for the store. */
+struct coord_store_job {
+	char uuid[33];
+	char *profile, *workspace;
+	int64_t pid, ts;
+	int status;
+	bool end;
+};
+
+static int coord_esc_session(struct coord *, struct ctl_server_client *,
+    const struct esc_ctl_anchor *, char ***env);
+
+/* Store records, in order, on the threadpool. */
+
+static int
+coord_store_work(struct store *st, void *arg, lz_err_t *err)
+{
+	struct coord_store_job *j = arg;
+
+	if (j->end)
+		return store_session_end(st, j->uuid, j->status, j->ts, err);
+	return store_session_begin(st, j->uuid, j->profile, j->workspace, j->pid, j->ts, err);
+}
+
+static void
+coord_store_done(void *arg, int status, lz_err_t *err)
+{
+	struct coord_store_job *j = arg;
+
+	if (status < 0)
+		coord_log("state store: session %s: %s", j->uuid,
+		    err != NULL && err->msg != NULL ? err->msg : "failed");
+	free(j->profile);
+	free(j->workspace);
+	free(j);
+}
+
+static void
+coord_store_session(struct coord *c, const struct session *s, bool end)
+{
+	struct coord_store_job *j;
+
+	if (c->store == NULL)
+		return;
+	j = xcalloc(1, sizeof *j);
+	memcpy(j->uuid, s->uuid, sizeof j->uuid);
+	j->profile = xstrdup(c->a->profile);
+	j->workspace = xstrdup(c->a->workspace);
+	j->pid = s->pid;
+	j->end = end;
+	j->status = s->status;
+	j->ts = end ? coord_now_ms() : s->started_ms;
+	store_submit(c->loop, c->store, coord_store_work, coord_store_done, j);
+}
+
+/* Sessions. */
+
+static struct session *
+coord_session_find(struct coord *c, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_sessions; i++)
+		if (c->sessions[i]->id == id)
+			return c->sessions[i];
+	return NULL;
+}
+
+static void
+coord_session_remove(struct coord *c, struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_sessions; i++)
+		if (c->sessions[i] == s) {
+			memmove(&c->sessions[i], &c->sessions[i + 1],
+			    (c->n_sessions - i - 1) * sizeof *c->sessions);
+			c->n_sessions--;
+			return;
+		}
+}
+
+static void
+coord_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t len, void *arg)
+{
+	struct proto_buf b = { 0 }, copy;
+	size_t i;
+	bool high = false;
+
+	(void)arg;
+	/* The session's screen is fed attached or not: ATTACH sends it. */
+	if (s->screen != NULL)
+		screen_feed(s->screen, buf, len);
+	if (s->n_clients == 0)
+		return;
+	proto_encode_data(&b, s->id, stream, buf, len);
+	for (i = 0; i < s->n_clients; i++) {
+		if (i + 1 == s->n_clients)
+			ctl_server_send(s->clients[i], &b);
+		else {
+			copy.data = xmalloc(b.len);
+			memcpy(copy.data, b.data, b.len);
+			copy.len = copy.cap = b.len;
+			ctl_server_send(s->clients[i], &copy);
+		}
+		if (s->clients[i]->queued >= CTL_SERVER_HIGH_WATER)
+			high = true;
+	}
+	proto_buf_clear(&b);
+	/* Back-pressure: a slow client stops the PTY until its queue drains. */
+	if (high)
+		session_pause(s, true);
+}
+
+static void
+coord_input_cb(struct session *s, bool full, void *arg)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < s->n_clients; i++)
+		ctl_server_client_pause(s->clients[i], full);
+}
+
+static void
+coord_exit_cb(struct session *s, void *arg)
+{
+	struct coord *c = arg;
+	struct proto_exit e = { s->id, s->status };
+	struct proto_buf b = { 0 };
+	size_t i;
+
+	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
+	for (i = 0; i < s->n_clients; i++) {
+		ctl_server_client_pause(s->clients[i], false);
+		proto_encode_exit(&b, &e);
+		ctl_server_send(s->clients[i], &b);
+	}
+	coord_store_session(c, s, true);
+	esc_coord_session_end(c->esc, s->uuid);
+	coord_session_remove(c, s);
+	screen_free(s->screen);
+	s->screen = NULL;
+	session_close(s);
+	session_unref(s);
+	if (c->stopping && c->n_sessions == 0)
+		coord_shutdown(c, NULL);
+	else
+		coord_check_idle(c);
+}
+
+static char *
+coord_command_text(char **argv)
+{
+	char *s = NULL, *t;
+	size_t i;
+
+	if (argv == NULL || argv[0] == NULL)
+		return xstrdup("(shell)");
+	for (i = 0; argv[i] != NULL; i++) {
+		t = s == NULL ? xstrdup(argv[i]) : xasprintf("%s %s", s, argv[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* anc: the Session Anchor of an ESC_NEW_SESSION (NULL: a plain NEW_SESSION). */
+static void
+coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len,
+    const struct esc_ctl_anchor *anc)
+{
+	struct proto_new_session ns;
+	struct session_opts so;
+	struct session_cbs cbs = { coord_output_cb, coord_exit_cb, coord_input_cb };
+	struct drv_exec ex;
+	struct proto_session reply;
+	struct proto_buf b = { 0 };
+	struct session *s;
+	lz_err_t err = LZ_ERR_INIT;
+	char **env = NULL, **argv = NULL, *cmd = NULL;
+	char uuid[33];
+	unsigned char rnd[16];
+	bool direct;
+	size_t i;
+
+	if (proto_decode_new_session(p, len, &ns, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	direct = (ns.flags & PROTO_SESSION_DIRECT) != 0;
+	if (direct != (c->o->mode == SENTRY_DIRECT)) {
+		ctl_server_send_error(cl, PROTO_E_MODE, "domain %s is running in %s mode: stop it "
+		    "first with 'lazaret stop' to use --mode %s", c->a->hash,
+		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated",
+		    direct ? "direct" : "isolated");
+		goto out;
+	}
+	if (anc != NULL)
+		memcpy(rnd, anc->session_id, sizeof rnd);
+	else
+		randombytes_buf(rnd, sizeof rnd);
+	sodium_bin2hex(uuid, sizeof uuid, rnd, sizeof rnd);
+	if (anc != NULL && coord_esc_session(c, cl, anc, &env) < 0)
+		goto out;
+	if ((ns.flags & PROTO_SESSION_TTY) && ns.term != NULL && ns.term[0] != '\0')
+		lz_strv_pushf(&env, "TERM=%s", ns.term);
+	lz_strv_pushf(&env, "LAZARET_SESSION_ID=%s", uuid);
+	for (i = 0; c->layout.env != NULL && c->layout.env[i] != NULL; i++)
+		lz_strv_push(&env, c->layout.env[i]);
+	memset(&ex, 0, sizeof ex);
+	ex.name = c->a->container;
+	ex.argv = ns.argv != NULL && ns.argv[0] != NULL ? ns.argv : NULL;
+	ex.env = env;
+	ex.n_env = lz_strv_len(env);
+	ex.workdir = SENTRY_WORKSPACE_DST;
+	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
+	if (c->drv->exec_argv(&ex, &argv, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
+		goto out;
+	}
+	cmd = coord_command_text(ns.argv);
+	memset(&so, 0, sizeof so);
+	so.id = ++c->next_session;
+	so.uuid = uuid;
+	so.exec_argv = argv;
+	so.command = cmd;
+	so.tty = ex.tty;
+	so.rows = ns.rows;
+	so.cols = ns.cols;
+	if (session_start(c->loop, &so, &cbs, c, &s, &err) < 0) {
+		coord_log("session %u: %s", so.id, err.msg);
+		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
+		if (anc != NULL)
+			esc_coord_session_end(c->esc, uuid);
+		goto out;
+	}
+	/* A workbench session outlives its creator's connection (detach). */
+	s->owner = (ns.flags & PROTO_SESSION_KEEP) ? NULL : cl;
+	session_attach(s, cl);
+	if (s->tty && screen_new(ns.rows, ns.cols, &s->screen, &err) < 0) {
+		coord_log("session %u: no screen: %s", s->id, err.msg);
+		lz_err_clear(&err);
+	}
+	c->sessions = xreallocarray(c->sessions, c->n_sessions + 1, sizeof *c->sessions);
+	c->sessions[c->n_sessions++] = s;
+	coord_log("session %u (%s) started for client %u: pid %ld, %s", s->id, cmd, cl->id,
+	    (long)s->pid, s->tty ? "tty" : "pipes");
+	reply.id = s->id;
+	reply.pid = (uint32_t)s->pid;
+	proto_encode_session(&b, &reply);
+	ctl_server_send(cl, &b);
+	coord_store_session(c, s, false);
+out:
+	lz_err_clear(&err);
+	lz_strv_free(env);
+	lz_strv_free(argv);
+	free(cmd);
+	proto_new_session_clear(&ns);
+}
+
+/* Host Escalation hooks (esc-coord.c does the work). */
+
+static void
+coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
+{
+	struct coord *c = arg;
+	struct proto_buf copy;
+	size_t i, k;
+
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+
+		if (strcmp(s->uuid, uuid) != 0)
+			continue;
+		for (k = 0; k < s->n_clients; k++) {
+			copy.data = xmalloc(b->len);
+			memcpy(copy.data, b->data, b->len);
+			copy.len = copy.cap = b->len;
+			/* Only we know the session's number: a workbench has many on
+			 * one connection. ESC_PROMPT's payload starts with it. */
+			if (copy.len >= PROTO_HEADER_LEN + 4 && copy.data[6] == ESC_CTL_PROMPT >> 8 &&
+			    copy.data[7] == (ESC_CTL_PROMPT & 0xff)) {
+				uint32_t id = htonl(s->id);
+
+				memcpy(copy.data + PROTO_HEADER_LEN, &id, 4);
+			}
+			ctl_server_send(s->clients[k], &copy);
+		}
+	}
+	proto_buf_clear(b);
+}
+
+static bool
+coord_esc_attached_cb(const char *uuid, struct ctl_server_client *cl, void *arg)
+{
+	struct coord *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n_sessions; i++)
+		if (strcmp(c->sessions[i]->uuid, uuid) == 0 && session_has_client(c->sessions[i], cl))
+			return true;
+	return false;
+}
+
+static void
+coord_esc_quit_cb(void *arg)
+{
+	coord_shutdown(arg, "the user chose [Q]uit at an escalation prompt");
+}
+
+static void
+coord_esc_log_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	coord_log("%s", msg);
+}
+
+int
+coord_esc_start(struct coord *c, lz_err_t *err)
+{
+	struct esc_coord_opts eo;
+	size_t i;
+
+	memset(&eo, 0, sizeof eo);
+	eo.loop = c->loop;
+	eo.a = c->a;
+	eo.cfg = c->o->cfg;
+	eo.store = c->store;
+	for (i = 0; i < c->layout.n_mounts; i++)
+		if (strcmp(c->layout.mounts[i].dst, SENTRY_WORKSPACE_DST) == 0)
+			eo.host_workspace = c->layout.mounts[i].src;
+	if (eo.host_workspace == NULL)
+		return lz_err_set(err, ENOENT, "no workspace mount for escalation");
+	eo.route_cb = coord_esc_route_cb;
+	eo.attached_cb = coord_esc_attached_cb;
+	eo.quit_cb = coord_esc_quit_cb;
+	eo.log_cb = coord_esc_log_cb;
+	eo.arg = c;
+	return esc_coord_new(&eo, &c->esc, err);
+}
+
+static int
+coord_esc_session(struct coord *c, struct ctl_server_client *cl,
+    const struct esc_ctl_anchor *anc, char ***env)
+{
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (c->esc == NULL)
+		return 0;	/* escalation disabled: the session simply has no credential */
+	if (esc_coord_session(c->esc, anc, env, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
+		lz_err_clear(&err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+coord_esc_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
+    const uint8_t *p)
+{
+	struct esc_ctl_anchor anc;
+	lz_err_t err = LZ_ERR_INIT;
+	const uint8_t *ns;
+	size_t ns_len;
+
+	switch (h->type) {
+	case ESC_CTL_NEW_SESSION:
+		if (c->stopping) {
+			ctl_server_send_error(cl, PROTO_E_SHUTDOWN, "the coordinator of domain %s "
+			    "is shutting down", c->a->hash);
+			break;
+		}
+		if (esc_ctl_decode_new_session(p, h->length, &anc, &ns, &ns_len, &err) < 0) {
+			ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+			break;
+		}
+		coord_new_session(c, cl, ns, ns_len, &anc);
+		esc_ctl_anchor_clear(&anc);
+		break;
+	case ESC_CTL_DECISION:
+		if (c->esc != NULL)
+			esc_coord_decision(c->esc, cl, p, h->length);
+		break;
+	case ESC_CTL_AUDIT_REQ:
+		audit_text_serve(c->loop, c->store, cl, p, h->length);
+		break;
+	default:
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
+		    proto_type_name(h->type));
+		break;
+	}
+	lz_err_clear(&err);
+}
+
+
+/* Client events. */
+
+void
+coord_connect_cb(struct ctl_server_client *cl, void *arg)
+{
+	struct coord *c = arg;
+
+	c->had_client = true;
+	uv_timer_stop(&c->idle);
+	coord_log("client %u connected (pid %ld)", cl->id, (long)cl->pid);
+}
+
+void
+coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
+{
+	struct coord *c = arg;
+	size_t i;
+
+	coord_log("client %u disconnected", cl->id);
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+		bool owner = s->owner == cl;
+
+		session_detach(s, cl);
+		/* `lazaret run` ends its session when it exits, unless it detached. */
+		if (owner)
+			session_kill(s);
+		else if (s->paused)
+			session_pause(s, false);
+	}
+	coord_check_idle(c);
+}
+
+void
+coord_drain_cb(struct ctl_server_client *cl, void *arg)
+{
+	struct coord *c = arg;
+	size_t i, k;
+	bool high;
+
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+
+		if (!s->paused || !session_has_client(s, cl))
+			continue;
+		high = false;
+		for (k = 0; k < s->n_clients; k++)
+			if (s->clients[k]->queued >= CTL_SERVER_LOW_WATER)
+				high = true;
+		if (!high)
+			session_pause(s, false);
+	}
+}
+
+/* The session's current screen for an attaching client, appended to b. */
+static void
+coord_snapshot(struct session *s, struct proto_buf *b)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	uint8_t *snap;
+	size_t len;
+
+	if (s->screen == NULL)
+		return;
+	if (screen_snapshot(s->screen, PROTO_MAX_PAYLOAD - 4, &snap, &len, &err) < 0) {
+		coord_log("session %u: snapshot: %s", s->id, err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	proto_encode_snapshot(b, s->id, snap, len);
+	free(snap);
+}
+
+static struct session *
+coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
+{
+	struct session *s = coord_session_find(c, id);
+
+	if (s == NULL || !session_has_client(s, cl)) {
+		ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no session %u attached", id);
+		return NULL;
+	}
+	return s;
+}
+
+static struct session *
+coord_note_session(void *arg, struct ctl_server_client *cl, uint32_t id)
+{
+	return coord_client_session(arg, cl, id);
+}
+
+void
+coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const uint8_t *p,
+    void *arg)
+{
+	struct coord *c = arg;
+	struct proto_buf b = { 0 };
+	struct proto_session reply;
+	struct proto_data d;
+	struct proto_resize rz;
+	enum proto_status_fmt fmt;
+	struct session *s;
+	lz_err_t err = LZ_ERR_INIT;
+	uint32_t id;
+
+	if (h->type == PROTO_NOTE) {
+		note_serve(c->loop, c->store, cl, p, h->length, coord_note_session, c);
+		return;
+	}
+	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
+		coord_esc_frame(c, cl, h, p);
+		return;
+	}
+	switch ((enum proto_type)h->type) {
+	case PROTO_NEW_SESSION:
+		if (c->stopping) {
+			ctl_server_send_error(cl, PROTO_E_SHUTDOWN, "the coordinator of domain %s "
+			    "is shutting down", c->a->hash);
+			break;
+		}
+		coord_new_session(c, cl, p, h->length, NULL);
+		break;
+	case PROTO_ATTACH:
+		if (proto_decode_u32(p, h->length, &id, &err) < 0)
+			goto bad;
+		if ((s = coord_session_find(c, id)) == NULL) {
+			ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no session %u", id);
+			break;
+		}
+		session_attach(s, cl);
+		reply.id = s->id;
+		reply.pid = (uint32_t)s->pid;
+		proto_encode_session(&b, &reply);
+		coord_snapshot(s, &b);
+		ctl_server_send(cl, &b);
+		esc_coord_attach(c->esc, s->uuid);
+		break;
+	case PROTO_KILL:
+		if (proto_decode_u32(p, h->length, &id, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, id)) != NULL) {
+			coord_log("client %u ends session %u", cl->id, id);
+			session_kill(s);
+		}
+		break;
+	case PROTO_DATA:
+		if (proto_decode_data(p, h->length, &d, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, d.id)) != NULL)
+			session_write(s, d.data, d.len);
+		break;
+	case PROTO_EOF:
+		if (proto_decode_eof(p, h->length, &id, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, id)) != NULL)
+			session_eof(s);
+		break;
+	case PROTO_RESIZE:
+		if (proto_decode_resize(p, h->length, &rz, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, rz.id)) == NULL)
+			break;
+		if (session_resize(s, rz.rows, rz.cols, &err) < 0)
+			coord_log("session %u: resize: %s", s->id, err.msg);
+		else if (s->screen != NULL && screen_resize(s->screen, rz.rows, rz.cols, &err) < 0)
+			coord_log("session %u: screen resize: %s", s->id, err.msg);
+		break;
+	case PROTO_DETACH:
+		if (proto_decode_u32(p, h->length, &id, &err) < 0)
+			goto bad;
+		if ((s = coord_client_session(c, cl, id)) != NULL) {
+			session_detach(s, cl);
+			proto_encode_ok(&b, id);
+			ctl_server_send(cl, &b);
+		}
+		break;
+	case PROTO_STATUS_REQ:
+		if (proto_decode_status_req(p, h->length, &fmt, &err) < 0)
+			goto bad;
+		coord_status(c, cl, fmt);
+		break;
+	case PROTO_LIST:
+		coord_status(c, cl, PROTO_STATUS_JSON);
+		break;
+	case PROTO_STOP:
+		coord_log("client %u asked to stop", cl->id);
+		proto_encode_ok(&b, 0);
+		ctl_server_send(cl, &b);
+		coord_shutdown(c, "stop requested");
+		break;
+	case PROTO_ERROR:
+		break;
+	case PROTO_HELLO:
+	case PROTO_OK:
+	case PROTO_SESSION:
+	case PROTO_SESSION_EXIT:
+	case PROTO_STATUS:
+	case PROTO_SNAPSHOT:
+	default:
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
+		    proto_type_name(h->type));
+		break;
+	}
+	lz_err_clear(&err);
+	return;
+bad:
+	ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+	lz_err_clear(&err);
+}

@@ -1,0 +1,163 @@
+/* coord-status.c - what `lazaret status` and `lazaret ls` print: the domain,
+ * its container's state (podman inspect, off the loop) and its sessions, as
+ * text, one tab-separated row, or JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "coord/coord-int.h"
+#include "jsonw.h"
+#include "xmalloc.h"
+
+/* A STATUS request waiting on the threadpool (podman inspect). */
+struct coord_status_job {
+	uv_work_t req;
+	struct coord *c;
+	struct ctl_server_client *client;
+	enum proto_status_fmt fmt;
+	enum drv_state state;
+	bool state_ok;
+};
+
+static const char *
+coord_state_name(const struct coord_status_job *j)
+{
+	if (!j->state_ok)
+		return "unknown";
+	switch (j->state) {
+	case DRV_STATE_ABSENT: return "absent";
+	case DRV_STATE_RUNNING: return "running";
+	case DRV_STATE_STOPPED: return "stopped";
+	}
+	return "unknown";
+}
+
+/* Clients other than the one asking. */
+static size_t
+coord_other_clients(const struct coord *c)
+{
+	size_t n = ctl_server_clients(c->srv);
+
+	return n > 0 ? n - 1 : 0;
+}
+
+static char *
+coord_status_text(struct coord *c, const struct coord_status_job *j)
+{
+	int64_t up = (coord_now_ms() - c->started_ms) / 1000;
+	struct lz_jsonw w;
+	char *s, *t;
+	size_t i;
+
+	switch (j->fmt) {
+	case PROTO_STATUS_JSON:
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "running"); lz_jsonw_bool(&w, true);
+		lz_jsonw_key(&w, "domain_hash"); lz_jsonw_str(&w, c->a->hash);
+		lz_jsonw_key(&w, "profile"); lz_jsonw_str(&w, c->a->profile);
+		lz_jsonw_key(&w, "workspace"); lz_jsonw_str(&w, c->a->workspace);
+		lz_jsonw_key(&w, "mode");
+		lz_jsonw_str(&w, c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+		lz_jsonw_key(&w, "coordinator_pid"); lz_jsonw_int(&w, getpid());
+		lz_jsonw_key(&w, "uptime_s"); lz_jsonw_int(&w, up);
+		lz_jsonw_key(&w, "control_socket"); lz_jsonw_str(&w, c->a->ctl_socket);
+		lz_jsonw_key(&w, "container");
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "name"); lz_jsonw_str(&w, c->a->container);
+		lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, coord_state_name(j));
+		lz_jsonw_obj_close(&w);
+		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
+		lz_jsonw_key(&w, "sessions");
+		lz_jsonw_arr_open(&w);
+		for (i = 0; i < c->n_sessions; i++) {
+			const struct session *ss = c->sessions[i];
+
+			lz_jsonw_obj_open(&w);
+			lz_jsonw_key(&w, "id"); lz_jsonw_int(&w, ss->id);
+			lz_jsonw_key(&w, "session_id"); lz_jsonw_str(&w, ss->uuid);
+			lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, ss->pid);
+			lz_jsonw_key(&w, "command"); lz_jsonw_str(&w, ss->command);
+			lz_jsonw_key(&w, "tty"); lz_jsonw_bool(&w, ss->tty);
+			lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)ss->n_clients);
+			lz_jsonw_key(&w, "started_ms"); lz_jsonw_int(&w, ss->started_ms);
+			lz_jsonw_obj_close(&w);
+		}
+		lz_jsonw_arr_close(&w);
+		lz_jsonw_obj_close(&w);
+		return lz_jsonw_steal(&w);
+	case PROTO_STATUS_ROW:
+		return xasprintf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%lld\t%s", c->a->hash, c->a->profile,
+		    c->a->container, coord_state_name(j),
+		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
+		    coord_other_clients(c), (long long)up, c->a->workspace);
+	case PROTO_STATUS_TEXT:
+		break;
+	}
+	s = xasprintf("domain:      %s\nprofile:     %s\nworkspace:   %s\nmode:        %s\n"
+	    "container:   %s (%s)\ncoordinator: pid %ld, up %llds\nclients:     %zu\n"
+	    "sessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
+	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->a->container,
+	    coord_state_name(j), (long)getpid(), (long long)up, coord_other_clients(c),
+	    c->n_sessions);
+	if (c->n_sessions > 0) {
+		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
+		    "COMMAND");
+		free(s);
+		s = t;
+	}
+	for (i = 0; i < c->n_sessions; i++) {
+		const struct session *ss = c->sessions[i];
+
+		t = xasprintf("%s  %-4u %-8ld %-7zu %-4s %s\n", s, ss->id, (long)ss->pid,
+		    ss->n_clients, ss->tty ? "yes" : "no", ss->command);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static void
+coord_status_work_cb(uv_work_t *req)
+{
+	struct coord_status_job *j = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	j->state_ok = j->c->drv->inspect(j->c->a->container, &j->state, &err) == 0;
+	lz_err_clear(&err);
+}
+
+static void
+coord_status_after_cb(uv_work_t *req, int status)
+{
+	struct coord_status_job *j = req->data;
+	struct proto_buf b = { 0 };
+	char *text;
+
+	(void)status;
+	if (!j->client->closing) {
+		text = coord_status_text(j->c, j);
+		proto_encode_status(&b, text);
+		free(text);
+		ctl_server_send(j->client, &b);
+	}
+	ctl_server_client_unref(j->client);
+	free(j);
+}
+
+void
+coord_status(struct coord *c, struct ctl_server_client *cl, enum proto_status_fmt fmt)
+{
+	struct coord_status_job *j = xcalloc(1, sizeof *j);
+
+	j->c = c;
+	j->client = cl;
+	j->fmt = fmt;
+	j->req.data = j;
+	ctl_server_client_ref(cl);
+	if (uv_queue_work(c->loop, &j->req, coord_status_work_cb, coord_status_after_cb) != 0) {
+		coord_status_after_cb(&j->req, -1);
+	}
+}
