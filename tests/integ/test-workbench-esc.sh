@@ -83,7 +83,7 @@ wait_for 20 pane_has "!1:default ws2" || show_fail "the waiting request did not 
 wait_for 5 pane_has "wb-quit" || show_fail "Enter in the panel did not open tab 1's request"
 "${TM[@]}" send-keys -t wb q
 wait_for 30 ctr_gone "$ctr2" || show_fail "ws2's container left after [Q]uit"
-wait_for 30 test "$(coord_count "$canon2")" = 0 || fail "ws2's coordinator still runs after [Q]uit"
+wait_for 30 eval '[ "$(coord_count "$canon2")" = 0 ]' || fail "ws2's coordinator still runs after [Q]uit"
 note "ok: [Q]uit shut ws2's domain down (no container, no coordinator)"
 wait_for 10 pane_lacks "1:default ws2" || show_fail "ws2's tab did not close after its domain ended"
 assert_contains "$(pane | head -1)" "0:default ws1" "tab 0 stays"
