@@ -36,6 +36,8 @@
 #define PROMPT_RUN_BUFFER_MAX	(8u << 20)	/* session output held while the prompt is up */
 #define PROMPT_RUN_ESC_MS	50	/* a lone ESC, nothing after it: the Esc key */
 #define PROMPT_RUN_TICK_MS	250	/* how often the window size is looked at */
+#define PROMPT_RUN_REPORTS_OFF	"\033[?1000l\033[?1002l\033[?1003l" \
+	"\033[?1004l\033[?2004l"
 
 /* The terminal as the prompt reads it. */
 struct prompt_run_io {
@@ -547,6 +549,10 @@ prompt_run_frame(struct prompt_run *prs, struct client *c, const uint8_t *p, siz
 		goto done;
 	io.keys[0] = -1;
 	setlocale(LC_CTYPE, "");
+	/* No mouse, focus or paste reports while the prompt is up (the redraw
+	 * sets the session's again; the mouse encodings stay, it cannot read
+	 * them back); then what was typed ahead goes. */
+	(void)!write(io.tty, PROMPT_RUN_REPORTS_OFF, sizeof PROMPT_RUN_REPORTS_OFF - 1);
 	prompt_run_flush(&io);
 	if ((scr = newterm(NULL, out, in)) == NULL)
 		goto done;
