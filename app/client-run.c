@@ -207,6 +207,23 @@ client_redraw(struct client_run_state *rs, const uint8_t *p, size_t len)
 	return r;
 }
 
+/* The code of an ERROR payload (0 when it does not decode). */
+static uint32_t
+client_error_code(const uint8_t *p, size_t len)
+{
+	struct proto_error e;
+	lz_err_t err = LZ_ERR_INIT;
+	uint32_t code;
+
+	if (proto_decode_error(p, len, &e, &err) < 0) {
+		lz_err_clear(&err);
+		return 0;
+	}
+	code = e.code;
+	proto_error_clear(&e);
+	return code;
+}
+
 /* Frames from the coordinator; 1 when the session ended (*status set). */
 static int
 client_handle_frame(struct client_run_state *rs, const struct proto_header *h,
@@ -234,6 +251,10 @@ client_handle_frame(struct client_run_state *rs, const struct proto_header *h,
 		*status = e.status;
 		return 1;
 	case PROTO_ERROR:
+		/* An older coordinator that does not know NOTE: the audit row is
+		 * lost, the session goes on. */
+		if (client_error_code(p, h->length) == PROTO_E_UNKNOWN_TYPE)
+			return 0;
 		return client_error_frame(p, h->length, err);
 	case PROTO_HELLO:
 	case PROTO_OK:
