@@ -470,10 +470,21 @@ term_filter_init(struct term_filter *f, enum term_filter_mode mode)
 size_t
 term_filter_feed(struct term_filter *f, const uint8_t *in, size_t len, uint8_t *out)
 {
-	size_t i, o = 0;
+	size_t i = 0, o = 0, run;
 
-	for (i = 0; i < len; i++)
-		o = tf_byte(f, in[i], out, o);
+	while (i < len) {
+		/* Plain ASCII text in ground state: copied in runs (most output). */
+		if (f->state == TF_GROUND && f->u8_need == 0) {
+			for (run = i; run < len && in[run] >= 0x20 && in[run] < 0x7f; run++)
+				;
+			if (run > i) {
+				o = tf_emit(out, o, in + i, run - i);
+				i = run;
+				continue;
+			}
+		}
+		o = tf_byte(f, in[i++], out, o);
+	}
 	return o;
 }
 
