@@ -22,6 +22,7 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	struct proto_exit ex;
 	enum proto_status_fmt fmt;
 	struct proto_note note;
+	struct proto_suspect sus;
 	uint32_t u;
 	char *t;
 
@@ -53,6 +54,8 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	lz_err_clear(&err);
 	if (proto_decode_note(p, n, &note, &err) == 0)
 		proto_note_clear(&note);
+	if (proto_decode_suspect(p, n, &sus, &err) == 0)
+		proto_suspect_clear(&sus);
 	lz_err_clear(&err);
 }
 
