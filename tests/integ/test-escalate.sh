@@ -90,7 +90,7 @@ for why in "arguments appended" "contains ';'" "contains '|'" "contains '&'" "co
 done
 
 # --- the prompt in lazaret run: approve (a + the code shown + Enter), deny, edit
-code() { pane | sed -n 's/.*a then \([A-Z0-9][A-Z0-9][A-Z0-9]\) then Enter.*/\1/p' | tail -n 1; }
+code() { pane | sed -n 's/.*a \([A-Z0-9][A-Z0-9][A-Z0-9]\) Enter: .*/\1/p' | tail -n 1; }
 armed() { [ -n "$(code)" ]; }
 approve() { # once armed: a, the code on the screen, Enter
 	local c

@@ -32,7 +32,7 @@ pane_has() { pane | grep -qF -- "$1"; }
 wait_for 40 pane_has "/workspace" || { pane; fail "no shell prompt"; }
 sh_do() { # a command line for the sandbox's shell, then wait for its marker
 	"${TM[@]}" send-keys "clear; $1; echo \"done-\"$2" Enter
-	wait_for 20 pane_has "done-$2" || { pane; fail "no end of: $1"; }
+	wait_for 30 pane_has "done-$2" || { pane; fail "no end of: $1"; }
 }
 put() { # file in /workspace, from stdin
 	cat >"$wt/$1"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/$1"
@@ -51,7 +51,7 @@ buf=$("${TM[@]}" show-buffer 2>&1 || true)
 assert_not_contains "$buf" "pwned" "OSC 52 from the agent never reaches tmux's buffer"
 title=$("${TM[@]}" display -p '#{pane_title} #{window_name}')
 assert_not_contains "$title" "pwned" "OSC 0/2, ESC k and a DCS passthrough never set a title"
-# Queries: tmux never answers them.
+# Queries: what comes back is the coordinator's screen answering, never tmux.
 put .q.sh <<'SH'
 # raw, and a read gives up after 2 s (bash: gVisor's pty ignores VTIME)
 ask() { stty raw -echo; printf "$1"; IFS= read -r -s -t 2 -n 40 r; stty sane; printf '%s=[%s]\n' "$2" "$(printf %s "$r" | od -An -c | tr -d ' \n')"; }
@@ -61,6 +61,8 @@ sh_do "bash /workspace/.q.sh" q
 out=$(pane)
 assert_contains "$out" "xtversion=[]" "XTVERSION (ESC [ > q) is not answered by tmux"
 assert_not_contains "$out" "84;0;0c" "DA2 is not answered by tmux (tmux says 84)"
+assert_contains "$out" "da2=[033[>" "DA2 is answered (by the coordinator's screen)"
+assert_contains "$out" "cpr=[033[" "the cursor position is answered (full-screen programs need it)"
 assert_contains "$out" "enq=[]" "ENQ gets no answerback"
 
 # --- full-screen programs still work: vim and less
@@ -84,7 +86,7 @@ assert_not_contains "$(pane)" "line-300" "less left the alternate screen"
 note "ok: less pages and quits through lazaret run"
 
 # --- the prompt
-code() { pane | sed -n 's/.*a then \([A-Z0-9][A-Z0-9][A-Z0-9]\) then Enter.*/\1/p' | tail -n 1; }
+code() { pane | sed -n 's/.*a \([A-Z0-9][A-Z0-9][A-Z0-9]\) Enter: .*/\1/p' | tail -n 1; }
 armed() { [ -n "$(code)" ]; }
 prompt_up() { pane_has "pprove & run"; }
 audit_json() { lz audit -w "$repo" --json; }
@@ -93,27 +95,6 @@ ask() { # tag justification command...: the agent asks; sets rcfile
 	rcfile=$wt/.rc-$t; rm -f "$rcfile"
 	"${TM[@]}" send-keys "clear; lazaret-escalate --justify '$j' -- $*; echo \$? >/workspace/.rc-$t" Enter
 }
-
-# 1. The agent floods XTVERSION queries around its request: whatever tmux
-# answers ("...tmux 3.3a") while the prompt opens must approve nothing. The
-# queries never reach tmux now; with the old raw output tmux's answers came
-# in on the prompt's input and their `a` approved.
-put .xtv.sh <<SH
-slow=\$(printf '\033#8%.0s' \$(seq 400))	# DECALN: a screen of E's for 3 bytes
-while :; do printf '%s\033[>q' "\$slow"; done & flood=\$!
-sleep 0.5; : >/workspace/.asked-xtv
-lazaret-escalate --justify 'routine check' -- touch $mark/xtversion
-echo \$? >/workspace/.rc-xtv; kill \$flood
-SH
-"${TM[@]}" send-keys "clear; bash /workspace/.xtv.sh 2>/dev/null" Enter
-wait_for 20 test -e "$wt/.asked-xtv" || { pane; fail "the XTVERSION attack did not start"; }
-wait_for 10 test -e "$mark/xtversion" && fail "the agent's XTVERSION queries approved its own request"
-wait_for 20 prompt_up || { pane; fail "no prompt for the XTVERSION attack"; }
-note "ok: the XTVERSION flood around the request approved nothing"
-wait_for 10 armed || { pane; fail "prompt not armed"; }
-"${TM[@]}" send-keys d
-wait_for 20 test -s "$wt/.rc-xtv" || { pane; fail "deny did not reach the agent"; }
-assert_eq "$(cat "$wt/.rc-xtv")" 126 "denied after the attack: 126"
 
 # 2. Terminal replies arriving while the prompt is up (as tmux or another
 # terminal would type them): XTVERSION's and a colour report full of a's.
@@ -198,8 +179,30 @@ wait_for 20 test -s "$wt/.rc-vim" || { pane; fail "deny over vim did not reach t
 wait_for 10 pane_has "vim-line-7" || { pane; fail "vim's screen is not back after the prompt"; }
 assert_not_contains "$(pane)" "pprove" "the prompt is gone"
 "${TM[@]}" send-keys ":q!" Enter
+vim_gone() { ! pane_has "vim-line-7"; }
+wait_for 10 vim_gone || { pane; fail "vim did not quit"; }
 sh_do "true" vimgone
 note "ok: vim's screen came back after a prompt drawn over it"
 
-"${TM[@]}" send-keys "exit" Enter
-wait_for 20 pane_has "run-rc=" || { pane; fail "lazaret run did not end"; }
+# 7. (last: the flood's output takes tmux a while to draw afterwards)
+# The agent floods XTVERSION queries around its request: whatever tmux
+# answers ("...tmux 3.3a") while the prompt opens must approve nothing. The
+# queries never reach tmux now; with the old raw output tmux's answers came
+# in on the prompt's input and their `a` approved.
+put .xtv.sh <<SH
+slow=\$(printf '\033#8%.0s' \$(seq 400))	# DECALN: a screen of E's for 3 bytes
+while :; do printf '%s\033[>q' "\$slow"; done & flood=\$!
+sleep 0.5; : >/workspace/.asked-xtv
+lazaret-escalate --justify 'routine check' -- touch $mark/xtversion 2>/dev/null
+echo \$? >/workspace/.rc-xtv; kill \$flood
+SH
+"${TM[@]}" send-keys "clear; bash /workspace/.xtv.sh 2>/dev/null" Enter
+wait_for 20 test -e "$wt/.asked-xtv" || { pane; fail "the XTVERSION attack did not start"; }
+wait_for 10 test -e "$mark/xtversion" && fail "the agent's XTVERSION queries approved its own request"
+wait_for 20 prompt_up || { pane; fail "no prompt for the XTVERSION attack"; }
+note "ok: the XTVERSION flood around the request approved nothing"
+wait_for 10 armed || { pane; fail "prompt not armed"; }
+"${TM[@]}" send-keys d
+wait_for 20 test -s "$wt/.rc-xtv" || { pane; fail "deny did not reach the agent"; }
+assert_eq "$(cat "$wt/.rc-xtv")" 126 "denied after the attack: 126"
+
