@@ -3,7 +3,7 @@
  * Theory of operation: the user's terminal is read here, raw, from
  * /dev/tty; ncurses never reads it. Bytes go through term_filter (KEYS):
  * terminal reports (XTVERSION, DA, colour, DECRQSS answers, mouse and focus
- * reports) are dropped and counted, and only typed keys reach ncurses,
+ * reports) are dropped, counted and audited (SUSPECT), and only typed keys reach ncurses,
  * through a pipe that is ncurses' input. Keys then go to reqview's confirm
  * machine (widgets/reqview.h): armed after REQVIEW_ARM_MS of quiet, approve
  * = a + the code shown + Enter. When the prompt opens, what was typed ahead
@@ -486,22 +486,25 @@ prompt_run_note(struct proto_buf *b, const struct esc_ctl_prompt *q, const char 
 	proto_encode_note(b, &n);
 }
 
-/* Terminal reports that came while the prompt was up: one NOTE. */
+/* Terminal reports that came while the prompt was up: one SUSPECT (as the
+ * workbench sends), audited as esc.suspicious; the first one as sample. */
 static void
 prompt_run_note_reports(struct proto_buf *b, const struct esc_ctl_prompt *q,
     const struct prompt_run_io *io)
 {
-	char *sample, *text;
+	struct proto_suspect sus;
+	char *sample;
 
 	if (io->filter.dropped == 0)
 		return;
 	sample = prompt_run_sample(&io->filter);
-	text = xasprintf("%llu terminal report(s) or Alt+key(s) arrived on the terminal while "
-	    "the prompt was up and were discarded (an agent may have provoked them to "
-	    "answer its own request); first: %s", (unsigned long long)io->filter.dropped,
-	    sample);
-	prompt_run_note(b, q, "esc.suspicious-input", text);
-	free(text);
+	sus.session = q->session;
+	sus.request_id = q->request_id;
+	sus.what = xasprintf("terminal-reply (%llu discarded)",
+	    (unsigned long long)io->filter.dropped);
+	sus.sample = sample;
+	proto_encode_suspect(b, &sus);
+	free(sus.what);
 	free(sample);
 }
 

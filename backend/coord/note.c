@@ -9,7 +9,7 @@
 #include "store/audit.h"
 #include "xmalloc.h"
 
-static const char *const note_kinds[] = { "esc.suspicious-input", "esc.decision-how" };
+static const char *const note_kinds[] = { "esc.decision-how" };
 
 static bool
 note_kind_known(const char *kind)
@@ -50,7 +50,7 @@ note_serve(uv_loop_t *loop, struct store *st, struct ctl_server_client *cl, cons
 	}
 	if (!note_kind_known(n.kind)) {
 		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "NOTE: unknown kind '%s' (known: "
-		    "esc.suspicious-input, esc.decision-how)", n.kind);
+		    "esc.decision-how)", n.kind);
 		goto out;
 	}
 	if ((s = find(arg, cl, n.session)) == NULL)

@@ -1,11 +1,8 @@
-/* note.h - NOTE frames (proto.h): what a client saw that the audit trail
- * must hold. Two kinds are taken, from a client attached to the session:
- *	esc.suspicious-input	terminal reports (or Alt+keys) that arrived on
- *				the user's terminal while an escalation prompt
- *				was up and were discarded: a reply an agent
- *				provoked to answer its own prompt looks so;
+/* note.h - NOTE frames (proto.h): what a client knows that the audit trail
+ * must hold. One kind is taken, from a client attached to the session:
  *	esc.decision-how	how the human decided (keys, code, timing).
- * Each becomes one audit row (actor: the client's uid and pid).
+ * It becomes one audit row (actor: the client's uid and pid). Input
+ * discarded at a prompt is SUSPECT's (coord-dispatch.c), not a NOTE.
  */
 #ifndef LZ_NOTE_H
 #define LZ_NOTE_H

@@ -111,7 +111,7 @@ note "ok: terminal replies with a's in them approved nothing"
 wait_for 10 armed || { pane; fail "prompt not armed again"; }
 "${TM[@]}" send-keys d
 wait_for 20 test -s "$rcfile" || { pane; fail "deny after replies did not reach the agent"; }
-sus() { audit_json | grep '"esc.suspicious-input"'; }
+sus() { audit_json | grep '"esc.suspicious"'; }
 wait_for 10 sus >/dev/null || fail "the replies were not audited"
 assert_contains "$(sus)" 'tmux 3.3a' "the audit holds the XTVERSION reply it discarded"
 
