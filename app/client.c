@@ -1,5 +1,6 @@
-/* client.c - connect to (or start) the coordinator, and the `lazaret run`
- * session loop.
+/* client.c - connect to (or start) the coordinator, frame I/O on its
+ * control socket, and the Session Anchor of a new session. The session loop
+ * of `lazaret run` is client-run.c.
  *
  * Start-up follows spec 4.3 Step 1 with tmux's retry: try to connect; if that
  * fails take /tmp/lazaret_coord_<H>.lock without blocking. The leader
@@ -11,10 +12,6 @@
  * 3 that carries the coordinator's start-up error or EOF when it listens) and
  * keeps the lock until the socket accepts. A follower waits for the lock,
  * drops it and tries again.
- *
- * The session loop is poll(2) on stdin, the socket and a self-pipe fed by
- * the signal handlers (SIGWINCH -> RESIZE; SIGINT/SIGTERM/SIGHUP/SIGQUIT ->
- * leave). The terminal's mode is restored on every exit path, atexit included.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,19 +33,11 @@
 #include "coord/ctl-server.h"
 #include "esc-ctl.h"
 #include "coord/lock.h"
-#include "prompt-run.h"
 #include "sign.h"
 #include "xmalloc.h"
 
 #define CLIENT_LIVE_WAIT_MS	30000	/* an old coordinator tearing down */
 #define CLIENT_LOCK_WAIT_MS	60000	/* a leader starting one */
-
-/* The saved terminal mode: file-static because atexit and the signal path
- * must reach it. */
-static struct termios client_saved_tio;
-static int client_tio_saved;
-/* Self-pipe for signals (handlers only write a byte). */
-static int client_sig_pipe[2] = { -1, -1 };
 
 static int64_t
 client_now_ms(void)
@@ -94,7 +81,7 @@ client_try_connect(const char *path)
 	return fd;
 }
 
-static int
+int
 client_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -131,8 +118,7 @@ client_send(struct client *c, struct proto_buf *b, lz_err_t *err)
 	return 0;
 }
 
-/* The next whole frame already buffered: 1, 0 none, -1 bad frame. */
-static int
+int
 client_next(struct client *c, struct proto_header *h, const uint8_t **payload, lz_err_t *err)
 {
 	int r;
@@ -587,91 +573,7 @@ out:
 	return ret;
 }
 
-/* The attached session. */
-
 #define CLIENT_CRED_LIFETIME_S	(24 * 3600)	/* the delegated credential */
-
-static void
-client_tty_restore(void)
-{
-	if (client_tio_saved) {
-		(void)tcsetattr(STDIN_FILENO, TCSADRAIN, &client_saved_tio);
-		client_tio_saved = 0;
-	}
-}
-
-static int
-client_tty_raw(lz_err_t *err)
-{
-	struct termios t;
-	static int registered;
-
-	if (tcgetattr(STDIN_FILENO, &client_saved_tio) < 0)
-		return lz_err_sys(err, errno, "tcgetattr");
-	if (!registered) {
-		atexit(client_tty_restore);
-		registered = 1;
-	}
-	client_tio_saved = 1;
-	t = client_saved_tio;
-	cfmakeraw(&t);
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSADRAIN, &t) < 0) {
-		client_tio_saved = 0;
-		return lz_err_sys(err, errno, "tcsetattr");
-	}
-	return 0;
-}
-
-static void
-client_sig_handler(int sig)
-{
-	int e = errno;
-	unsigned char b = (unsigned char)sig;
-
-	(void)!write(client_sig_pipe[1], &b, 1);
-	errno = e;
-}
-
-static int
-client_signals(bool on, lz_err_t *err)
-{
-	static const int sigs[] = { SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	if (on) {
-		if (pipe2(client_sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-			return lz_err_sys(err, errno, "pipe");
-		sa.sa_handler = client_sig_handler;
-		sa.sa_flags = SA_RESTART;
-	} else
-		sa.sa_handler = SIG_DFL;
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaction(sigs[i], &sa, NULL);
-	if (!on) {
-		close(client_sig_pipe[0]);
-		close(client_sig_pipe[1]);
-		client_sig_pipe[0] = client_sig_pipe[1] = -1;
-	}
-	return 0;
-}
-
-static void
-client_winsize(uint16_t *rows, uint16_t *cols)
-{
-	struct winsize ws;
-
-	*rows = *cols = 0;
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 ||
-	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
-		*rows = ws.ws_row;
-		*cols = ws.ws_col;
-	}
-}
 
 /* The Session Anchor (DESIGN): this client's ed25519 key signs a delegated
  * credential for the sandbox; the key itself is wiped once that is done, so
@@ -697,170 +599,4 @@ client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *n
 	esc_ctl_encode_new_session(b, &anc, ns);
 	esc_ctl_anchor_clear(&anc);
 	return 0;
-}
-
-/* Create the session; 0 with *id, or -1. */
-static int
-client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *id,
-    lz_err_t *err)
-{
-	struct proto_new_session ns;
-	struct proto_session s;
-	struct proto_buf b = { 0 };
-	struct proto_header h;
-	const uint8_t *p;
-	const char *term = getenv("TERM");
-	char *none[] = { NULL };
-
-	memset(&ns, 0, sizeof ns);
-	ns.flags = (o->tty ? PROTO_SESSION_TTY : 0) | (o->direct ? PROTO_SESSION_DIRECT : 0);
-	if (o->tty)
-		client_winsize(&ns.rows, &ns.cols);
-	ns.term = (char *)(term != NULL ? term : "");
-	ns.argv = o->argv != NULL ? o->argv : none;
-	if (client_anchor_new_session(&b, &ns, err) < 0)
-		return -1;
-	if (client_request(c, &b, PROTO_SESSION, 30000, &h, &p, err) < 0)
-		return -1;
-	if (proto_decode_session(p, h.length, &s, err) < 0)
-		return lz_err_wrap(err, "the coordinator's SESSION");
-	*id = s.id;
-	return 0;
-}
-
-/* Frames from the coordinator; 1 when the session ended (*status set). */
-static int
-client_handle_frame(const struct proto_header *h, const uint8_t *p, uint32_t id, int *status,
-    lz_err_t *err)
-{
-	struct proto_data d;
-	struct proto_exit e;
-
-	switch ((enum proto_type)h->type) {
-	case PROTO_DATA:
-		if (proto_decode_data(p, h->length, &d, err) < 0 || d.id != id)
-			return 0;
-		if (client_write_all(d.stream == PROTO_STREAM_ERR ? STDERR_FILENO : STDOUT_FILENO,
-		    d.data, d.len) < 0 && errno != EPIPE)
-			return lz_err_sys(err, errno, "write");
-		return 0;
-	case PROTO_SESSION_EXIT:
-		if (proto_decode_exit(p, h->length, &e, err) < 0)
-			return -1;
-		if (e.id != id)
-			return 0;
-		*status = e.status;
-		return 1;
-	case PROTO_ERROR:
-		return client_error_frame(p, h->length, err);
-	case PROTO_HELLO:
-	case PROTO_OK:
-	case PROTO_NEW_SESSION:
-	case PROTO_SESSION:
-	case PROTO_ATTACH:
-	case PROTO_EOF:
-	case PROTO_RESIZE:
-	case PROTO_DETACH:
-	case PROTO_STATUS_REQ:
-	case PROTO_STATUS:
-	case PROTO_LIST:
-	case PROTO_STOP:
-	case PROTO_EGRESS_REQ:
-	case PROTO_EGRESS_EDIT:
-	case PROTO_SNAPSHOT:
-	case PROTO_KILL:
-	default:
-		return 0;	/* newer coordinators may send more: ignore */
-	}
-}
-
-int
-client_run(struct client *c, const struct client_run_opts *o, int *status, lz_err_t *err)
-{
-	struct proto_buf b = { 0 };
-	struct proto_header h;
-	struct proto_resize rz;
-	struct pollfd pfd[3];
-	const uint8_t *p;
-	uint8_t buf[PROTO_DATA_MAX];
-	uint32_t id = 0;
-	bool in_open = true;
-	ssize_t n;
-	int r, ret = -1;
-
-	*status = 255;
-	if (client_new_session(c, o, &id, err) < 0)
-		return -1;
-	if (client_signals(true, err) < 0)
-		return -1;
-	if (o->tty && client_tty_raw(err) < 0)
-		goto out;
-	for (;;) {
-		/* Whole frames first (some may have come with the SESSION reply). */
-		while ((r = client_next(c, &h, &p, err)) == 1)
-			if (h.type == ESC_CTL_PROMPT) {
-				/* Forwarding waits while the prompt is up. */
-				if (prompt_run_frame(c, p, h.length, err) < 0)
-					goto out;
-			} else if ((r = client_handle_frame(&h, p, id, status, err)) != 0) {
-				ret = r > 0 ? 0 : -1;
-				goto out;
-			}
-		if (r < 0)
-			goto out;
-		pfd[0].fd = c->fd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = in_open ? STDIN_FILENO : -1;
-		pfd[1].events = POLLIN;
-		pfd[2].fd = client_sig_pipe[0];
-		pfd[2].events = POLLIN;
-		if (poll(pfd, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			lz_err_sys(err, errno, "poll");
-			goto out;
-		}
-		if (pfd[2].revents & POLLIN) {
-			unsigned char sig;
-
-			while (read(client_sig_pipe[0], &sig, 1) == 1) {
-				if (sig == SIGWINCH && o->tty) {
-					rz.id = id;
-					client_winsize(&rz.rows, &rz.cols);
-					proto_encode_resize(&b, &rz);
-					if (client_send(c, &b, err) < 0)
-						goto out;
-				} else if (sig != SIGWINCH) {
-					/* Leaving ends the session (the coordinator sees us go). */
-					*status = 128 + sig;
-					ret = 0;
-					goto out;
-				}
-			}
-		}
-		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-			n = read(STDIN_FILENO, buf, sizeof buf);
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0) {
-				in_open = false;
-				proto_encode_eof(&b, id);
-			} else
-				proto_encode_data(&b, id, PROTO_STREAM_IN, buf, (size_t)n);
-			if (client_send(c, &b, err) < 0)
-				goto out;
-		}
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			if ((n = client_fill(c, err)) < 0)
-				goto out;
-			if (n == 0) {
-				lz_err_set(err, ECONNRESET, "lost the connection to the coordinator");
-				goto out;
-			}
-		}
-	}
-out:
-	client_tty_restore();
-	client_signals(false, NULL);
-	return ret;
 }

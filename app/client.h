@@ -1,6 +1,6 @@
 /* client.h - the CLI side of the control socket: hold-to-bind start of the
- * coordinator (spec 4.3 Step 1), HELLO, blocking frame I/O, and the attached
- * session loop of `lazaret run` (raw mode, SIGWINCH, exit status). */
+ * coordinator (spec 4.3 Step 1), HELLO, blocking frame I/O and the Session
+ * Anchor. The attached session loop of `lazaret run` is client-run.h. */
 #ifndef LZ_CLIENT_H
 #define LZ_CLIENT_H
 
@@ -60,6 +60,12 @@ int client_request(struct client *, struct proto_buf *b, uint16_t want, int time
 /* One read(2) into c->in without handing frames out (the escalation prompt
  * watches for ESC_WITHDRAWN): bytes read, 0 on EOF, -1 on error. */
 ssize_t client_fill(struct client *, lz_err_t *err);
+/* The next whole frame already in c->in (payload valid until the next
+ * call): 1, 0 when there is none yet, -1 on a bad frame. */
+int client_next(struct client *, struct proto_header *h, const uint8_t **payload,
+    lz_err_t *err);
+/* write(2) all of buf to fd (waiting out EAGAIN); -1 with errno. */
+int client_write_all(int fd, const void *buf, size_t len);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 
@@ -67,17 +73,6 @@ int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 bool client_coordinator_alive(const struct anchor *a);
 /* Wait up to timeout_ms for the coordinator of a to exit; 0 when gone. */
 int client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err);
-
-struct client_run_opts {
-	char **argv;		/* NULL or empty: interactive shell */
-	bool direct;		/* workspace mode direct */
-	bool tty;		/* stdin is a terminal: raw mode and podman exec -t */
-};
-
-/* Create a session, attach, forward I/O until it ends. *status is its exit
- * status. A lost coordinator is an error (code ECONNRESET); a coordinator
- * that was shutting down gives code EAGAIN (the caller may retry). */
-int client_run(struct client *, const struct client_run_opts *, int *status, lz_err_t *err);
 
 /* Append ESC_NEW_SESSION for ns to b with a fresh Session Anchor (the key
  * signs the sandbox's delegated credential and is wiped); `lazaret run`

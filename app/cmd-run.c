@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "client.h"
+#include "client-run.h"
 #include "sandbox/sentry.h"
 #include "xmalloc.h"
 

@@ -16,7 +16,20 @@
 #include "client.h"
 #include "err.h"
 
-/* Handle one ESC_PROMPT payload; -1 only when the decision cannot be sent. */
-int prompt_run_frame(struct client *c, const uint8_t *p, size_t len, lz_err_t *err);
+#define PROMPT_RUN_SEEN	64	/* tickets remembered (a re-ATTACH sends pending ones again) */
+
+/* What lasts from one prompt to the next. Zero it before the first. */
+struct prompt_run {
+	uint32_t seen[PROMPT_RUN_SEEN];	/* tickets already prompted, a ring */
+	size_t n_seen;
+	char *notice;	/* owned: to print once the session's screen is back */
+};
+
+/* Handle one ESC_PROMPT payload: 1 when a prompt was drawn (the caller
+ * redraws the session's screen, then prints and frees pr->notice if set),
+ * 0 when not (a ticket already prompted, no terminal), -1 only when the
+ * decision cannot be sent. */
+int prompt_run_frame(struct prompt_run *, struct client *c, const uint8_t *p, size_t len,
+    lz_err_t *err);
 
 #endif

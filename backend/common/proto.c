@@ -27,6 +27,7 @@ static const char *const proto_names[] = {
 	[NETCTL_POLICY] = "NET_POLICY", [NETCTL_SUBSCRIBE] = "NET_SUBSCRIBE",
 	[NETCTL_EVENT] = "NET_EVENT",
 	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL", [PROTO_SUSPECT] = "SUSPECT",
+	[PROTO_NOTE] = "NOTE",
 };
 
 bool
@@ -727,4 +728,82 @@ proto_buf_steal(struct proto_buf *b, size_t *len)
 	*len = b->len;
 	memset(b, 0, sizeof *b);
 	return d;
+}
+
+static void
+proto_putstr_max(struct proto_buf *b, const char *s, size_t max)
+{
+	size_t n = s != NULL ? strnlen(s, max) : 0;
+
+	proto_put32(b, (uint32_t)n);
+	proto_put(b, s, n);
+}
+
+void
+proto_encode_note(struct proto_buf *b, const struct proto_note *n)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_NOTE);
+
+	proto_put8(b, PROTO_NOTE_LAYOUT);
+	proto_put32(b, n->session);
+	proto_putstr_max(b, n->kind, PROTO_NOTE_KIND_MAX);
+	proto_putstr_max(b, n->request_id, PROTO_NOTE_ID_MAX);
+	proto_putstr_max(b, n->text, PROTO_NOTE_TEXT_MAX);
+	proto_end(b, at);
+}
+
+static bool
+proto_note_kind_ok(const char *k)
+{
+	if (*k == '\0')
+		return false;
+	for (; *k != '\0'; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '.' ||
+		    *k == '-'))
+			return false;
+	return true;
+}
+
+int
+proto_decode_note(const uint8_t *p, size_t len, struct proto_note *out, lz_err_t *err)
+{
+	struct proto_rd r;
+	uint8_t layout;
+
+	memset(out, 0, sizeof *out);
+	proto_rd_init(&r, p, len);
+	layout = proto_rd_u8(&r);
+	if (!r.bad && layout != PROTO_NOTE_LAYOUT)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NOTE: layout %u, this coordinator "
+		    "reads layout %u", layout, PROTO_NOTE_LAYOUT);
+	out->session = proto_rd_u32(&r);
+	out->kind = proto_rd_str(&r);
+	out->request_id = proto_rd_str(&r);
+	out->text = proto_rd_str(&r);
+	if (proto_rd_end(&r, "NOTE", err) < 0)
+		goto fail;
+	if (strlen(out->kind) > PROTO_NOTE_KIND_MAX || !proto_note_kind_ok(out->kind)) {
+		lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NOTE: kind must be 1 to %d of [a-z0-9.-]",
+		    PROTO_NOTE_KIND_MAX);
+		goto fail;
+	}
+	if (strlen(out->request_id) > PROTO_NOTE_ID_MAX ||
+	    strlen(out->text) > PROTO_NOTE_TEXT_MAX) {
+		lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NOTE: request id over %d or text over %d "
+		    "bytes", PROTO_NOTE_ID_MAX, PROTO_NOTE_TEXT_MAX);
+		goto fail;
+	}
+	return 0;
+fail:
+	proto_note_clear(out);
+	return -1;
+}
+
+void
+proto_note_clear(struct proto_note *n)
+{
+	free(n->kind);
+	free(n->request_id);
+	free(n->text);
+	memset(n, 0, sizeof *n);
 }

@@ -180,6 +180,22 @@ struct proto_exit {
 	int32_t status;		/* exit status, or 128+signal */
 };
 
+/* NOTE: what a client saw that the audit trail must hold (terminal reports
+ * discarded while an escalation prompt was up; how a decision was made).
+ * Payload: u8 layout (PROTO_NOTE_LAYOUT), u32 session, strings kind,
+ * request_id, text. A newer layout is refused by name, not misread. */
+#define PROTO_NOTE		152	/* c->s; a define, so switches over the enum stay whole */
+#define PROTO_NOTE_LAYOUT	1
+#define PROTO_NOTE_KIND_MAX	64	/* [a-z0-9.-]+ */
+#define PROTO_NOTE_ID_MAX	64
+#define PROTO_NOTE_TEXT_MAX	2048
+struct proto_note {
+	uint32_t session;
+	char *kind;		/* owned */
+	char *request_id;	/* owned, may be "" */
+	char *text;		/* owned */
+};
+
 /* Header parse results. */
 #define PROTO_NEED_MORE	0	/* not a whole header/frame yet */
 #define PROTO_FRAME	1	/* a whole frame is there */
@@ -232,6 +248,10 @@ void proto_encode_resize(struct proto_buf *b, const struct proto_resize *);
 void proto_encode_exit(struct proto_buf *b, const struct proto_exit *);
 void proto_encode_detach(struct proto_buf *b, uint32_t id);
 void proto_encode_kill(struct proto_buf *b, uint32_t id);
+/* NOTE: the strings are cut to their maxima (kind and request id must fit). */
+void proto_encode_note(struct proto_buf *b, const struct proto_note *);
+int proto_decode_note(const uint8_t *p, size_t len, struct proto_note *out, lz_err_t *err);
+void proto_note_clear(struct proto_note *);
 /* SUSPECT: strings longer than PROTO_SUSPECT_MAX are cut (on a character
  * boundary is the caller's business: the sample is ASCII). */
 void proto_encode_suspect(struct proto_buf *b, const struct proto_suspect *);

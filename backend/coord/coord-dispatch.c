@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "coord/coord-int.h"
+#include "coord/note.h"
 #include "coord/screen.h"
 #include "store/audit.h"
 #include "store/audit-text.h"
@@ -552,6 +553,12 @@ coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
 	return s;
 }
 
+static struct session *
+coord_note_session(void *arg, struct ctl_server_client *cl, uint32_t id)
+{
+	return coord_client_session(arg, cl, id);
+}
+
 /* A client discarded input at a prompt that no human typed: audit it. */
 static void
 coord_suspect(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
@@ -599,6 +606,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	lz_err_t err = LZ_ERR_INIT;
 	uint32_t id;
 
+	if (h->type == PROTO_NOTE) {
+		note_serve(c->loop, c->store, cl, p, h->length, coord_note_session, c);
+		return;
+	}
 	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
 		coord_esc_frame(c, cl, h, p);
 		return;

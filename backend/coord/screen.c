@@ -30,7 +30,6 @@ screen_new(uint16_t rows, uint16_t cols, struct screen **out, lz_err_t *err)
 	screen_clamp(&rows, &cols);
 	if (term_new(rows, cols, SCREEN_SB_LINES, &t, err) < 0)
 		return -1;
-	term_set_replies(t, false);
 	s = xcalloc(1, sizeof *s);
 	s->t = t;
 	*out = s;
@@ -49,15 +48,24 @@ screen_free(struct screen *s)
 void
 screen_feed(struct screen *s, const uint8_t *buf, size_t len)
 {
-	size_t n;
-
 	term_feed(s->t, (const char *)buf, len);
-	/* Nobody reads the damage or the key encodings here: drop them. */
+	/* Nobody reads the damage here: drop it. Replies wait for the session. */
 	term_dirty_clear(s->t);
 	(void)term_events_take(s->t);
-	(void)term_output(s->t, &n);
-	if (n > 0)
-		term_output_consume(s->t, n);
+}
+
+const uint8_t *
+screen_reply(const struct screen *s, size_t *len)
+{
+	const char *p = term_output(s->t, len);
+
+	return *len > 0 ? (const uint8_t *)p : NULL;
+}
+
+void
+screen_reply_consume(struct screen *s, size_t n)
+{
+	term_output_consume(s->t, n);
 }
 
 int

@@ -3,8 +3,11 @@
  * writes, attached or not, so a client that attaches gets the current screen
  * at once as a snapshot (vterm/term-snap.h) and then the live stream.
  *
- * Replies the terminal owes the application (DA, DSR) are not sent from
- * here: the attached clients' own terminals answer them.
+ * The screen is the one place that answers the application's terminal
+ * queries (DA, DSR/CPR, DECRQSS...): libvterm queues the replies and the
+ * session writes them to the PTY (session_answer). Clients never forward
+ * their own terminal's replies: `lazaret run` filters queries out of what
+ * it shows (vterm/term-filter.h), so the user's terminal is never asked.
  */
 #ifndef LZ_SCREEN_H
 #define LZ_SCREEN_H
@@ -25,6 +28,10 @@ int screen_new(uint16_t rows, uint16_t cols, struct screen **out, lz_err_t *err)
 void screen_free(struct screen *);
 /* Bytes the PTY wrote. */
 void screen_feed(struct screen *, const uint8_t *buf, size_t len);
+/* Replies owed to the PTY after screen_feed (NULL when none); consume what
+ * was written. */
+const uint8_t *screen_reply(const struct screen *, size_t *len);
+void screen_reply_consume(struct screen *, size_t n);
 /* The PTY was resized. */
 int screen_resize(struct screen *, uint16_t rows, uint16_t cols, lz_err_t *err);
 /* The encoded snapshot (term_snap_encode) in at most max bytes: the

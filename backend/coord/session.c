@@ -19,6 +19,7 @@
 
 #include "proto.h"
 #include "coord/pty.h"
+#include "coord/screen.h"
 #include "coord/session.h"
 #include "xmalloc.h"
 
@@ -105,14 +106,34 @@ session_drain_master(struct session *s)
 		session_drain_stream(s, &s->err, PROTO_STREAM_ERR, &s->err_eof);
 }
 
+static uv_stream_t *session_in_stream(struct session *);
+
+/* Answer the program's terminal queries from the screen output_cb just fed
+ * (screen.h): replies go to the PTY like typed input. A program that floods
+ * queries without reading the answers loses answers, not memory. */
+static void
+session_answer(struct session *s)
+{
+	const uint8_t *r;
+	size_t len;
+
+	if (s->screen == NULL || (r = screen_reply(s->screen, &len)) == NULL)
+		return;
+	if (uv_stream_get_write_queue_size(session_in_stream(s)) < SESSION_IN_HIGH)
+		session_write(s, r, len);
+	screen_reply_consume(s->screen, len);
+}
+
 static void
 session_read(struct session *s, uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	bool is_err = st == (uv_stream_t *)&s->err;
 
-	if (n > 0)
+	if (n > 0) {
 		s->cbs.output_cb(s, is_err ? PROTO_STREAM_ERR : PROTO_STREAM_OUT,
 		    (const uint8_t *)buf->base, (size_t)n, s->arg);
+		session_answer(s);
+	}
 	free(buf->base);
 	if (n >= 0)
 		return;

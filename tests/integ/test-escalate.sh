@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-escalate.sh - Host Escalation end to end on real podman + runsc: the
 # sandbox asks with lazaret-escalate, the human answers in the terminal of
-# `lazaret run` (tmux send-keys: approve, deny, edit, quit), the command runs
+# `lazaret run` (tmux send-keys: approve with a + the code shown + Enter,
+# deny, edit, quit then y), the command runs
 # on the host and its output and exit status come back; auto-approval only for
 # an exact listed argv; hostile requests from inside the sandbox (forged
 # signature, replay, another session's id, tampered credential, another CA,
@@ -92,12 +93,22 @@ for why in "arguments appended" "contains ';'" "contains '|'" "contains '&'" "co
 	assert_contains "$json" "$why" "audit: needs-prompt because $why"
 done
 
-# --- the prompt in lazaret run: approve, deny, edit
+# --- the prompt in lazaret run: approve (a + the code shown + Enter), deny, edit
+code() { pane | sed -n 's/.*a \([A-Z0-9][A-Z0-9][A-Z0-9]\) Enter: .*/\1/p' | tail -n 1; }
+armed() { [ -n "$(code)" ]; }
+approve() { # once armed: a, the code on the screen, Enter
+	local c
+	wait_for 10 armed || { pane; fail "the prompt is not armed"; }
+	c=$(code)
+	"${TM[@]}" send-keys a "${c:0:1}" "${c:1:1}" "${c:2:1}" Enter
+}
 ask() { # key command: run it through the prompt, answer with key; sets tag
 	tag=$((${tag:-0} + 1))
 	"${TM[@]}" send-keys "lazaret-escalate --justify 'integration test' -- $2; echo esc-rc$tag=\$?" Enter
 	wait_for 20 pane_has "pprove & run" || { pane; fail "no prompt for: $2"; }
 	assert_contains "$(pane)" "integration test" "prompt shows the justification"
+	if [ "$1" = a ]; then approve; return; fi
+	wait_for 10 armed || { pane; fail "the prompt is not armed"; }
 	"${TM[@]}" send-keys $1
 }
 ask a "touch $mark/approved"
@@ -112,12 +123,15 @@ note "ok: [D]eny: exit 126, nothing ran"
 ask e "touch $mark/wrong"
 wait_for 10 pane_has "Edit the command" || { pane; fail "no edit form"; }
 "${TM[@]}" send-keys C-u "touch $mark/edited" Enter
+wait_for 10 pane_has "touch $mark/edited" || { pane; fail "the edited command is not shown"; }
+wait_for 3 test -e "$mark/edited" && fail "the edited command ran without the code"
+approve		# running the edit takes the same chord
 wait_for 20 pane_has "esc-rc$tag=0" || { pane; fail "edited command did not finish"; }
 [ -e "$mark/edited" ] && [ ! -e "$mark/wrong" ] || fail "the edited command is not what ran"
 note "ok: [E]dit ran the edited command instead"
 "${TM[@]}" send-keys "clear; lazaret-escalate -- ls /nonexistent-$$; echo esc-rc=\$?" Enter
 wait_for 20 pane_has "pprove & run" || { pane; fail "no prompt for ls"; }
-"${TM[@]}" send-keys a
+approve
 wait_for 20 pane_has "esc-rc=2" || { pane; fail "exit status of ls did not come back"; }
 assert_contains "$(pane)" "nonexistent-$$" "host stderr reaches the sandbox"
 
@@ -184,7 +198,10 @@ assert_contains "$json" '"output_bytes":' "results carry the output size"
 # --- [Q]uit ends the domain
 "${TM[@]}" send-keys "clear; lazaret-escalate -- touch $mark/quit; echo esc-rc=\$?" Enter
 wait_for 20 pane_has "pprove & run" || { pane; fail "no prompt for quit"; }
+wait_for 10 armed || { pane; fail "the prompt is not armed"; }
 "${TM[@]}" send-keys q
+wait_for 10 pane_has "y: yes" || { pane; fail "q does not ask for confirmation"; }
+"${TM[@]}" send-keys y
 wait_for 30 pane_has "run-rc=" || { pane; fail "lazaret run did not end after [Q]uit"; }
 [ ! -e "$mark/quit" ] || fail "the command ran after [Q]uit"
 ctr_gone() { [ -z "$(as_user podman ps -aq --filter "name=^$ctr\$")" ]; }

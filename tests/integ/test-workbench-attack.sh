@@ -23,12 +23,12 @@ ctr_up() { [ -n "$(as_user podman ps -q --filter "name=^$ctr\$")" ]; }
 "${TM[@]}" new-session -d -s wb -x 120 -y 30 -c "$T" "$(wb_line -w "$repo")"
 wait_for 60 pane_has "/workspace#" || show_fail "no shell prompt in the tab"
 
-# --- the agent's terminal query gets no answer from the workbench: the
-# coordinator's screen is the one place that answers (it answers none today)
-"${TM[@]}" send-keys -t wb "clear; printf '\\033[c\\033[6n'; read -rs -t 2 -d R r; echo \"reply-len=\${#r}\"" Enter
-reply_len() { pane | grep -q 'reply-len=[0-9]'; }
-wait_for 10 reply_len || show_fail "the query test did not finish"
-assert_contains "$(pane)" "reply-len=0" "libvterm's DA/DSR replies to agent output do not reach the session"
+# --- the agent's terminal queries are answered once, by the coordinator's
+# screen (the one place that answers), never also by the tab's libvterm
+"${TM[@]}" send-keys -t wb "clear; printf '\\033[c\\033[6n'; read -rs -t 2 -n 60 r; echo \"finals=[\$(printf %s \"\$r\" | tr -cd cR)]\"" Enter
+reply_done() { pane | grep -q 'finals=\[[cR]*\]'; }
+wait_for 10 reply_done || show_fail "the query test did not finish"
+assert_contains "$(pane)" "finals=[cR]" "DA and DSR are answered once each (the coordinator's screen), not by the tab too"
 
 # --- two requests from the sandbox: first, then second
 "${TM[@]}" send-keys -t wb "clear; (lazaret-escalate --justify first -- touch $mark/first; echo rc-first=\$?) &" Enter

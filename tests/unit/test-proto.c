@@ -448,6 +448,82 @@ test_proto_error_and_status_text_round_trip(void **state)
 	proto_buf_clear(&b);
 }
 
+static void
+test_proto_note_round_trips_and_cuts_text(void **state)
+{
+	struct proto_buf b = { 0 };
+	struct proto_note in = { 7, (char *)"esc.tty-reply", (char *)"abcd", NULL }, out;
+	struct proto_header h;
+	const uint8_t *p;
+	lz_err_t err = LZ_ERR_INIT;
+	char big[PROTO_NOTE_TEXT_MAX + 100];
+
+	(void)state;
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	in.text = big;
+	proto_encode_note(&b, &in);
+	assert_int_equal(parse(&b, b.len, &h, &p, &err), PROTO_FRAME);
+	assert_int_equal(h.type, PROTO_NOTE);
+	assert_string_equal(proto_type_name(h.type), "NOTE");
+	assert_int_equal(proto_decode_note(p, h.length, &out, &err), 0);
+	assert_int_equal(out.session, 7);
+	assert_string_equal(out.kind, "esc.tty-reply");
+	assert_string_equal(out.request_id, "abcd");
+	assert_int_equal(strlen(out.text), PROTO_NOTE_TEXT_MAX);
+	proto_note_clear(&out);
+	proto_buf_clear(&b);
+}
+
+/* Hand-built payloads: a newer layout, a bad kind, an oversized text and a
+ * truncated frame are refused with a message naming what is wrong. */
+static void
+test_proto_note_rejects_bad_payloads(void **state)
+{
+	struct proto_buf b = { 0 };
+	struct proto_note out;
+	lz_err_t err = LZ_ERR_INIT;
+	char big[PROTO_NOTE_TEXT_MAX + 2];
+
+	(void)state;
+	proto_put(&b, "\x02", 1);
+	proto_put32(&b, 1);
+	proto_putstr(&b, "k");
+	proto_putstr(&b, "");
+	proto_putstr(&b, "t");
+	assert_int_equal(proto_decode_note(b.data, b.len, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "layout 2"));
+	lz_err_clear(&err);
+	b.data[0] = PROTO_NOTE_LAYOUT;
+	assert_int_equal(proto_decode_note(b.data, b.len, &out, &err), 0);
+	proto_note_clear(&out);
+	assert_int_equal(proto_decode_note(b.data, b.len - 1, &out, &err), -1);
+	lz_err_clear(&err);
+	proto_buf_clear(&b);
+
+	proto_put(&b, "\x01", 1);
+	proto_put32(&b, 1);
+	proto_putstr(&b, "Bad Kind");
+	proto_putstr(&b, "");
+	proto_putstr(&b, "t");
+	assert_int_equal(proto_decode_note(b.data, b.len, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "kind"));
+	lz_err_clear(&err);
+	proto_buf_clear(&b);
+
+	memset(big, 'y', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	proto_put(&b, "\x01", 1);
+	proto_put32(&b, 1);
+	proto_putstr(&b, "k");
+	proto_putstr(&b, "");
+	proto_putstr(&b, big);
+	assert_int_equal(proto_decode_note(b.data, b.len, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "text over"));
+	lz_err_clear(&err);
+	proto_buf_clear(&b);
+}
+
 /* What proto_buf_frames handed to the callback, and when to say stop. */
 struct seen {
 	uint16_t type[8];
@@ -611,6 +687,8 @@ main(void)
 		cmocka_unit_test(test_proto_data_and_exit_round_trip),
 		cmocka_unit_test(test_proto_data_rejects_unknown_stream),
 		cmocka_unit_test(test_proto_error_and_status_text_round_trip),
+		cmocka_unit_test(test_proto_note_round_trips_and_cuts_text),
+		cmocka_unit_test(test_proto_note_rejects_bad_payloads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 
 #include "coord/ctl-server.h"
 #include "proto.h"
+#include "coord/screen.h"
 #include "coord/session.h"
 #include "xmalloc.h"
 
@@ -73,11 +74,17 @@ run_exit_cb(struct session *s, void *arg)
 	session_close(s);
 }
 
-/* Start argv as a session, optionally feed input, run the loop to the end. */
+static void screen_output_cb(struct session *, uint8_t, const uint8_t *, size_t, void *);
+static void screen_exit_cb(struct session *, void *);
+
+/* Start argv as a session, optionally feed input, run the loop to the end;
+ * with screen, a screen (coord/screen.h) is fed and answers queries. */
 static void
-run_session(char **argv, bool tty, const char *input, bool kill_it, struct run *r)
+run_session_with(char **argv, bool tty, const char *input, bool kill_it, bool screen,
+    struct run *r)
 {
 	struct session_cbs cbs = { run_output_cb, run_exit_cb, NULL };
+	struct session_cbs scbs = { screen_output_cb, screen_exit_cb, NULL };
 	struct session_opts o = { 1, "0123456789abcdef0123456789abcdef", argv, "test", tty, 30, 100 };
 	struct session *s;
 	uv_loop_t loop;
@@ -85,8 +92,10 @@ run_session(char **argv, bool tty, const char *input, bool kill_it, struct run *
 
 	memset(r, 0, sizeof *r);
 	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(session_start(&loop, &o, &cbs, r, &s, &err), 0);
+	assert_int_equal(session_start(&loop, &o, screen ? &scbs : &cbs, r, &s, &err), 0);
 	assert_true(s->pid > 0);
+	if (screen)
+		assert_int_equal(screen_new(o.rows, o.cols, &s->screen, &err), 0);
 	if (input != NULL) {
 		session_write(s, (const uint8_t *)input, strlen(input));
 		session_eof(s);
@@ -96,6 +105,12 @@ run_session(char **argv, bool tty, const char *input, bool kill_it, struct run *
 	session_unref(s);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+static void
+run_session(char **argv, bool tty, const char *input, bool kill_it, struct run *r)
+{
+	run_session_with(argv, tty, input, kill_it, false, r);
 }
 
 static void
@@ -138,6 +153,39 @@ test_session_tty_has_the_requested_size(void **state)
 	run_session(argv, true, NULL, false, &r);
 	assert_int_equal(r.status, 5);
 	assert_non_null(strstr(r.out, "30 100"));
+}
+
+/* The screen answers the program's queries (DSR/CPR, DA) on the PTY: what
+ * a terminal would have said, with the cursor where the program put it. */
+static void
+screen_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t len, void *arg)
+{
+	screen_feed(s->screen, buf, len);
+	run_output_cb(s, stream, buf, len, arg);
+}
+
+static void
+screen_exit_cb(struct session *s, void *arg)
+{
+	screen_free(s->screen);
+	s->screen = NULL;
+	run_exit_cb(s, arg);
+}
+
+static void
+test_session_screen_answers_terminal_queries(void **state)
+{
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"stty raw -echo; printf '\\033[5;3H\\033[6n'; "
+	    "timeout 5 head -c 6 | od -An -tx1; printf '\\033[c'; timeout 5 head -c 3 | od -An -c", NULL };
+	struct run r;
+
+	(void)state;
+	run_session_with(argv, true, NULL, false, true, &r);
+	assert_int_equal(r.exits, 1);
+	/* ESC [ 5 ; 3 R, then the start of a DA answer: ESC [ ? */
+	assert_non_null(strstr(r.out, "1b 5b 35 3b 33 52"));
+	assert_non_null(strstr(r.out, "033   [   ?"));
 }
 
 static void
@@ -367,6 +415,7 @@ main(void)
 		cmocka_unit_test(test_session_pipe_input_and_eof_reach_the_process),
 		cmocka_unit_test(test_session_tty_has_the_requested_size),
 		cmocka_unit_test(test_session_tty_output_is_drained_after_exit),
+		cmocka_unit_test(test_session_screen_answers_terminal_queries),
 		cmocka_unit_test(test_session_kill_ends_it_as_terminated),
 		cmocka_unit_test(test_session_start_failure_is_an_error),
 		cmocka_unit_test(test_ctl_server_hello_frames_errors_and_close),
