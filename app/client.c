@@ -309,9 +309,10 @@ client_coordinator_alive(const struct anchor *a)
 }
 
 int
-client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err)
+client_wait_exit_path(const char *ctl_path, int timeout_ms, lz_err_t *err)
 {
-	char *path = coord_live_lock_path(a);
+	char *path = client_live_path(ctl_path);
+	const char *base = strrchr(ctl_path, '/');
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -323,9 +324,15 @@ client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *e
 	if (r < 0)
 		return -1;
 	if (r == 0)
-		return lz_err_set(err, ETIMEDOUT, "the coordinator of domain %s did not exit "
-		    "within %d s", a->hash, timeout_ms / 1000);
+		return lz_err_set(err, ETIMEDOUT, "the coordinator of domain %.12s did not exit "
+		    "within %d s", base != NULL ? base + 1 : ctl_path, timeout_ms / 1000);
 	return 0;
+}
+
+int
+client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err)
+{
+	return client_wait_exit_path(a->ctl_socket, timeout_ms, err);
 }
 
 void

@@ -66,6 +66,8 @@ int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 bool client_coordinator_alive(const struct anchor *a);
 /* Wait up to timeout_ms for the coordinator of a to exit; 0 when gone. */
 int client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err);
+/* The same for the coordinator serving control socket ctl_path. */
+int client_wait_exit_path(const char *ctl_path, int timeout_ms, lz_err_t *err);
 
 struct client_run_opts {
 	char **argv;		/* NULL or empty: interactive shell */

@@ -1,4 +1,5 @@
-/* cmd-ls.c - lazaret ls: every live domain of this user (one line each). */
+/* cmd-ls.c - lazaret ls: every domain of this user (one line each): live
+ * ones from their coordinators, dead ones from what their coordinator left. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include "cli.h"
 #include "client.h"
 #include "coord/ctl-server.h"
+#include "coord/reap.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define LS_USAGE "lazaret ls"
@@ -15,12 +18,15 @@
 static const char ls_help[] =
     "List every live domain of this user: each control socket in the\n"
     "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
-    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. Sockets\n"
-    "left by a coordinator that died are reported as stale and removed.\n";
+    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. A domain\n"
+    "whose coordinator died and left its sandbox (the guard that cleans\n"
+    "up was killed too) is listed as dead: 'lazaret stop --all' removes\n"
+    "what it left. Other sockets of dead coordinators are reported as\n"
+    "stale and removed.\n";
 
-/* One domain: its STATUS row, or why there is none. */
+/* One domain: its STATUS row, or why there is none (dead: listed already). */
 static void
-ls_one(const char *dir, const char *name, int *n)
+ls_one(const char *dir, const char *name, char *const *dead, int *n)
 {
 	char *path = xasprintf("%s/%s", dir, name), *text = NULL;
 	struct client *cl = NULL;
@@ -34,7 +40,11 @@ ls_one(const char *dir, const char *name, int *n)
 		if (client_socket_alive(path))
 			printf("%.*s\t-\t-\tstarting-or-stopping\n", (int)len, name);
 		else {
+			_cleanup_free_ char *hash = xstrndup(name, len);
+
 			client_unlink_stale(path);
+			if (lz_strv_contains(dead, hash))
+				goto out;
 			printf("%.*s\t-\t-\tstale (removed %s)\n", (int)len, name, path);
 		}
 		(*n)++;
@@ -56,6 +66,17 @@ out:
 	free(path);
 }
 
+static int
+ls_dead_cb(const struct anchor *a, void *arg)
+{
+	char ***dead = arg;
+
+	printf("%s\t%s\t%s\tdead\t-\t-\t-\t-\t%s\n", a->hash, a->profile, a->container,
+	    a->workspace);
+	lz_strv_push(dead, a->hash);
+	return 0;
+}
+
 int
 cmd_ls(int argc, char **argv)
 {
@@ -63,6 +84,7 @@ cmd_ls(int argc, char **argv)
 	static const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
 	struct cfg *cfg = NULL;
 	struct dirent **ents = NULL;
+	char **dead = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int i, k, n = 0, rc = 1;
 	size_t len;
@@ -74,13 +96,20 @@ cmd_ls(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	printf("DOMAIN\tPROFILE\tCONTAINER\tSTATE\tMODE\tSESSIONS\tCLIENTS\tUPTIME\tWORKSPACE\n");
+	if (reap_each_dead(cfg->data_root, cfg->esc_socket_dir, ls_dead_cb, &dead, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (dead != NULL)
+		fprintf(stderr, "lazaret: %zu domain(s) dead: the coordinator died and left its "
+		    "sandbox; 'lazaret stop --all' cleans up\n", lz_strv_len(dead));
 	/* Talk only to sockets in a directory that is ours alone. */
 	if (ctl_server_dir_check(cfg->esc_socket_dir, false, &err) < 0) {
 		rc = err.code == ENOENT ? 0 : cli_fail(&err);
 		lz_err_clear(&err);
 		goto out;
 	}
-	printf("DOMAIN\tPROFILE\tCONTAINER\tSTATE\tMODE\tSESSIONS\tCLIENTS\tUPTIME\tWORKSPACE\n");
 	k = scandir(cfg->esc_socket_dir, &ents, NULL, alphasort);
 	if (k < 0) {
 		rc = errno == ENOENT ? 0 : 1;
@@ -92,12 +121,13 @@ cmd_ls(int argc, char **argv)
 	for (i = 0; i < k; i++) {
 		len = strlen(ents[i]->d_name);
 		if (len > 4 && strcmp(ents[i]->d_name + len - 4, ".ctl") == 0)
-			ls_one(cfg->esc_socket_dir, ents[i]->d_name, &n);
+			ls_one(cfg->esc_socket_dir, ents[i]->d_name, dead, &n);
 		free(ents[i]);
 	}
 	free(ents);
 	rc = 0;
 out:
+	lz_strv_free(dead);
 	cfg_free(cfg);
 	return rc;
 }

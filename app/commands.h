@@ -6,6 +6,7 @@
 int cmd_audit(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
+int cmd_guard(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);

@@ -41,6 +41,9 @@ struct coord {
 	bool stopping;
 	bool finished;
 	int live_fd;
+	int guard_fd;		/* our end of the guard's socketpair (guard.h) */
+	uv_poll_t guard_poll;
+	bool guard_watch;	/* guard_poll initialised */
 	int64_t started_ms;
 };
 

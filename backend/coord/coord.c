@@ -29,7 +29,9 @@
 #include <uv.h>
 
 #include "coord/coord-int.h"
+#include "coord/guard.h"
 #include "coord/lock.h"
+#include "coord/reap.h"
 #include "coord/screen.h"
 #include "sandbox/overlay.h"
 #include "xmalloc.h"
@@ -42,19 +44,11 @@
 void
 coord_log(const char *fmt, ...)
 {
-	char ts[32];
-	struct tm tm;
-	struct timespec now;
 	va_list ap;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&now.tv_sec, &tm));
-	fprintf(stderr, "%s.%03ldZ coordinator[%ld]: ", ts, now.tv_nsec / 1000000, (long)getpid());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	lz_logv("coordinator", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
 }
 
 int64_t
@@ -128,6 +122,8 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->sig_hup, NULL);
 	uv_close((uv_handle_t *)&c->idle, NULL);
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
+	if (c->guard_watch)
+		uv_close((uv_handle_t *)&c->guard_poll, NULL);
 }
 
 static void
@@ -309,17 +305,20 @@ out:
 	return ret;
 }
 
-/* Undo start-up, in reverse; used after the loop and on a failed start. */
-static void
+/* Undo start-up, in reverse; used after the loop and on a failed start.
+ * Returns the number of steps that failed (the guard then retries them). */
+static int
 coord_teardown(struct coord *c)
 {
 	lz_err_t err = LZ_ERR_INIT;
+	int failed = 0;
 
 	if (c->container_ours) {
 		coord_log("removing container %s", c->a->container);
 		if (c->drv->remove(c->a->container, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		c->container_ours = false;
 	}
@@ -327,6 +326,7 @@ coord_teardown(struct coord *c)
 		if (overlay_unmount(c->a, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		c->ovl_ok = false;
 	}
@@ -338,6 +338,7 @@ coord_teardown(struct coord *c)
 		if (sentry_release(c->a, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		sentry_layout_clear(&c->layout);
 		c->layout_ok = false;
@@ -347,6 +348,40 @@ coord_teardown(struct coord *c)
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
+	}
+	return failed;
+}
+
+/* After the teardown: a clean one releases the guard, else it retries. */
+static void
+coord_release_guard(struct coord *c, int failed)
+{
+	if (c->guard_fd < 0)
+		return;
+	if (failed == 0) {
+		reap_unmark(c->a);
+		guard_done(c->guard_fd);
+	} else {
+		coord_log("%d teardown step(s) failed: the guard cleans up", failed);
+		close(c->guard_fd);
+	}
+	c->guard_fd = -1;
+}
+
+/* The guard's end: EOF means it died, and nobody would clean up after us. */
+static void
+coord_guard_cb(uv_poll_t *h, int status, int events)
+{
+	struct coord *c = h->data;
+	char buf[16];
+	ssize_t n = 1;
+
+	if (status >= 0 && (events & UV_READABLE))
+		n = read(c->guard_fd, buf, sizeof buf);
+	if (status < 0 || n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+	    (events & UV_DISCONNECT)) {
+		uv_poll_stop(h);
+		coord_shutdown(c, "the guard process died: no sandbox runs unguarded");
 	}
 }
 
@@ -395,6 +430,14 @@ coord_start(struct coord *c, lz_err_t *err)
 			    a->hash);
 		goto out;
 	}
+	/* Before anything that needs cleaning up: the guard, then the record. */
+	if (guard_start(a, c->o->cfg->data_root, c->o->cfg->esc_socket_dir, &c->guard_fd,
+	    err) < 0 || reap_mark(a, err) < 0)
+		goto out;
+	uv_poll_init(c->loop, &c->guard_poll, c->guard_fd);
+	c->guard_poll.data = c;
+	uv_poll_start(&c->guard_poll, UV_READABLE | UV_DISCONNECT, coord_guard_cb);
+	c->guard_watch = true;
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
@@ -435,6 +478,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.a = o->anchor;
 	c.drv = &podman_ops;
 	c.live_fd = -1;
+	c.guard_fd = -1;
 	c.started_ms = coord_now_ms();
 	if (sodium_init() < 0)
 		return lz_err_set(err, EINVAL, "libsodium failed to initialise");
@@ -459,7 +503,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 		esc_coord_close(c.esc);
 		uv_walk(&loop, coord_walk_close_cb, NULL);
 		uv_run(&loop, UV_RUN_DEFAULT);
-		coord_teardown(&c);
+		coord_release_guard(&c, coord_teardown(&c));
 		goto out;
 	}
 	coord_log("listening on %s", c.a->ctl_socket);
@@ -469,7 +513,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	/* Anything still open (work requests finish first) is closed here. */
 	uv_walk(&loop, coord_walk_close_cb, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
-	coord_teardown(&c);
+	coord_release_guard(&c, coord_teardown(&c));
 	coord_log("stopped");
 	ret = 0;
 out:

@@ -76,6 +76,9 @@ struct drv_ops {
 	int (*inspect)(const char *name, enum drv_state *, lz_err_t *);
 	/* Does the image exist locally? */
 	int (*image_exists)(const char *image, bool *exists, lz_err_t *);
+	/* Names of every container, running or not, carrying label "key=value"
+	 * (*names NULL-terminated or NULL; free with lz_strv_free). */
+	int (*list)(const char *label, char ***names, lz_err_t *);
 };
 
 /* The Podman driver (podman.c). */

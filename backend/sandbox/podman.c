@@ -480,6 +480,35 @@ podman_inspect(const char *name, enum drv_state *state, lz_err_t *err)
 	return lz_err_set(err, LZ_EINVAL, "cannot inspect container %s: %s", name, msg);
 }
 
+/* Names of the containers (running or not) carrying label "key=value". */
+static int
+podman_list(const char *label, char ***names, lz_err_t *err)
+{
+	_cleanup_free_ char *filter = NULL, *msg = NULL;
+	const char *argv[] = { "podman", "ps", "-a", "--format", "{{.Names}}", "--filter", NULL,
+	    NULL };
+	struct proc_result r;
+	char *line, *save = NULL;
+
+	*names = NULL;
+	if (podman_check_env("label", label, err) < 0)
+		return -1;
+	filter = xasprintf("label=%s", label);
+	argv[6] = filter;
+	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
+		return lz_err_wrap(err, "cannot list containers");
+	if (r.status != 0) {
+		msg = podman_errmsg(r.errout);
+		proc_result_clear(&r);
+		return lz_err_set(err, LZ_EINVAL, "cannot list containers: %s", msg);
+	}
+	for (line = strtok_r(r.out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		if (podman_name_valid(line))
+			lz_strv_push(names, line);
+	proc_result_clear(&r);
+	return 0;
+}
+
 const struct drv_ops podman_ops = {
 	.name = "podman",
 	.create = podman_create,
@@ -487,6 +516,7 @@ const struct drv_ops podman_ops = {
 	.remove = podman_remove,
 	.inspect = podman_inspect,
 	.image_exists = podman_image_exists,
+	.list = podman_list,
 };
 
 void
