@@ -2,7 +2,7 @@
 # module is a new file; see README "Building".
 #   make            build every program into build/
 #   make test       build, then run every unit and integration test (tests/run)
-#   make check      unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check      include rules, then unit tests under ASan + UBSan
 #   make run        set up the host and start the workbench on a real sandbox
 #   make bench      benchmark scripts (figures, never assertions)
 #   make fuzz       libFuzzer harnesses
@@ -132,8 +132,12 @@ test: setup
 	$(MAKE) unit
 	tests/run
 
-# Unit tests under ASan+UBSan, leak detection on, in a build tree of their own.
+# Include rules between folders (scripts/check-includes, and its own test),
+# then unit tests under ASan+UBSan, leak detection on, in a build tree of
+# their own.
 check:
+	scripts/check-includes
+	tests/lint/test-check-includes.sh
 	$(MAKE) BUILD=build/san OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "term.h"
+#include "term-cell.h"
 #include "term-sb.h"
 #include "xmalloc.h"
 

@@ -8,28 +8,13 @@
  * Damage merge is VTERM_DAMAGE_SCROLL, so a burst of scrolling lines becomes
  * one moverect plus one damage per term_feed() instead of one per line.
  *
- * libvterm 0.1.4 traps worked around here (each found by tests/fuzz/fuzz-term,
+ * The bytes pass term-scan.c first, which defuses libvterm 0.1.4's input
+ * traps. The traps worked around here (each found by tests/fuzz/fuzz-term,
  * each with a unit test that fails without the fix):
- *   - a CSI with more than 16 parameters writes past libvterm's array:
- *     feed_scan drops the excess parameter bytes (and digits beyond 9 in
- *     one parameter, which overflow a long);
- *   - a UTF-8 character left half-way across writes or cut by a control
- *     makes the decoder write past its array: feed_scan holds unfinished
- *     characters back and feeds U+FFFD for broken ones, and for C1
- *     controls written as UTF-8 (width -1 in libvterm: the cursor would
- *     leave the screen on the left);
- *   - one big write puts 4 bytes per input byte on the stack: feed_run
- *     slices writes to 16 KiB;
- *   - REP (CSI b) after a zero-width glyph, or before any printed
- *     character, loops forever: term_new prints a space and resets, and
- *     feed_scan defuses a REP after a character it cannot vouch for;
+ *   - REP (CSI b) before any printed character loops forever: term_new
+ *     prints a space and resets;
  *   - a DECSTBM top margin is not clamped on resize: term_resize resets the
  *     margins when the height shrinks;
- *   - a string's ST split from its ESC (by a write boundary or a control)
- *     makes the parser copy a fragment of length -1: the ESC is held back
- *     and such controls are dropped;
- *   - a saved cursor is restored (DECRC, ?1049l) without clamping it to a
- *     smaller screen: clamp_cursor puts it back;
  *   - a wide char in a 1-column terminal crashes: TERM_MIN_COLS is 2.
  */
 #include <stdio.h>
@@ -37,21 +22,10 @@
 
 #include "term.h"
 #include "term-sb.h"
+#include "term-scan.h"
 #include "xmalloc.h"
 
 #define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
-#define TERM_FEED_SLICE	((size_t)16384)	/* bytes per vterm_input_write */
-#define TERM_CSI_ARGS	16		/* libvterm's CSI_ARGS_MAX, unchecked there */
-
-/* Where the byte stream stands, tracked alongside libvterm's own parser
- * (which is opaque): enough to tell "between sequences" from "inside one". */
-enum term_scan {
-	SCAN_GROUND,
-	SCAN_ESC,		/* after ESC, and its intermediates (ESC ( B) */
-	SCAN_CSI,		/* ESC [ leader, parameters, intermediates */
-	SCAN_STRING,		/* OSC/DCS/APC/PM/SOS body */
-	SCAN_STRING_ESC,	/* ESC inside a string: ST if '\\' follows */
-};
 
 struct term {
 	VTerm *vt;
@@ -71,19 +45,7 @@ struct term {
 	size_t out_len, out_cap;
 	bool replies;			/* keep replies made while feeding */
 	bool in_key;			/* output now is a key encoding */
-	enum term_scan scan;
-	int utf8_left;			/* continuation bytes still expected */
-	int csi_seps;			/* ';' and ':' in the current CSI */
-	bool csi_drop;			/* dropping its excess parameters */
-	bool csi_plain;			/* no leader or intermediate byte so far */
-	int csi_phase;			/* 0 leader, 1 arguments, 2 intermediates */
-	int csi_digits;			/* digits in the current parameter */
-	bool esc_inter;			/* the ESC sequence has intermediates */
-	bool esc_held;			/* a string's ESC not yet given to libvterm */
-	uint32_t cp;			/* UTF-8 code point being decoded */
-	unsigned char u8buf[6];		/* its bytes held back from libvterm */
-	size_t u8len;
-	uint32_t last_cp;		/* last character printed */
+	struct term_scan scan;		/* what libvterm has been given */
 	VTermScreenCell blank;
 };
 
@@ -296,6 +258,7 @@ term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
 	vterm_set_utf8(t->vt, 1);
 	vterm_output_set_callback(t->vt, output_cb, t);
 	t->st = vterm_obtain_state(t->vt);
+	term_scan_init(&t->scan, t->vt);
 	t->vs = vterm_obtain_screen(t->vt);
 	vterm_screen_enable_altscreen(t->vs, 1);
 	vterm_screen_set_callbacks(t->vs, &term_screen_cbs, t);
@@ -305,7 +268,7 @@ term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
 	 * printed, and a reset does not clear the last character: print one
 	 * space and reset, so an early REP repeats a blank instead. */
 	vterm_input_write(t->vt, " ", 1);
-	t->last_cp = ' ';
+	t->scan.last_cp = ' ';
 	vterm_screen_reset(t->vs, 1);
 	vterm_screen_flush_damage(t->vs);
 	t->blank.width = 1;
@@ -327,257 +290,10 @@ term_free(struct term *t)
 	free(t);
 }
 
-/* libvterm 0.1.4 puts a uint32_t VLA of the write's length on the stack
- * for text: one 3 MB write overflows an 8 MB stack. Feed in slices. */
-static void
-feed_run(struct term *t, const unsigned char *p, size_t len)
-{
-	for (size_t off = 0; off < len; off += TERM_FEED_SLICE)
-		vterm_input_write(t->vt, (const char *)p + off,
-		    len - off < TERM_FEED_SLICE ? len - off : TERM_FEED_SLICE);
-}
-
-/* libvterm 0.1.4 restores a saved cursor without clamping it to a screen
- * that shrank since, then writes line info past its array: put it back on
- * the screen right after a restore. */
-static void
-clamp_cursor(struct term *t)
-{
-	VTermPos pos;
-	char seq[32];
-	int n;
-
-	vterm_state_get_cursorpos(t->st, &pos);
-	if (pos.row >= 0 && pos.row < t->rows && pos.col >= 0 && pos.col < t->cols)
-		return;
-	n = snprintf(seq, sizeof(seq), "\x1b[%d;%dH",
-	    pos.row < 0 ? 1 : pos.row >= t->rows ? t->rows : pos.row + 1,
-	    pos.col < 0 ? 1 : pos.col >= t->cols ? t->cols : pos.col + 1);
-	vterm_input_write(t->vt, seq, (size_t)n);
-}
-
-/* Characters whose width libvterm surely finds non-zero: REP may repeat
- * them. After anything else (combining marks, zero-width or format chars,
- * unassigned code points) libvterm 0.1.4 would repeat a zero-width glyph
- * forever. */
-static bool
-rep_safe(uint32_t c)
-{
-	return (c >= 0x20 && c < 0x7f) || (c >= 0xa0 && c < 0x250 && c != 0xad) ||
-	    (c >= 0x2190 && c < 0x2200) || (c >= 0x2500 && c < 0x2600) ||
-	    (c >= 0x3040 && c < 0x3100) || (c >= 0x4e00 && c < 0xa000) ||
-	    (c >= 0xac00 && c < 0xd7a4) || c == 0xfffd;
-}
-
-/* Follow the stream's state and hand it to libvterm, leaving out the
- * parameters of a CSI beyond the 16th: libvterm 0.1.4 writes them past its
- * argument array (heap corruption from any PTY output), and turning a REP
- * after a character rep_safe() does not know into an unknown CSI. */
-static void
-feed_scan(struct term *t, const unsigned char *p, size_t len)
-{
-	enum term_scan st = t->scan;
-	int left = t->utf8_left;
-	size_t run = 0, seq_start = SIZE_MAX;	/* SIZE_MAX: began in an earlier call */
-	size_t esc_pos = SIZE_MAX;		/* ESC of a string's possible ST */
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = p[i];
-
-		if (left > 0) {
-			if (c >= 0x80 && c < 0xc0) {
-				t->cp = t->cp << 6 | (c & 0x3f);
-				if (--left > 0)
-					continue;
-				if (t->cp >= 0x80 && t->cp < 0xa0) {
-					/* A C1 control as UTF-8: libvterm gives it width -1
-					 * and walks the cursor off the left edge. */
-					if (seq_start != SIZE_MAX)
-						feed_run(t, p + run, seq_start - run);
-					feed_run(t, (const unsigned char *)"\xef\xbf\xbd", 3);
-					t->last_cp = 0xfffd;
-					run = i + 1;
-				} else {
-					/* Complete: what an earlier call held back goes first. */
-					feed_run(t, t->u8buf, t->u8len);
-					t->last_cp = t->cp;
-				}
-				t->u8len = 0;
-				continue;
-			}
-			/* Broken: libvterm never sees it (its decoder would keep the
-			 * half sequence and later write past its code point array). */
-			if (seq_start != SIZE_MAX)
-				feed_run(t, p + run, seq_start - run);
-			feed_run(t, (const unsigned char *)"\xef\xbf\xbd", 3);
-			t->u8len = 0;
-			t->last_cp = 0xfffd;
-			run = i;
-			left = 0;
-		}
-		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
-			if (c < 0x80)
-				t->last_cp = c;
-			else if (c < 0xc0 || c >= 0xfe)
-				t->last_cp = 0xfffd;	/* libvterm shows U+FFFD */
-			else {
-				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : c < 0xfc ? 4 : 5;
-				t->cp = c & (0x3fu >> left);
-				seq_start = i;
-			}
-			continue;
-		}
-		if (st == SCAN_STRING_ESC && t->esc_held && c != 0x18 && c != 0x1a &&
-		    c != 0x1b && c >= 0x20 && c != 0x7f) {
-			/* The ESC held back by the last call goes in one write with
-			 * what follows it (see below). */
-			t->esc_held = false;
-			if (c == '\\') {
-				feed_run(t, (const unsigned char *)"\x1b\\", 2);
-				run = i + 1;
-				st = SCAN_GROUND;
-				continue;
-			}
-			feed_run(t, (const unsigned char *)"\x1b", 1);
-		}
-		if (st == SCAN_STRING_ESC && (c < 0x20 || c == 0x7f) && c != 0x18 && c != 0x1a && c != 0x1b) {
-			/* libvterm 0.1.4 restarts its string fragment after a control
-			 * between ESC and '\\' and then copies a fragment of length -1:
-			 * such a control is dropped, and the ESC held back. */
-			if (!t->esc_held) {
-				feed_run(t, p + run, esc_pos - run);
-				t->esc_held = true;
-			}
-			run = i + 1;
-			continue;
-		}
-		if (t->esc_held) {
-			/* CAN, SUB or ESC after a held ESC: libvterm would leave the
-			 * string on those too; nothing of the held ESC matters. */
-			t->esc_held = false;
-		}
-		if (c == 0x00 || c == 0x7f)
-			continue;		/* libvterm skips NUL and DEL everywhere */
-		if (c == 0x18 || c == 0x1a) {	/* CAN/SUB abort any sequence */
-			st = SCAN_GROUND;
-			continue;
-		}
-		if (c == 0x1b) {
-			if (st == SCAN_STRING)
-				esc_pos = i;
-			st = st == SCAN_STRING ? SCAN_STRING_ESC : SCAN_ESC;
-			t->esc_inter = false;
-			continue;
-		}
-		if (c < 0x20 && !(c == 0x07 && st == SCAN_STRING))
-			continue;		/* other C0: run, the sequence goes on */
-		switch (st) {
-		case SCAN_GROUND:
-			break;
-		case SCAN_STRING_ESC:
-			if (c == '\\') {
-				st = SCAN_GROUND;
-				break;
-			}
-			st = SCAN_ESC;
-			/* c continues a new escape sequence */
-			__attribute__((fallthrough));
-		case SCAN_ESC:
-			/* as libvterm: '[' 'P' ']' even after intermediates */
-			if (c == '[') {
-				st = SCAN_CSI;
-				t->csi_phase = 0;
-				t->csi_seps = 0;
-				t->csi_digits = 0;
-				t->csi_drop = false;
-				t->csi_plain = true;
-			} else if (c == 'P' || c == ']')
-				st = SCAN_STRING;
-			else if (c >= 0x20 && c <= 0x2f)
-				t->esc_inter = true;
-			else if (c >= 0x30 && c <= 0x7e) {
-				st = SCAN_GROUND;
-				if (c == '8' && !t->esc_inter) {	/* DECRC */
-					feed_run(t, p + run, i + 1 - run);
-					run = i + 1;
-					clamp_cursor(t);
-				}
-			}
-			break;
-		case SCAN_CSI:
-			/* Phases as libvterm's parser: leader, arguments, intermediates. */
-			if (t->csi_phase == 0) {
-				if (c >= 0x3c && c <= 0x3f) {
-					t->csi_plain = false;
-					break;
-				}
-				t->csi_phase = 1;
-			}
-			if (t->csi_phase == 1) {
-				if ((c >= '0' && c <= '9') || c == ':' || c == ';') {
-					bool drop_digit = false;
-
-					if (!t->csi_drop && c >= ':' && ++t->csi_seps >= TERM_CSI_ARGS)
-						t->csi_drop = true;
-					if (c >= ':')
-						t->csi_digits = 0;
-					else	/* more would overflow libvterm's long (UB) */
-						drop_digit = ++t->csi_digits > 9;
-					if (t->csi_drop || drop_digit) {
-						feed_run(t, p + run, i - run);
-						run = i + 1;
-					}
-					break;
-				}
-				t->csi_phase = 2;
-			}
-			if (c >= 0x20 && c <= 0x2f) {
-				t->csi_plain = false;
-				break;
-			}
-			st = SCAN_GROUND;	/* a final byte, or an invalid one */
-			if (c == 'b' && t->csi_plain && !rep_safe(t->last_cp)) {
-				feed_run(t, p + run, i - run);
-				feed_run(t, (const unsigned char *)"N", 1);
-				run = i + 1;
-			} else if (c == 'l' || c == 'h') {	/* ?1048l/?1049l restore too */
-				feed_run(t, p + run, i + 1 - run);
-				run = i + 1;
-				clamp_cursor(t);
-			}
-			break;
-		case SCAN_STRING:
-			if (c == 0x07)
-				st = SCAN_GROUND;
-			break;
-		}
-	}
-	t->scan = st;
-	t->utf8_left = left;
-	if (st == SCAN_STRING_ESC && !t->esc_held && esc_pos != SIZE_MAX) {
-		/* A write that ends between a string's ESC and its '\\' makes
-		 * libvterm copy a fragment of length -1: hold the ESC back. */
-		feed_run(t, p + run, esc_pos - run);
-		t->esc_held = true;
-		return;
-	}
-	if (left > 0) {
-		/* Hold the unfinished character back until it completes. */
-		size_t from = seq_start != SIZE_MAX ? seq_start : run;
-
-		feed_run(t, p + run, from - run);
-		LZ_ASSERT(t->u8len + (len - from) <= sizeof(t->u8buf));
-		memcpy(t->u8buf + t->u8len, p + from, len - from);
-		t->u8len += len - from;
-		return;
-	}
-	feed_run(t, p + run, len - run);
-}
-
 bool
 term_idle(const struct term *t)
 {
-	return t->scan == SCAN_GROUND && t->utf8_left == 0;
+	return term_scan_idle(&t->scan);
 }
 
 void
@@ -585,7 +301,7 @@ term_feed(struct term *t, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
-	feed_scan(t, (const unsigned char *)buf, len);
+	term_scan_feed(&t->scan, (const unsigned char *)buf, len);
 	vterm_screen_flush_damage(t->vs);
 }
 
@@ -601,7 +317,7 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 	/* CAN ends a half-sent sequence or character at the old size, in both
 	 * parsers alike, so nothing half-parsed lands on the new geometry. */
 	if (!term_idle(t))
-		feed_scan(t, (const unsigned char *)"\x18", 1);
+		term_scan_feed(&t->scan, (const unsigned char *)"\x18", 1);
 	shrink = rows < t->rows;
 	vterm_set_size(t->vt, rows, cols);
 	if (shrink) {
@@ -616,9 +332,9 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 		vterm_state_get_cursorpos(t->st, &pos);
 		n = snprintf(seq, sizeof(seq), "\x1b[r\x1b[%d;%dH",
 		    pos.row < rows ? pos.row + 1 : rows, pos.col < cols ? pos.col + 1 : cols);
-		feed_scan(t, (const unsigned char *)seq, (size_t)n);
+		term_scan_feed(&t->scan, (const unsigned char *)seq, (size_t)n);
 	}
-	clamp_cursor(t);
+	term_scan_clamp_cursor(&t->scan);
 	vterm_screen_flush_damage(t->vs);
 	t->rows = rows;
 	t->cols = cols;
@@ -819,58 +535,6 @@ term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 	if (!term_sb_cell(t->sb, t->offset - 1 - (size_t)row, col, out))
 		*out = t->blank;
 	return true;
-}
-
-unsigned
-term_attrs_pack(const VTermScreenCellAttrs *a)
-{
-	return (unsigned)a->bold | (unsigned)a->underline << 1 | (unsigned)a->italic << 3 |
-	    (unsigned)a->blink << 4 | (unsigned)a->reverse << 5 | (unsigned)a->strike << 6 |
-	    (unsigned)a->font << 7 | (unsigned)a->dwl << 11 | (unsigned)a->dhl << 12;
-}
-
-int
-term_attrs_unpack(unsigned v, VTermScreenCellAttrs *a)
-{
-	if (v >> 14 != 0 || ((v >> 7) & 0xf) > 9 || ((v >> 12) & 3) == 3)
-		return -1;
-	a->bold = v & 1;
-	a->underline = (v >> 1) & 3;
-	a->italic = (v >> 3) & 1;
-	a->blink = (v >> 4) & 1;
-	a->reverse = (v >> 5) & 1;
-	a->strike = (v >> 6) & 1;
-	a->font = (v >> 7) & 0xf;
-	a->dwl = (v >> 11) & 1;
-	a->dhl = (v >> 12) & 3;
-	return 0;
-}
-
-size_t
-term_utf8_put(uint32_t c, char *o)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | (c >> 6));
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | (c >> 12));
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	if (c > 0x10ffff)
-		return term_utf8_put(0xfffd, o);
-	o[0] = (char)(0xf0 | (c >> 18));
-	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
 }
 
 size_t

@@ -5,8 +5,10 @@
  *   - events as a bit set (term_events_take): title, bell, cursor, alt screen,
  *   - replies the terminal owes the PTY (DA, DSR answers) and key encodings
  *     (term_output/term_output_consume).
- * No fds, no curses, no allocation per byte. The scrollback ring lives in
- * term-sb.c, snapshots in term-snap.c, ncurses drawing in term-draw.c.
+ * No fds, no curses, no allocation per byte. The bytes pass the scanner in
+ * term-scan.c on their way to libvterm; the scrollback ring lives in
+ * term-sb.c, cell helpers in term-cell.c, snapshots in term-snap.c, ncurses
+ * drawing in term-draw.c.
  *
  * The view is the screen seen through a scroll offset: with offset k > 0 the
  * top k view rows show the newest k scrollback lines (newest at the bottom).
@@ -22,6 +24,7 @@
 #include <vterm.h>
 
 #include "err.h"
+#include "term-cell.h"	/* term_attrs_pack, term_utf8_put */
 
 struct term;
 struct term_sb;
@@ -111,13 +114,6 @@ bool term_view_cell(const struct term *, int row, int col, VTermScreenCell *out)
 /* UTF-8 text of a view row, trailing blanks trimmed, NUL-terminated and cut
  * to fit size; returns the length written. */
 size_t term_view_text(const struct term *, int row, char *buf, size_t size);
-
-/* Cell attributes as 14 bits and back (unpack: -1 on bits out of range). */
-unsigned term_attrs_pack(const VTermScreenCellAttrs *);
-int term_attrs_unpack(unsigned v, VTermScreenCellAttrs *);
-
-/* UTF-8 of code point c into o[4] (U+FFFD beyond U+10FFFF); bytes written. */
-size_t term_utf8_put(uint32_t c, char *o);
 
 /* Scrollback seen through the view. */
 const struct term_sb *term_scrollback(const struct term *);

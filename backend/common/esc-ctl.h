@@ -21,13 +21,7 @@
 #include "err.h"
 #include "proto.h"
 
-#define ESC_CTL_NEW_SESSION	110
-#define ESC_CTL_PROMPT		111
-#define ESC_CTL_DECISION	112
-#define ESC_CTL_WITHDRAWN	113
-#define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
-#define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
-
+/* Message numbers ESC_CTL_NEW_SESSION..ESC_CTL_AUDIT: proto.h, the one list. */
 #define ESC_CTL_AUDIT_JSON	0x1
 #define ESC_CTL_AUDIT_VERIFY	0x2
 

@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "esc-ctl.h"
 #include "proto.h"
 #include "xmalloc.h"
 

@@ -50,11 +50,20 @@ enum proto_type {
 	PROTO_STATUS = 61,	/* s->c: text */
 	PROTO_LIST = 62,	/* c->s: sessions of this domain (reply STATUS) */
 	PROTO_STOP = 63,	/* c->s: tear the domain down */
-	/* 100..149: escalation (issue 4), reserved */
+	/* 100..149: escalation (ESC_CTL_* below; 100..103 are the escalation socket's) */
 	/* 150..199: workbench, snapshots and screens (issue 5) */
 	PROTO_SNAPSHOT = 150,	/* s->c: after SESSION on ATTACH: id, screen (term-snap) */
 	PROTO_KILL = 151,	/* c->s: end a session (a workbench tab closed) */
 };
+
+/* 110..119: the escalation messages, encoded and decoded in esc-ctl.c;
+ * numbered here so every message number is in one list. */
+#define ESC_CTL_NEW_SESSION	110
+#define ESC_CTL_PROMPT		111
+#define ESC_CTL_DECISION	112
+#define ESC_CTL_WITHDRAWN	113
+#define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
+#define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
 
 /* ERROR codes. */
 enum proto_errcode {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "store/store.h"
 #include "store/store-migrate.h"
+#include "store/store-sql.h"
 #include "xmalloc.h"
 
 /* v0 -> v1: the first schema. Sessions kept everything but the start time in

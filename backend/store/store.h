@@ -3,7 +3,7 @@
  * One file per Domain Root (state.db), opened by the coordinator alone: it
  * takes SQLite's exclusive lock at open, so any other process that opens the
  * file fails at once. Schema in store.c; migrations in store-migrate.h; the
- * hash-chained audit trail in audit.h. Blocking calls: run them on libuv's
+ * hash-chained audit trail in audit.h; SQLite helpers in store-sql.h. Blocking calls: run them on libuv's
  * threadpool through store_submit (one job at a time, in order).
  */
 #ifndef LZ_STORE_H
@@ -15,12 +15,9 @@
 #include <uv.h>
 
 #include "err.h"
+#include "store/store-sql.h"
 
 struct store;
-
-/* sqlite3_finalize a statement when the local leaves scope. */
-static inline void store_stmt_finalizep(sqlite3_stmt **st) { if (*st != NULL) sqlite3_finalize(*st); }
-#define _cleanup_stmt_ __attribute__((cleanup(store_stmt_finalizep)))
 
 /* Open (creating it 0600 if missing) the state store at path; the parent
  * directory must exist. Takes the exclusive lock, switches to WAL and runs
@@ -38,14 +35,6 @@ sqlite3 *store_db(struct store *);
 
 /* Milliseconds since the epoch (CLOCK_REALTIME): the unit of every ts column. */
 int64_t store_now_ms(void);
-
-/* Run constant SQL (no data in it; data goes through bound parameters). */
-int store_exec(sqlite3 *db, const char *sql, lz_err_t *err);
-/* Fill err from the connection's last error: "<what>: <sqlite message>". */
-int store_sql_err(sqlite3 *db, const char *what, lz_err_t *err);
-
-/* Bind s (copied) to parameter i, or SQL NULL when s is NULL. */
-int store_bind_text(sqlite3_stmt *stmt, int i, const char *s);
 
 /* Nestable transaction (a SAVEPOINT): begin, then commit or rollback. */
 int store_tx_begin(struct store *, lz_err_t *err);

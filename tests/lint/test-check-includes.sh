@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/lint/test-check-includes.sh - make check: scripts/check-includes passes
+# on this tree, and on a temp copy it names each planted violation of the
+# folder rules and each planted include cycle (file:line, what, which rule)
+# and exits 1.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d /tmp/lz-check-includes.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+"$top/scripts/check-includes" "$top" >"$tmp/out" 2>&1 ||
+	{ echo "FAIL: the tree itself does not pass:"; cat "$tmp/out"; exit 1; }
+
+# plant FILE LINE EXPECTED: add LINE at the end of FILE in a fresh copy, run
+# the check there, expect exit 1 and EXPECTED as a line of its output.
+plant() {
+	local file=$1 line=$2 want=$3 w=$tmp/tree rc=0 n
+	rm -rf "$w"; mkdir -p "$w"
+	(cd "$top" && cp -a app widgets vterm backend escalate "$w"/)
+	[ -d "$top/sidecar" ] && cp -a "$top/sidecar" "$w"/
+	mkdir -p "$(dirname "$w/$file")"
+	printf '%s\n' "$line" >>"$w/$file"
+	n=$(wc -l <"$w/$file")
+	want=${want//@N@/$n}
+	timeout 60 "$top/scripts/check-includes" "$w" >"$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -qxF -- "$want" "$tmp/out"; then
+		echo "FAIL: $file + '$line': exit $rc, wanted exit 1 and: $want"
+		sed 's/^/    | /' "$tmp/out"
+		fails=$((fails + 1))
+	else
+		echo "ok    $file + '$line'"
+	fi
+}
+
+plant widgets/theme.c '#include "coord/coord.h"' \
+	'widgets/theme.c:@N@: includes backend/coord/coord.h: widgets/ never reaches backend/ (but backend/common/)'
+plant vterm/term-sb.c '#include "widget.h"' \
+	'vterm/term-sb.c:@N@: includes widgets/widget.h: vterm/ never reaches widgets/ or app/'
+plant vterm/term.h '#include <wb-state.h>' \
+	'vterm/term.h:@N@: includes app/wb-state.h: vterm/ never reaches widgets/ or app/'
+plant backend/common/paths.c '#include "store/store.h"' \
+	'backend/common/paths.c:@N@: includes backend/store/store.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/common/proto.c '#include "../coord/lock.h"' \
+	'backend/common/proto.c:@N@: includes backend/coord/lock.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/common/err.h '#include "term.h"' \
+	'backend/common/err.h:@N@: includes vterm/term.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/coord/screen.c '#include "wb-tab.h"' \
+	'backend/coord/screen.c:@N@: includes app/wb-tab.h: backend/ never reaches app/ or widgets/'
+plant backend/store/audit.c '#include "theme.h"' \
+	'backend/store/audit.c:@N@: includes widgets/theme.h: backend/ never reaches app/ or widgets/'
+plant escalate/escalate.c '#include "coord/lock.h"' \
+	'escalate/escalate.c:@N@: includes backend/coord/lock.h: escalate/ and sidecar/ reach only backend/common/'
+plant sidecar/sidecar.c '#include "term.h"' \
+	'sidecar/sidecar.c:@N@: includes vterm/term.h: escalate/ and sidecar/ reach only backend/common/'
+# the cycle term.c <-> term-sb.c that term-cell.h broke, planted back
+l=$(grep -n '^#include "term-sb.h"' "$top/vterm/term.c" | cut -d: -f1)
+plant vterm/term-sb.c '#include "term.h"' \
+	"vterm/term.c:$l: includes vterm/term-sb.h: no two modules include each other (vterm/term-sb.c:@N@ includes vterm/term.h)"
+
+# What is allowed stays allowed: common from anywhere, own folder, system headers.
+w=$tmp/tree; rm -rf "$w"; mkdir -p "$w"
+(cd "$top" && cp -a app widgets vterm backend escalate "$w"/)
+printf '#include "err.h"\n#include <stdio.h>\n#include <term.h>\n' >>"$w/widgets/theme.c"
+printf '#include "xmalloc.h"\n' >>"$w/escalate/escalate.c"
+printf '#include "term-snap.h"\n' >>"$w/backend/coord/proc.c"
+if ! "$top/scripts/check-includes" "$w" >"$tmp/out" 2>&1; then
+	echo "FAIL: allowed includes flagged:"; sed 's/^/    | /' "$tmp/out"; fails=$((fails + 1))
+else
+	echo "ok    allowed includes pass"
+fi
+
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "check-includes: all planted violations caught"
