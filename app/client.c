@@ -463,7 +463,7 @@ client_spawn(const struct anchor *a, const struct client_start *st, lz_err_t *er
 static int
 client_lead(const struct anchor *a, const struct client_start *st, int *fdp, lz_err_t *err)
 {
-	char *live = coord_live_lock_path(a);
+	char *live = lock_live_path(a);
 	int64_t deadline;
 	int fd, lfd = -1, r, ret = -1;
 

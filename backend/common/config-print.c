@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "xmalloc.h"
 

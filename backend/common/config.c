@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "paths.h"
 #include "policy.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "coord/screen.h"
 #include "store/audit-text.h"

@@ -8,13 +8,14 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/coord.h"
 #include "coord/ctl-server.h"
 #include "coord/session.h"
 #include "escalation/esc-coord.h"
 #include "proto.h"
 #include "sandbox/driver.h"
 #include "store/store.h"
+
+struct coord_opts;
 
 /* One coordinator: everything its loop and its start-up/teardown touch. */
 struct coord {

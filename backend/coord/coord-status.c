@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "jsonw.h"
 #include "xmalloc.h"

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "coord/guard.h"
 #include "coord/lock.h"
@@ -59,16 +60,6 @@ coord_now_ms(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-char *
-coord_live_lock_path(const struct anchor *a)
-{
-	size_t n = strlen(a->ctl_socket);
-
-	LZ_ASSERT(n > 4 && strcmp(a->ctl_socket + n - 4, ".ctl") == 0);
-	return xasprintf("%.*s.lock", (int)(n - 4), a->ctl_socket);
-}
-
 
 /* Lifetime. */
 
@@ -420,7 +411,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	    a->workspace);
 	if (ctl_server_dir_check(socket_dir, true, err) < 0)
 		goto out;
-	live = coord_live_lock_path(a);
+	live = lock_live_path(a);
 	if (lock_open(live, &c->live_fd, err) < 0)
 		goto out;
 	/* Wait a little: a `lazaret ls` may be probing the lock this instant. */

@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "coord/coord.h"
 #include "coord/guard.h"
 #include "coord/lock.h"
 #include "coord/reap.h"
@@ -130,7 +129,7 @@ guard_done(int fd)
 static int
 guard_reap(const struct anchor *a)
 {
-	_cleanup_free_ char *live = coord_live_lock_path(a);
+	_cleanup_free_ char *live = lock_live_path(a);
 	lz_err_t err = LZ_ERR_INIT;
 	int fd = -1, r, rc = 1;
 

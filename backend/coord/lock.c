@@ -1,5 +1,6 @@
 /* lock.c - flock(2) on a file we own (hold-to-bind, coordinator liveness). */
 #include <errno.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "coord/lock.h"
+#include "xmalloc.h"
 
 int
 lock_open(const char *path, int *fdp, lz_err_t *err)
@@ -87,4 +89,13 @@ lock_release(int fd)
 {
 	if (fd >= 0)
 		(void)flock(fd, LOCK_UN);
+}
+
+char *
+lock_live_path(const struct anchor *a)
+{
+	size_t n = strlen(a->ctl_socket);
+
+	LZ_ASSERT(n > 4 && strcmp(a->ctl_socket + n - 4, ".ctl") == 0);
+	return xasprintf("%.*s.lock", (int)(n - 4), a->ctl_socket);
 }

@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coord/coord.h"
 #include "coord/lock.h"
 #include "coord/reap.h"
 #include "escalation/esc-coord.h"
@@ -205,7 +204,7 @@ reap_left(const struct anchor *a, const struct drv_ops *drv, bool *left, lz_err_
 int
 reap_if_dead(const struct anchor *a, const struct drv_ops *drv, int wait_ms, lz_err_t *err)
 {
-	_cleanup_free_ char *live = coord_live_lock_path(a);
+	_cleanup_free_ char *live = lock_live_path(a);
 	_cleanup_close_ int fd = -1;
 	bool left;
 	int r;
@@ -236,7 +235,7 @@ reap_if_dead(const struct anchor *a, const struct drv_ops *drv, int wait_ms, lz_
 static bool
 reap_lock_free(const struct anchor *a)
 {
-	_cleanup_free_ char *live = coord_live_lock_path(a);
+	_cleanup_free_ char *live = lock_live_path(a);
 	_cleanup_close_ int fd = open(live, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	return fd < 0 || lock_try(fd, NULL) == 1;

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "anchor.h"
-#include "coord/coord.h"
 #include "coord/lock.h"
 #include "coord/reap.h"
 #include "testutil.h"
@@ -140,7 +139,7 @@ static void
 test_reap_each_dead_skips_a_held_lock(void **state)
 {
 	struct reap_fixture *f = *state;
-	_cleanup_free_ char *live = coord_live_lock_path(f->a);
+	_cleanup_free_ char *live = lock_live_path(f->a);
 	lz_err_t err = LZ_ERR_INIT;
 	int n = 0, fd;
 
