@@ -92,5 +92,7 @@ int cmd_status(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
+/* lazaret guard, which the coordinator of a workbench tab also execs. */
+int cmd_guard(int argc, char **argv);
 
 #endif
