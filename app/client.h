@@ -94,5 +94,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
 /* lazaret guard, which the coordinator of a workbench tab also execs. */
 int cmd_guard(int argc, char **argv);
+/* lazaret cgroup-exec, before the `podman run` of a tab's coordinator. */
+int cmd_cgroup_exec(int argc, char **argv);
 
 #endif

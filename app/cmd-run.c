@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "sandbox/limits.h"
 #include "sandbox/sentry.h"
 #include "xmalloc.h"
 
@@ -28,6 +29,21 @@ static const char run_help[] =
     "  -T, --no-tty         no terminal even when stdin is one\n"
     "  --config FILE        configuration file\n";
 
+/* Limits this host does not enforce, said once before the session starts
+ * (cli_domain has printed the unset env:VAR warnings already). */
+static void
+run_warn(const struct cfg_resolved *res)
+{
+	_cleanup_free_ char *why = NULL;
+	struct limits_host h;
+
+	limits_host_probe(&h);
+	why = limits_unenforced(&h, &res->profile->limits);
+	limits_host_clear(&h);
+	if (why != NULL)
+		fprintf(stderr, "lazaret: warning: %s\n", why);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -43,6 +59,7 @@ cmd_run(int argc, char **argv)
 	struct client *cl = NULL;
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
+	struct cfg_resolved *res = NULL;
 	enum sentry_mode sm;
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
@@ -51,10 +68,11 @@ cmd_run(int argc, char **argv)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
+	run_warn(res);
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;
 	ro.direct = sm == SENTRY_DIRECT;
@@ -83,6 +101,7 @@ cmd_run(int argc, char **argv)
 	}
 out:
 	client_free(cl);
+	cfg_resolved_free(res);
 	anchor_free(a);
 	cfg_free(cfg);
 	return rc;

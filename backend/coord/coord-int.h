@@ -13,6 +13,7 @@
 #include "escalation/esc-coord.h"
 #include "proto.h"
 #include "sandbox/driver.h"
+#include "sandbox/limits.h"
 #include "store/store.h"
 
 struct coord_opts;
@@ -45,6 +46,15 @@ struct coord {
 	int guard_fd;		/* our end of the guard's socketpair (guard.h) */
 	uv_poll_t guard_poll;
 	bool guard_watch;	/* guard_poll initialised */
+	struct limits_host lhost;	/* coord-limits.c */
+	struct limits_domain ldom;
+	uv_timer_t watch;
+	bool watch_on;
+	unsigned watch_ticks;
+	char **disk_paths;	/* what the disk bound covers */
+	bool disk_busy;
+	uint64_t disk_used, disk_free;
+	char *limit_hit;	/* why the sandbox was stopped, or NULL */
 	int64_t started_ms;
 };
 
@@ -67,6 +77,27 @@ void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
 /* Host Escalation for this domain (socket, TLS files); before the container. */
 int coord_esc_start(struct coord *c, lz_err_t *err);
+
+/* ---- coord-limits.c ---- */
+
+/* Before the container: probe the host, make the domain's cgroups. */
+int coord_limits_start(struct coord *c, lz_err_t *err);
+/* RLIMIT_NPROC, a sized /tmp and the cgroups into the container's spec. */
+void coord_limits_spec(struct coord *c, struct drv_spec *sp);
+/* After the container: start the watchdog. */
+void coord_limits_watch(struct coord *c);
+/* Did the kernel stop the sandbox for a limit (OOM, task backstop)? Records it. */
+void coord_limits_check(struct coord *c);
+/* In the loop's shutdown: close the watchdog's timer. */
+void coord_limits_close(struct coord *c);
+/* After the container is removed: remove the cgroups, free. */
+void coord_limits_release(struct coord *c);
+/* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
+char *coord_limits_text(const struct coord *c);
+
+/* ---- coord.c ---- */
+
+void coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m);
 
 /* ---- coord-status.c ---- */
 

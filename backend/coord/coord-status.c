@@ -49,6 +49,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 {
 	int64_t up = (coord_now_ms() - c->started_ms) / 1000;
 	struct lz_jsonw w;
+	_cleanup_free_ char *lim = coord_limits_text(c);
 	char *s, *t;
 	size_t i;
 
@@ -70,6 +71,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "name"); lz_jsonw_str(&w, c->a->container);
 		lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, coord_state_name(j));
 		lz_jsonw_obj_close(&w);
+		lz_jsonw_key(&w, "limits"); lz_jsonw_str(&w, lim);
+		lz_jsonw_key(&w, "stopped_by_limit"); lz_jsonw_str(&w, c->limit_hit);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
 		lz_jsonw_key(&w, "sessions");
 		lz_jsonw_arr_open(&w);
@@ -98,11 +101,12 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		break;
 	}
 	s = xasprintf("domain:      %s\nprofile:     %s\nworkspace:   %s\nmode:        %s\n"
-	    "container:   %s (%s)\ncoordinator: pid %ld, up %llds\nclients:     %zu\n"
-	    "sessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
+	    "container:   %s (%s)\nlimits:      %s\n%s%s%scoordinator: pid %ld, up %llds\n"
+	    "clients:     %zu\nsessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
 	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->a->container,
-	    coord_state_name(j), (long)getpid(), (long long)up, coord_other_clients(c),
-	    c->n_sessions);
+	    coord_state_name(j), lim, c->limit_hit ? "stopped:     " : "",
+	    c->limit_hit ? c->limit_hit : "", c->limit_hit ? "\n" : "", (long)getpid(),
+	    (long long)up, coord_other_clients(c), c->n_sessions);
 	if (c->n_sessions > 0) {
 		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
 		    "COMMAND");

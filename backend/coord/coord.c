@@ -115,6 +115,7 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
 	if (c->guard_watch)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
+	coord_limits_close(c);
 }
 
 static void
@@ -225,7 +226,7 @@ coord_check_image(struct coord *c, const char *image, lz_err_t *err)
 	    "build-default')", image);
 }
 
-static void
+void
 coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m)
 {
 	struct drv_mount *d;
@@ -271,6 +272,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 
 		coord_spec_add_mount(sp, &m);
 	}
+	coord_limits_spec(c, sp);
 	sp->labels = xcalloc(2, sizeof *sp->labels);
 	sp->labels[sp->n_labels++] = xasprintf("lazaret.domain=%s", c->a->hash);
 	sp->labels[sp->n_labels++] = xasprintf("lazaret.profile=%s", c->a->profile);
@@ -313,6 +315,7 @@ coord_teardown(struct coord *c)
 		}
 		c->container_ours = false;
 	}
+	coord_limits_release(c);
 	if (c->ovl_ok) {
 		if (overlay_unmount(c->a, &err) < 0) {
 			coord_log("%s", err.msg);
@@ -446,8 +449,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
-	if (coord_create_container(c, err) < 0)
+	if (coord_limits_start(c, err) < 0 || coord_create_container(c, err) < 0)
 		goto out;
+	coord_limits_watch(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
 		goto out;
 	ret = 0;

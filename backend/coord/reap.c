@@ -19,6 +19,7 @@
 #include "coord/reap.h"
 #include "escalation/esc-coord.h"
 #include "jsonw.h"
+#include "sandbox/limits.h"
 #include "sandbox/overlay.h"
 #include "sandbox/sentry.h"
 #include "store/audit.h"
@@ -148,6 +149,7 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 	lz_err_t first = LZ_ERR_INIT, e = LZ_ERR_INIT;
 	_cleanup_free_ char *label = xasprintf("lazaret.domain=%s", a->hash);
 	char **ctrs = NULL;
+	struct limits_host lh;
 	struct stat st;
 	size_t i;
 
@@ -164,6 +166,9 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 	for (i = 0; ctrs[i] != NULL; i++)
 		if (drv->remove(ctrs[i], &e) < 0)
 			reap_step(&first, &e);
+	limits_host_probe(&lh);
+	limits_domain_remove(&lh, a->hash);
+	limits_host_clear(&lh);
 	if (overlay_unmount(a, &e) < 0)
 		reap_step(&first, &e);
 	if (sentry_release(a, &e) < 0)
