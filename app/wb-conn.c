@@ -302,7 +302,8 @@ wb_conn_write_cb(uv_write_t *req, int status)
 	struct wb_conn *c = w->c;
 
 	c->queued -= w->len;
-	if (status < 0 && status != UV_ECANCELED)
+	/* A closed peer: what it sent before closing (a session's exit) is still to be read; EOF reports it. */
+	if (status < 0 && status != UV_ECANCELED && status != UV_EPIPE)
 		wb_conn_fail(c, "cannot write to the coordinator: %s", uv_strerror(status));
 	free(w->data);
 	free(w);
