@@ -226,6 +226,23 @@ coord_check_image(struct coord *c, const char *image, lz_err_t *err)
 	    "build-default')", image);
 }
 
+/* A volume's mode ("ro,z", validated at load): read-only, relabel option. */
+static void
+coord_volume_mode(const char *mode, bool *ro, char **opts)
+{
+	char *dup = xstrdup(mode != NULL ? mode : ""), *w, *save = NULL;
+
+	*ro = false;
+	*opts = NULL;
+	for (w = strtok_r(dup, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "ro") == 0)
+			*ro = true;
+		else if (strcmp(w, "z") == 0 || strcmp(w, "Z") == 0)
+			*opts = xstrdup(w);
+	}
+	free(dup);
+}
+
 void
 coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m)
 {
@@ -263,14 +280,26 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		coord_spec_add_mount(sp, &c->ovl[i]);
 	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
 		goto out;
+	/* The workspace relabelled shared (spec: ":z"; a no-op without SELinux). */
+	for (i = 0; i < sp->n_mounts; i++)
+		if (strcmp(sp->mounts[i].dst, SENTRY_WORKSPACE_DST) == 0 &&
+		    sp->mounts[i].type == DRV_MOUNT_BIND && sp->mounts[i].opts == NULL)
+			sp->mounts[i].opts = xstrdup("z");
 	for (i = 0; i < r->n_volumes; i++) {
 		struct drv_mount m = {
 			.type = DRV_MOUNT_BIND, .src = r->volumes[i].host,
 			.dst = r->volumes[i].container,
-			.ro = r->volumes[i].mode != NULL && strstr(r->volumes[i].mode, "ro") != NULL,
 		};
 
+		coord_volume_mode(r->volumes[i].mode, &m.ro, &m.opts);
+		/* Under a token's directory it is ours to create (0700), not the user's. */
+		if (r->profile->volumes[i].host[0] == '{' && coord_mkdir_p(m.src, err) < 0) {
+			free(m.opts);
+			lz_err_wrap(err, "volume %s", r->volumes[i].container);
+			goto out;
+		}
 		coord_spec_add_mount(sp, &m);
+		free(m.opts);
 	}
 	coord_limits_spec(c, sp);
 	sp->labels = xcalloc(2, sizeof *sp->labels);
