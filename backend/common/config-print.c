@@ -92,6 +92,7 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 		fputc('\n', f);
 	}
 	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
+	fprintf(f, "    persist_usr: %s\n", p->persist_usr ? "true" : "false");
 	if (r != NULL)
 		print_list(f, "    ", "allow_egress", r->allow_egress, r->n_allow_egress);
 	else

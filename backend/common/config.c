@@ -247,6 +247,25 @@ load_persistent(const struct cfg_ctx *c, const struct cfg_node *n, const char *k
 	return 0;
 }
 
+/* Spec 4.3.3: /usr is always a State Anchor (what apt or pip installs there
+ * survives), first so that a listed /usr/local mounts over it; persist_usr:
+ * false opts out. */
+static void
+persist_usr(struct cfg_profile *p)
+{
+	char **v = NULL;
+	size_t i;
+
+	if (!p->persist_usr || lz_strv_contains(p->persistent_dirs, "/usr"))
+		return;
+	lz_strv_push(&v, "/usr");
+	for (i = 0; i < p->n_persistent_dirs; i++)
+		lz_strv_push(&v, p->persistent_dirs[i]);
+	lz_strv_free(p->persistent_dirs);
+	p->persistent_dirs = v;
+	p->n_persistent_dirs++;
+}
+
 static int
 load_env(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_profile *p)
@@ -409,8 +428,8 @@ static int
 load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cfg_node *n,
     struct cfg_profile *p)
 {
-	static const char *const keys[] = { "image", "persistent_dirs", "allow_egress", "env",
-	    "volumes", "limits", NULL };
+	static const char *const keys[] = { "image", "persistent_dirs", "persist_usr",
+	    "allow_egress", "env", "volumes", "limits", NULL };
 	_cleanup_free_ char *key = NULL, *k = NULL;
 	const struct cfg_node *v;
 
@@ -436,6 +455,12 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	k = xasprintf("%s.persistent_dirs", key);
 	if ((v = cfg_map_get(n, "persistent_dirs")) != NULL && load_persistent(c, v, k, p) < 0)
 		return -1;
+	free(k);
+	k = xasprintf("%s.persist_usr", key);
+	p->persist_usr = true;
+	if ((v = cfg_map_get(n, "persist_usr")) != NULL && cfg_get_bool(c, v, k, &p->persist_usr) < 0)
+		return -1;
+	persist_usr(p);
 	free(k);
 	k = xasprintf("%s.allow_egress", key);
 	if ((v = cfg_map_get(n, "allow_egress")) != NULL &&

@@ -55,8 +55,10 @@ struct cfg_limits {
 struct cfg_profile {
 	char *name;		/* ^[a-z0-9_-]{2,32}$ */
 	char *image;
-	char **persistent_dirs;	/* absolute container paths */
+	char **persistent_dirs;	/* absolute container paths; /usr first unless
+				 * persist_usr is false */
 	size_t n_persistent_dirs;
+	bool persist_usr;	/* /usr is a State Anchor (default true) */
 	char **allow_egress;	/* validated CIDRs, normalised text */
 	size_t n_allow_egress;
 	struct cfg_env *env;

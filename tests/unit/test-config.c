@@ -1327,6 +1327,31 @@ test_cfg_limits_errors_name_file_line_and_key(void **state)
 	expect_profile_err("    limits: [4g]\n", "profiles.web.limits: expected a mapping");
 }
 
+static void
+test_cfg_usr_is_a_state_anchor_unless_opted_out(void **state)
+{
+	_cleanup_free_ char *a = with_profile("    persistent_dirs: [/usr/local, /var]\n");
+	_cleanup_free_ char *b = with_profile("    persistent_dirs: [/var, /usr]\n");
+	_cleanup_free_ char *o = with_profile("    persist_usr: false\n");
+	struct cfg *cfg;
+
+	(void)state;
+	cfg = load_ok(a);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 3);
+	assert_string_equal(cfg->profiles[0].persistent_dirs[0], "/usr");
+	assert_string_equal(cfg->profiles[0].persistent_dirs[1], "/usr/local");
+	cfg_free(cfg);
+	cfg = load_ok(b);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 2);
+	cfg_free(cfg);
+	cfg = load_ok(o);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 0);
+	assert_false(cfg->profiles[0].persist_usr);
+	cfg_free(cfg);
+	expect_profile_err("    persist_usr: maybe\n", "profiles.web.persist_usr: expected true or "
+	    "false");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_home, teardown_home)
 
 int
@@ -1376,6 +1401,7 @@ main(void)
 		T(test_cfg_limits_default_sized_for_builds),
 		T(test_cfg_limits_take_k_m_g_and_none),
 		T(test_cfg_limits_errors_name_file_line_and_key),
+		T(test_cfg_usr_is_a_state_anchor_unless_opted_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
