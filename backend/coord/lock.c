@@ -1,5 +1,7 @@
 /* lock.c - flock(2) on a file we own (hold-to-bind, coordinator liveness). */
 #include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,6 +11,24 @@
 
 #include "coord/lock.h"
 #include "xmalloc.h"
+
+/* Another user's file where our lock belongs: who, and how it goes away.
+ * In sticky /tmp only its owner or root can remove it. */
+static int
+lock_foreign(const char *path, uid_t owner, lz_err_t *err)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024], name[64];
+
+	if (getpwuid_r(owner, &pw, buf, sizeof buf, &res) == 0 && res != NULL)
+		snprintf(name, sizeof name, "%s", res->pw_name);
+	else
+		snprintf(name, sizeof name, "uid %u", (unsigned)owner);
+	return lz_err_set(err, EPERM, "lock file %s belongs to %s (uid %u), not to you (uid %u): "
+	    "another user made it first and could block this domain, so Lazaret will not use "
+	    "or wait on it; ask %s or root to remove it: sudo rm -f %s", path, name,
+	    (unsigned)owner, (unsigned)geteuid(), name, path);
+}
 
 int
 lock_open(const char *path, int *fdp, lz_err_t *err)
@@ -24,9 +44,7 @@ lock_open(const char *path, int *fdp, lz_err_t *err)
 			    "(remove it if you did not create it)", path);
 		if ((errno == EACCES || errno == EPERM) && lstat(path, &st) == 0 &&
 		    st.st_uid != geteuid())
-			return lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you "
-			    "(uid %u): refusing it; another user may be interfering (remove it)",
-			    path, (unsigned)st.st_uid, (unsigned)geteuid());
+			return lock_foreign(path, st.st_uid, err);
 		return lz_err_sys(err, errno, "cannot open lock file %s", path);
 	}
 	if (fstat(fd, &st) < 0) {
@@ -38,9 +56,7 @@ lock_open(const char *path, int *fdp, lz_err_t *err)
 		goto fail;
 	}
 	if (st.st_uid != geteuid()) {
-		lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you (uid %u): "
-		    "refusing it; another user may be interfering", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
+		lock_foreign(path, st.st_uid, err);
 		goto fail;
 	}
 	if ((st.st_mode & 077) != 0) {
