@@ -7,12 +7,15 @@
 
 #include "cli.h"
 #include "client.h"
+#include "effcfg.h"
 #include "sandbox/limits.h"
+#include "sandbox/podman.h"
+#include "strv.h"
 #include "sandbox/sentry.h"
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[-T] [-- CMD [ARGS...]]"
+	"[-T] [--replace] [-- CMD [ARGS...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -27,7 +30,64 @@ static const char run_help[] =
     "  -m, --mode MODE      isolated (default: a private worktree on branch\n"
     "                       lazaret/agent-<profile>) or direct (the checkout itself)\n"
     "  -T, --no-tty         no terminal even when stdin is one\n"
+    "  --replace            when the running sandbox was started from another\n"
+    "                       configuration, stop it (its sessions end) and start\n"
+    "                       one from yours; without it you are told what differs\n"
     "  --config FILE        configuration file\n";
+
+/* Does the running sandbox run our configuration? Prints what differs and how
+ * to apply ours; returns 1 when it differs, 0 when not (or unknown). */
+static int
+run_drift(struct client *cl, const struct anchor *a, const struct cfg_resolved *res,
+    const char *mode, bool replace)
+{
+	_cleanup_free_ char *text = NULL, *ours = NULL, *id = NULL;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+	lz_err_t err = LZ_ERR_INIT;
+	char **lines = NULL;
+	size_t i;
+	int ret = 0;
+
+	proto_encode_status_req(&b, PROTO_STATUS_CONFIG);
+	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, &err) < 0 ||
+	    proto_decode_text(p, h.length, &text, &err) < 0)
+		goto out;	/* an older coordinator: nothing to compare */
+	/* Our image's id only when the running one knows its own (a podman call). */
+	if (strstr(text, "\nimage_id\t-\n") == NULL &&
+	    podman_ops.image_id(res->profile->image, &id, &err) < 0)
+		lz_err_clear(&err);
+	ours = effcfg_build(res, id, mode);
+	if (effcfg_diff(text, strlen(text), ours, &lines, &err) < 0 || lines == NULL)
+		goto out;
+	fprintf(stderr, "lazaret: %s domain %s runs with another configuration than yours:\n",
+	    replace ? "replacing:" : "warning:", a->hash);
+	for (i = 0; lines[i] != NULL; i++)
+		fprintf(stderr, "lazaret:   %s\n", lines[i]);
+	if (!replace)
+		fprintf(stderr, "lazaret: it keeps running as it is; to apply yours: 'lazaret stop' "
+		    "and run again, or 'lazaret run --replace' (ends its sessions)\n");
+	ret = 1;
+out:
+	lz_strv_free(lines);
+	lz_err_clear(&err);
+	return ret;
+}
+
+/* STOP the running coordinator and wait until it is gone. */
+static int
+run_replace(struct client *cl, const struct anchor *a, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+
+	proto_encode_stop(&b);
+	if (client_request(cl, &b, PROTO_OK, 30000, &h, &p, err) < 0)
+		return -1;
+	return client_wait_coordinator_exit(a, 60000, err);
+}
 
 /* Limits this host does not enforce, said once before the session starts
  * (cli_domain has printed the unset env:VAR warnings already). */
@@ -48,10 +108,10 @@ int
 cmd_run(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
-	bool no_tty = false;
+	bool no_tty = false, replace = false, checked = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
-		CLI_FLAG("no-tty", 'T', &no_tty), CLI_END,
+		CLI_FLAG("no-tty", 'T', &no_tty), CLI_FLAG("replace", 0, &replace), CLI_END,
 	};
 	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true };
 	struct client_start start;
@@ -82,6 +142,19 @@ cmd_run(int argc, char **argv)
 		if (client_connect(a, &start, &cl, &err) < 0) {
 			rc = cli_fail(&err);
 			goto out;
+		}
+		/* Once: a coordinator we replaced (or that started for us) runs ours. */
+		if (!checked && (checked = true) &&
+		    run_drift(cl, a, res, start.mode, replace) == 1 && replace) {
+			r = run_replace(cl, a, &err);
+			client_free(cl);
+			cl = NULL;
+			if (r < 0) {
+				rc = cli_fail(&err);
+				goto out;
+			}
+			attempt--;
+			continue;
 		}
 		if (client_run(cl, &ro, &status, &err) == 0) {
 			rc = status;

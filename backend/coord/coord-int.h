@@ -55,6 +55,8 @@ struct coord {
 	bool disk_busy;
 	uint64_t disk_used, disk_free;
 	char *limit_hit;	/* why the sandbox was stopped, or NULL */
+	char *effcfg;		/* the effective configuration (effcfg.h) */
+	char *image_id;		/* from the threadpool, for effcfg */
 	int64_t started_ms;
 };
 

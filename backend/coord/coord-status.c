@@ -97,6 +97,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		    c->a->container, coord_state_name(j),
 		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
 		    coord_other_clients(c), (long long)up, c->a->workspace);
+	case PROTO_STATUS_CONFIG:
+		return xstrdup(c->effcfg != NULL ? c->effcfg : "");
 	case PROTO_STATUS_TEXT:
 		break;
 	}

@@ -33,6 +33,7 @@
 #include "coord/guard.h"
 #include "coord/lock.h"
 #include "coord/reap.h"
+#include "effcfg.h"
 #include "coord/screen.h"
 #include "sandbox/overlay.h"
 #include "xmalloc.h"
@@ -327,6 +328,47 @@ out:
 	return ret;
 }
 
+/* What this sandbox really runs, for clients to compare theirs with; the
+ * image id (a podman call) is filled in off the loop, "-" until then. */
+static void
+coord_effcfg_work_cb(uv_work_t *req)
+{
+	struct coord *c = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	c->image_id = NULL;
+	if (c->drv->image_id(c->o->resolved->profile->image, &c->image_id, &err) < 0)
+		coord_log("image id: %s", err.msg);
+	lz_err_clear(&err);
+}
+
+static void
+coord_effcfg_after_cb(uv_work_t *req, int status)
+{
+	struct coord *c = req->data;
+
+	free(req);
+	if (status == 0 && c->image_id != NULL) {
+		free(c->effcfg);
+		c->effcfg = effcfg_build(c->o->resolved, c->image_id,
+		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+	}
+	free(c->image_id);
+	c->image_id = NULL;
+}
+
+static void
+coord_effcfg(struct coord *c)
+{
+	uv_work_t *req = xcalloc(1, sizeof *req);
+
+	c->effcfg = effcfg_build(c->o->resolved, NULL,
+	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+	req->data = c;
+	if (uv_queue_work(c->loop, req, coord_effcfg_work_cb, coord_effcfg_after_cb) != 0)
+		free(req);
+}
+
 /* Undo start-up, in reverse; used after the loop and on a failed start.
  * Returns the number of steps that failed (the guard then retries them). */
 static int
@@ -368,6 +410,8 @@ coord_teardown(struct coord *c)
 	}
 	esc_coord_free(c->esc);
 	c->esc = NULL;
+	free(c->effcfg);
+	c->effcfg = NULL;
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
@@ -481,6 +525,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (coord_limits_start(c, err) < 0 || coord_create_container(c, err) < 0)
 		goto out;
 	coord_limits_watch(c);
+	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
 		goto out;
 	ret = 0;

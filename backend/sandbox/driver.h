@@ -85,6 +85,8 @@ struct drv_ops {
 	/* The host directory holding the container's writable layer (the disk
 	 * watchdog measures it); caller frees. */
 	int (*writable_dir)(const char *name, char **dir, lz_err_t *);
+	/* The local image's id (what a rebuilt image changes); caller frees. */
+	int (*image_id)(const char *image, char **id, lz_err_t *);
 };
 
 /* The Podman driver (podman.c). */

@@ -555,6 +555,17 @@ podman_writable_dir(const char *name, char **dir, lz_err_t *err)
 	return proc_run_ok((char *const *)argv, dir, err);
 }
 
+static int
+podman_image_id(const char *image, char **id, lz_err_t *err)
+{
+	const char *argv[] = { "podman", "image", "inspect", "--format", "{{.Id}}", image, NULL };
+
+	*id = NULL;
+	if (podman_check_word("image", image, err) < 0)
+		return -1;
+	return proc_run_ok((char *const *)argv, id, err);
+}
+
 const struct drv_ops podman_ops = {
 	.name = "podman",
 	.create = podman_create,
@@ -564,6 +575,7 @@ const struct drv_ops podman_ops = {
 	.image_exists = podman_image_exists,
 	.list = podman_list,
 	.writable_dir = podman_writable_dir,
+	.image_id = podman_image_id,
 };
 
 void
