@@ -217,15 +217,14 @@ limits_domain_release(struct limits_domain *d)
 void
 limits_domain_remove(const struct limits_host *h, const char *hash)
 {
+	struct limits_domain d;
 	int i;
 
-	for (i = 0; i < LIMITS_N_CTL; i++) {
-		if (h->dir[i] != NULL) {
-			_cleanup_free_ char *d = xasprintf("%s/%s", h->dir[i], hash);
-
-			(void)rmdir(d);
-		}
-	}
+	memset(&d, 0, sizeof d);
+	for (i = 0; i < LIMITS_N_CTL; i++)
+		if (h->dir[i] != NULL)
+			d.dir[i] = xasprintf("%s/%s", h->dir[i], hash);
+	limits_domain_release(&d);
 }
 
 bool
