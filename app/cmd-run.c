@@ -15,7 +15,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[-T] [--replace] [-- CMD [ARGS...]]"
+	"[-T] [--replace] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -113,7 +113,7 @@ cmd_run(int argc, char **argv)
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
 		CLI_FLAG("no-tty", 'T', &no_tty), CLI_FLAG("replace", 0, &replace), CLI_END,
 	};
-	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true };
+	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
 	struct client_run_opts ro;
 	struct client *cl = NULL;

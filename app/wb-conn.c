@@ -95,12 +95,7 @@ wb_conn_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	struct wb_conn *c = h->data;
 
 	(void)suggested;
-	if (c->in.cap - c->in.len < 65536) {
-		c->in.cap = c->in.len + 65536;
-		c->in.data = xrealloc(c->in.data, c->in.cap);
-	}
-	buf->base = (char *)c->in.data + c->in.len;
-	buf->len = c->in.cap - c->in.len;
+	buf->base = (char *)proto_buf_space(&c->in, PROTO_READ_CHUNK, &buf->len);
 }
 
 static void wb_conn_unref(struct wb_conn *);
@@ -124,15 +119,21 @@ wb_conn_close_pipe(struct wb_conn *c)
 		uv_close((uv_handle_t *)&c->pipe, wb_conn_close_cb);
 }
 
+static int
+wb_conn_frame_cb(const struct proto_header *h, const uint8_t *p, void *arg)
+{
+	struct wb_conn *c = arg;
+
+	if (c->cbs.frame_cb != NULL)
+		c->cbs.frame_cb(c, h, p, c->arg);
+	return c->closing || c->state != WB_CONN_READY;
+}
+
 static void
 wb_conn_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct wb_conn *c = s->data;
-	struct proto_header h;
-	const uint8_t *p;
 	lz_err_t err = LZ_ERR_INIT;
-	size_t off = 0;
-	int r;
 
 	(void)buf;
 	if (n == 0)
@@ -146,23 +147,13 @@ wb_conn_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 	c->in.len += (size_t)n;
 	wb_conn_ref(c);
-	while (!c->closing && c->state == WB_CONN_READY) {
-		r = proto_frame_parse(c->in.data + off, c->in.len - off, &h, &p, &err);
-		if (r < 0) {
-			wb_conn_fail(c, "bad frame from the coordinator: %s", err.msg);
-			lz_err_clear(&err);
-			uv_read_stop(s);
-			wb_conn_close_pipe(c);
-			break;
-		}
-		if (r == PROTO_NEED_MORE)
-			break;
-		off += PROTO_HEADER_LEN + h.length;
-		if (c->cbs.frame_cb != NULL)
-			c->cbs.frame_cb(c, &h, p, c->arg);
+	if (!c->closing && c->state == WB_CONN_READY &&
+	    proto_buf_frames(&c->in, wb_conn_frame_cb, c, &err) < 0) {
+		wb_conn_fail(c, "bad frame from the coordinator: %s", err.msg);
+		lz_err_clear(&err);
+		uv_read_stop(s);
+		wb_conn_close_pipe(c);
 	}
-	if (off > 0)
-		proto_buf_consume(&c->in, off);
 	wb_conn_unref(c);
 }
 

@@ -608,6 +608,39 @@ proto_buf_consume(struct proto_buf *b, size_t n)
 	b->len -= n;
 }
 
+uint8_t *
+proto_buf_space(struct proto_buf *b, size_t n, size_t *avail)
+{
+	if (b->cap - b->len < n) {
+		b->cap = b->len + n;
+		b->data = xrealloc(b->data, b->cap);
+	}
+	if (avail != NULL)
+		*avail = b->cap - b->len;
+	return b->data + b->len;
+}
+
+int
+proto_buf_frames(struct proto_buf *b, proto_frame_fn fn, void *arg, lz_err_t *err)
+{
+	struct proto_header h;
+	const uint8_t *payload;
+	size_t off = 0;
+	int r;
+
+	for (;;) {
+		r = proto_frame_parse(b->data + off, b->len - off, &h, &payload, err);
+		if (r != PROTO_FRAME)
+			break;
+		off += PROTO_HEADER_LEN + h.length;
+		if (fn(&h, payload, arg) != 0)
+			break;
+	}
+	if (off > 0)
+		proto_buf_consume(b, off);
+	return r < 0 ? -1 : 0;
+}
+
 void
 proto_buf_clear(struct proto_buf *b)
 {

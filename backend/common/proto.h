@@ -243,6 +243,22 @@ void proto_end(struct proto_buf *b, size_t at);
 
 /* Drop the first n bytes of b (consumed frames). */
 void proto_buf_consume(struct proto_buf *b, size_t n);
+
+/* Reading frames from a stream into b (the control socket's both ends). */
+#define PROTO_READ_CHUNK	65536	/* room a socket read asks for */
+/* Room for a read of at least n bytes straight into b: b grows to exactly
+ * len + n when less is free. Returns where the bytes go; *avail (if not NULL)
+ * receives how many fit there. */
+uint8_t *proto_buf_space(struct proto_buf *b, size_t n, size_t *avail);
+/* Called with each whole frame; non-zero stops the walk. */
+typedef int (*proto_frame_fn)(const struct proto_header *h, const uint8_t *payload,
+    void *arg);
+/* Hand the whole frames at the start of b to fn, in order, then drop those
+ * handed out from b; a partial frame stays for the next read. Returns 0 (no
+ * more whole frames, or fn said stop), or -1 with err as proto_frame_parse's
+ * on a bad frame (the frames before it were handed out; it stays in b).
+ * fn may not shrink or free b. */
+int proto_buf_frames(struct proto_buf *b, proto_frame_fn fn, void *arg, lz_err_t *err);
 /* Free b's storage and reset it. */
 void proto_buf_clear(struct proto_buf *b);
 /* Hand b's bytes over (caller frees); b is reset. */

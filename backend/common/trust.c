@@ -685,10 +685,7 @@ trust_read_frame(SSL *ssl, struct proto_buf *in, struct proto_header *hdr,
 		/* read no further than this frame: the header says how far */
 		want = in->len < PROTO_HEADER_LEN ? PROTO_HEADER_LEN - in->len :
 		    PROTO_HEADER_LEN + hdr->length - in->len;
-		if (in->len + want > in->cap) {
-			in->cap = in->len + want;
-			in->data = xrealloc(in->data, in->cap);
-		}
+		proto_buf_space(in, want, NULL);
 		left = deadline < 0 ? -1 : (int)(deadline - trust_now_ms());
 		if (deadline >= 0 && left <= 0)
 			return lz_err_set(err, ETIMEDOUT, "TLS read: timed out");

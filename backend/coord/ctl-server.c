@@ -209,15 +209,13 @@ static void
 ctl_server_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
 	struct ctl_server_client *c = h->data;
-	struct proto_buf *in = &c->in;
+	size_t room;
+	uint8_t *p;
 
 	(void)hint;
 	/* Read straight into the frame buffer: no copy on the input path. */
-	if (in->cap - in->len < 65536) {
-		in->cap = in->len + 65536;
-		in->data = xrealloc(in->data, in->cap);
-	}
-	*buf = uv_buf_init((char *)in->data + in->len, (unsigned)(in->cap - in->len));
+	p = proto_buf_space(&c->in, PROTO_READ_CHUNK, &room);
+	*buf = uv_buf_init((char *)p, (unsigned)room);
 }
 
 static int
@@ -255,15 +253,27 @@ ctl_server_hello(struct ctl_server_client *c, const struct proto_header *h,
 	return 0;
 }
 
+static int
+ctl_server_frame_cb(const struct proto_header *h, const uint8_t *payload, void *arg)
+{
+	struct ctl_server_client *c = arg;
+
+	if (!c->hello) {
+		if (ctl_server_hello(c, h, payload) < 0)
+			ctl_server_client_close(c);
+	} else if (!proto_type_known(h->type) || h->type == PROTO_HELLO) {
+		ctl_server_send_error(c, PROTO_E_UNKNOWN_TYPE, "unknown message type %u",
+		    h->type);
+	} else
+		c->srv->cbs.frame_cb(c, h, payload, c->srv->arg);
+	return c->closing;
+}
+
 static void
 ctl_server_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct ctl_server_client *c = s->data;
-	struct proto_header h;
-	const uint8_t *payload;
 	lz_err_t err = LZ_ERR_INIT;
-	size_t off = 0;
-	int r;
 
 	(void)buf;
 	if (n < 0) {
@@ -272,29 +282,12 @@ ctl_server_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 	c->in.len += (size_t)n;
 	ctl_server_client_ref(c);
-	while (!c->closing) {
-		r = proto_frame_parse(c->in.data + off, c->in.len - off, &h, &payload, &err);
-		if (r == PROTO_NEED_MORE)
-			break;
-		if (r < 0) {
-			/* The header cannot be trusted: answer once and hang up. */
-			ctl_server_send_error(c, (uint32_t)err.code, "%s", err.msg);
-			lz_err_clear(&err);
-			ctl_server_client_close(c);
-			break;
-		}
-		off += PROTO_HEADER_LEN + h.length;
-		if (!c->hello) {
-			if (ctl_server_hello(c, &h, payload) < 0)
-				ctl_server_client_close(c);
-		} else if (!proto_type_known(h.type) || h.type == PROTO_HELLO) {
-			ctl_server_send_error(c, PROTO_E_UNKNOWN_TYPE, "unknown message type %u",
-			    h.type);
-		} else
-			c->srv->cbs.frame_cb(c, &h, payload, c->srv->arg);
+	if (!c->closing && proto_buf_frames(&c->in, ctl_server_frame_cb, c, &err) < 0) {
+		/* The header cannot be trusted: answer once and hang up. */
+		ctl_server_send_error(c, (uint32_t)err.code, "%s", err.msg);
+		lz_err_clear(&err);
+		ctl_server_client_close(c);
 	}
-	if (!c->closing && off > 0)
-		proto_buf_consume(&c->in, off);
 	ctl_server_client_unref(c);
 }
 

@@ -1,7 +1,9 @@
-/* fuzz-proto.c - libFuzzer harness: cut the input into control frames and run
- * every payload decoder on it, as the coordinator and the client do. */
+/* fuzz-proto.c - libFuzzer harness: read the input as a control-socket stream
+ * (proto_buf_space, proto_buf_frames) and run every payload decoder on each
+ * frame, as the coordinator and the clients do. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proto.h"
 
@@ -50,25 +52,40 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	lz_err_clear(&err);
 }
 
+static int
+fuzz_frame_cb(const struct proto_header *h, const uint8_t *p, void *arg)
+{
+	(void)arg;
+	(void)proto_type_name(h->type);
+	fuzz_payload(h->type, p, h->length);
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct proto_header h;
-	const uint8_t *p;
+	struct proto_buf b = { 0 };
 	lz_err_t err = LZ_ERR_INIT;
-	size_t off = 0;
-	int r;
+	size_t off = 0, room, n, chunk;
+	uint8_t *dst;
 
-	/* The raw input as one payload, then as a stream of frames. */
+	/* The raw input as one payload, then as a stream of frames read the way
+	 * both ends of the control socket read it: in chunks (sized by the
+	 * first byte) into proto_buf_space, whole frames out of proto_buf_frames. */
 	fuzz_payload(0, data, size);
+	chunk = size > 0 ? (size_t)data[0] * 37 + 1 : 1;
 	while (off < size) {
-		r = proto_frame_parse(data + off, size - off, &h, &p, &err);
-		if (r <= 0)
-			break;
-		(void)proto_type_name(h.type);
-		fuzz_payload(h.type, p, h.length);
-		off += PROTO_HEADER_LEN + h.length;
+		dst = proto_buf_space(&b, PROTO_READ_CHUNK, &room);
+		n = size - off < chunk ? size - off : chunk;
+		if (n > room)
+			n = room;
+		memcpy(dst, data + off, n);
+		b.len += n;
+		off += n;
+		if (proto_buf_frames(&b, fuzz_frame_cb, NULL, &err) < 0)
+			break;		/* the ends hang up on a bad frame */
 	}
 	lz_err_clear(&err);
+	proto_buf_clear(&b);
 	return 0;
 }

@@ -83,9 +83,7 @@ wait_for 20 pane_has "!1:default ws2" || show_fail "the waiting request did not 
 wait_for 5 pane_has "wb-quit" || show_fail "Enter in the panel did not open tab 1's request"
 "${TM[@]}" send-keys -t wb q
 wait_for 30 ctr_gone "$ctr2" || show_fail "ws2's container left after [Q]uit"
-# (a function: wait_for must count again each time, not test one count for 30 s)
-coord2_gone() { [ "$(coord_count "$canon2")" = 0 ]; }
-wait_for 30 coord2_gone || fail "ws2's coordinator still runs after [Q]uit"
+wait_for 30 eval '[ "$(coord_count "$canon2")" = 0 ]' || fail "ws2's coordinator still runs after [Q]uit"
 note "ok: [Q]uit shut ws2's domain down (no container, no coordinator)"
 wait_for 10 pane_lacks "1:default ws2" || show_fail "ws2's tab did not close after its domain ended"
 assert_contains "$(pane | head -1)" "0:default ws1" "tab 0 stays"

@@ -383,6 +383,143 @@ test_proto_error_and_status_text_round_trip(void **state)
 	proto_buf_clear(&b);
 }
 
+/* What proto_buf_frames handed to the callback, and when to say stop. */
+struct seen {
+	uint16_t type[8];
+	uint32_t id[8];
+	int n;
+	int stop_after;		/* 0: never */
+};
+
+static int
+seen_cb(const struct proto_header *h, const uint8_t *payload, void *arg)
+{
+	struct seen *s = arg;
+	lz_err_t err = LZ_ERR_INIT;
+
+	assert_true(s->n < 8);
+	s->type[s->n] = h->type;
+	assert_int_equal(proto_decode_u32(payload, h->length, &s->id[s->n], &err), 0);
+	s->n++;
+	return s->stop_after != 0 && s->n >= s->stop_after;
+}
+
+static void
+test_proto_buf_frames_hands_out_whole_frames_and_keeps_a_partial_one(void **state)
+{
+	struct proto_buf b = { 0 }, wire = { 0 };
+	struct seen s = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	size_t two;
+
+	(void)state;
+	proto_encode_eof(&wire, 1);
+	proto_encode_detach(&wire, 2);
+	two = wire.len;
+	proto_encode_kill(&wire, 3);
+	/* The stream arrives cut in the middle of the third frame. */
+	proto_put(&b, wire.data, two + 5);
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.type[0], PROTO_EOF);
+	assert_int_equal(s.id[0], 1);
+	assert_int_equal(s.type[1], PROTO_DETACH);
+	assert_int_equal(s.id[1], 2);
+	assert_int_equal(b.len, 5);
+	/* Nothing whole yet: nothing handed out, nothing dropped. */
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(b.len, 5);
+	proto_put(&b, wire.data + two + 5, wire.len - two - 5);
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.type[2], PROTO_KILL);
+	assert_int_equal(s.id[2], 3);
+	assert_int_equal(b.len, 0);
+	proto_buf_clear(&b);
+	proto_buf_clear(&wire);
+}
+
+static void
+test_proto_buf_frames_stops_when_told_and_keeps_the_rest(void **state)
+{
+	struct proto_buf b = { 0 };
+	struct seen s = { .stop_after = 1 };
+	lz_err_t err = LZ_ERR_INIT;
+	size_t second;
+
+	(void)state;
+	proto_encode_eof(&b, 7);
+	second = b.len;
+	proto_encode_eof(&b, 8);
+	second = b.len - second;
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.id[0], 7);
+	assert_int_equal(b.len, second);
+	s.stop_after = 0;
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.id[1], 8);
+	assert_int_equal(b.len, 0);
+	proto_buf_clear(&b);
+}
+
+static void
+test_proto_buf_frames_reports_a_bad_frame_after_the_good_ones(void **state)
+{
+	struct proto_buf b = { 0 };
+	struct seen s = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	proto_encode_eof(&b, 4);
+	proto_put(&b, "GET / HTTP/1.1\r\n", 16);
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), -1);
+	assert_int_equal(err.code, PROTO_E_BAD_FRAME);
+	assert_non_null(strstr(err.msg, "magic"));
+	lz_err_clear(&err);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.id[0], 4);
+	/* The good frame is gone, the bad bytes stay. */
+	assert_int_equal(b.len, 16);
+	assert_memory_equal(b.data, "GET ", 4);
+	proto_buf_clear(&b);
+	/* A frame of another version is an error with its own code. */
+	proto_encode_raw(&b, PROTO_VERSION + 1, PROTO_EOF, "\0\0\0\1", 4);
+	assert_int_equal(proto_buf_frames(&b, seen_cb, &s, &err), -1);
+	assert_int_equal(err.code, PROTO_E_VERSION);
+	lz_err_clear(&err);
+	assert_int_equal(s.n, 1);
+	proto_buf_clear(&b);
+}
+
+static void
+test_proto_buf_space_grows_only_when_short(void **state)
+{
+	struct proto_buf b = { 0 };
+	uint8_t *p, *q;
+	size_t room;
+
+	(void)state;
+	p = proto_buf_space(&b, 100, &room);
+	assert_non_null(p);
+	assert_int_equal(room, 100);
+	memset(p, 'x', 30);
+	b.len += 30;
+	/* 70 free: asking for 50 keeps the buffer as it is. */
+	q = proto_buf_space(&b, 50, &room);
+	assert_ptr_equal(q, b.data + 30);
+	assert_int_equal(room, 70);
+	assert_int_equal(b.cap, 100);
+	/* Asking for more grows it to exactly len + n, the bytes kept. */
+	q = proto_buf_space(&b, 200, NULL);
+	assert_int_equal(b.cap, 230);
+	assert_ptr_equal(q, b.data + 30);
+	assert_memory_equal(b.data, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 30);
+	proto_buf_clear(&b);
+}
+
 int
 main(void)
 {
@@ -395,6 +532,10 @@ main(void)
 		cmocka_unit_test(test_proto_unknown_type_parses_but_is_unknown),
 		cmocka_unit_test(test_proto_truncated_payload_needs_more),
 		cmocka_unit_test(test_proto_two_frames_in_one_buffer),
+		cmocka_unit_test(test_proto_buf_frames_hands_out_whole_frames_and_keeps_a_partial_one),
+		cmocka_unit_test(test_proto_buf_frames_stops_when_told_and_keeps_the_rest),
+		cmocka_unit_test(test_proto_buf_frames_reports_a_bad_frame_after_the_good_ones),
+		cmocka_unit_test(test_proto_buf_space_grows_only_when_short),
 		cmocka_unit_test(test_proto_new_session_round_trips),
 		cmocka_unit_test(test_proto_new_session_rejects_every_truncation),
 		cmocka_unit_test(test_proto_new_session_rejects_huge_argc_without_allocating),
