@@ -38,6 +38,7 @@
 #include "coord/ctl-server.h"
 #include "esc-ctl.h"
 #include "coord/lock.h"
+#include "effcfg.h"
 #include "prompt-run.h"
 #include "sign.h"
 #include "xmalloc.h"
@@ -867,4 +868,26 @@ out:
 	client_tty_restore();
 	client_signals(false, NULL);
 	return ret;
+}
+
+int
+client_config_diff(struct client *cl, const char *ours, char ***lines, char **running,
+    lz_err_t *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+
+	*lines = NULL;
+	if (running != NULL)
+		*running = NULL;
+	proto_encode_status_req(&b, PROTO_STATUS_CONFIG);
+	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, err) < 0 ||
+	    proto_decode_text(p, h.length, &text, err) < 0 ||
+	    effcfg_diff(text, strlen(text), ours, lines, err) < 0)
+		return -1;
+	if (running != NULL)
+		*running = lz_steal_ptr(&text);
+	return 0;
 }

@@ -62,6 +62,13 @@ ssize_t client_fill(struct client *, lz_err_t *err);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 
+/* Ask the coordinator for the configuration it runs (effcfg.h) and compare
+ * it with ours: *lines (NULL when they agree; lz_strv_free) says what differs;
+ * *running (may be NULL) gets its text. -1 with err when it could not be
+ * asked (an older coordinator). */
+int client_config_diff(struct client *, const char *ours, char ***lines, char **running,
+    lz_err_t *err);
+
 /* Is a coordinator of a alive (its lifetime lock held)? */
 bool client_coordinator_alive(const struct anchor *a);
 /* Wait up to timeout_ms for the coordinator of a to exit; 0 when gone. */

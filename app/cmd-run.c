@@ -41,25 +41,25 @@ static int
 run_drift(struct client *cl, const struct anchor *a, const struct cfg_resolved *res,
     const char *mode, bool replace)
 {
-	_cleanup_free_ char *text = NULL, *ours = NULL, *id = NULL;
-	struct proto_buf b = { 0 };
-	struct proto_header h;
-	const uint8_t *p;
+	_cleanup_free_ char *ours = NULL, *id = NULL, *running = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	char **lines = NULL;
 	size_t i;
 	int ret = 0;
 
-	proto_encode_status_req(&b, PROTO_STATUS_CONFIG);
-	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, &err) < 0 ||
-	    proto_decode_text(p, h.length, &text, &err) < 0)
+	ours = effcfg_build(res, NULL, mode);
+	if (client_config_diff(cl, ours, &lines, &running, &err) < 0)
 		goto out;	/* an older coordinator: nothing to compare */
-	/* Our image's id only when the running one knows its own (a podman call). */
-	if (strstr(text, "\nimage_id\t-\n") == NULL &&
-	    podman_ops.image_id(res->profile->image, &id, &err) < 0)
-		lz_err_clear(&err);
-	ours = effcfg_build(res, id, mode);
-	if (effcfg_diff(text, strlen(text), ours, &lines, &err) < 0 || lines == NULL)
+	/* Its image id known (it did not just start for us): compare ours too, a
+	 * rebuilt image is a difference (one podman call). */
+	if (lines == NULL && strstr(running, "\nimage_id\t-\n") == NULL &&
+	    podman_ops.image_id(res->profile->image, &id, &err) == 0) {
+		free(ours);
+		ours = effcfg_build(res, id, mode);
+		if (effcfg_diff(running, strlen(running), ours, &lines, &err) < 0)
+			goto out;
+	}
+	if (lines == NULL)
 		goto out;
 	fprintf(stderr, "lazaret: %s domain %s runs with another configuration than yours:\n",
 	    replace ? "replacing:" : "warning:", a->hash);

@@ -52,4 +52,19 @@ wait
 assert_eq "$(cat "$T/first.rc")" 143 "the replaced sandbox's session ended"
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
 assert_not_contains "$err" "another configuration" "after --replace the configuration agrees"
+# --- the workbench says it too, in its status line, when a tab joins
+if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
+	source "$(dirname "$0")/lib-wb.sh"
+	config three 2g
+	(lz run -w "$repo" -- sleep 200 </dev/null >/dev/null 2>&1 || true) &
+	wait_for 40 sessions_are 1 || fail "session for the workbench did not start"
+	config four 2g
+	"${TM[@]}" new-session -d -s wb -x 200 -y 30 "$(wb_line -w "$repo")"
+	wait_for 30 pane_has "runs another configuration" || show_fail "the workbench did not say the configuration differs"
+	assert_contains "$(pane)" "env FOO: a different value" "the workbench names the variable"
+	lz stop -w "$repo" >/dev/null
+	wait || true
+else
+	note "no workbench or tmux here: its drift line is not checked"
+fi
 echo "test-drift: all passed"

@@ -62,7 +62,7 @@ note "ok: the next run started clean"
 
 # --- kill -9 mid-escalation (a request waiting for a human)
 (lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- touch /tmp/x; sleep 100' </dev/null >/dev/null 2>&1 || true) &
-esc_pending() { lz audit -w "$repo" 2>/dev/null | grep -q esc.request; }
+esc_pending() { lz audit --json -w "$repo" 2>/dev/null | grep -q "\"esc.request\""; }
 wait_for 40 esc_pending ||
 	fail "the escalation request did not reach the coordinator"
 id=$(ctr_id); gp=$(guard_pid); cp=$(coord_pid)
@@ -95,7 +95,9 @@ dead_domain() {
 }
 dead_domain
 out=$(lz ls 2>&1)
-assert_contains "$out" "$hash	default	$ctr	dead	" "ls lists the dead domain"
+assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $4, $9 }')" \
+	"default $ctr dead $canon" "ls lists the dead domain"
+assert_contains "$(lz ls --json 2>/dev/null)" '"state":"dead"' "ls --json too"
 assert_contains "$out" "lazaret stop --all" "and says how to clean it up"
 assert_not_contains "$out" "stale" "no separate stale-socket line for it"
 out=$(lz stop -w "$repo")
