@@ -144,17 +144,19 @@ cmd_run(int argc, char **argv)
 			goto out;
 		}
 		/* Once: a coordinator we replaced (or that started for us) runs ours. */
-		if (!checked && (checked = true) &&
-		    run_drift(cl, a, res, start.mode, replace) == 1 && replace) {
-			r = run_replace(cl, a, &err);
-			client_free(cl);
-			cl = NULL;
-			if (r < 0) {
-				rc = cli_fail(&err);
-				goto out;
+		if (!checked) {
+			checked = true;
+			if (run_drift(cl, a, res, start.mode, replace) == 1 && replace) {
+				r = run_replace(cl, a, &err);
+				client_free(cl);
+				cl = NULL;
+				if (r < 0) {
+					rc = cli_fail(&err);
+					goto out;
+				}
+				attempt--;
+				continue;
 			}
-			attempt--;
-			continue;
 		}
 		if (client_run(cl, &ro, &status, &err) == 0) {
 			rc = status;
