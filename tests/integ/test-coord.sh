@@ -179,7 +179,8 @@ note "ok: SIGTERM: container, socket, mounts and coordinator gone; client ended"
 
 # --- lazaret stop
 (rc=0; lz run -w "$repo" -- sleep 105 </dev/null >/dev/null 2>&1 || rc=$?; echo $rc >"$T/stop.rc") &
-wait_for 40 sessions_are 1 || fail "session for stop did not start"
+wait_for 40 sessions_are 1 || { tail -n 20 "$T/home/data/lazaret/domains/$hash/coordinator.log"
+	fail "session for stop did not start"; }
 out=$(lz stop -w "$repo")
 assert_contains "$out" "stopped domain $hash" "stop reports the domain"
 gone || fail "stop returned before the teardown was done"
