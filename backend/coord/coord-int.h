@@ -53,7 +53,7 @@ struct coord {
 	unsigned watch_ticks;
 	char **disk_paths;	/* what the disk bound covers */
 	bool disk_busy;
-	uint64_t disk_used, disk_free;
+	uint64_t disk_used;
 	char *limit_hit;	/* why the sandbox was stopped, or NULL */
 	char *effcfg;		/* the effective configuration (effcfg.h) */
 	char *image_id;		/* from the threadpool, for effcfg */

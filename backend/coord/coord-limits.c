@@ -2,7 +2,8 @@
  * (backend/sandbox/limits.h): the domain's cgroups before the container,
  * RLIMIT_NPROC and a sized /tmp in its spec, and a watchdog that notices the
  * kernel's OOM kill and the host task backstop, and stops the sandbox past
- * the disk bound or when data_root's filesystem runs short. Whatever stopped
+ * the disk bound. (The audit trail's own reserve on a full data_root is the
+ * store's: state.db.reserve, given up so that refusals are still recorded.) Whatever stopped
  * the sandbox is logged, audited (kind limit.<what>) and shown by `lazaret
  * status`; the coordinator itself lives on.
  */
@@ -116,11 +117,8 @@ coord_limits_disk_work_cb(uv_work_t *req)
 	struct coord *c = req->data;
 	lz_err_t err = LZ_ERR_INIT;
 
-	if (limits_disk_usage(c->disk_paths, &c->disk_used, &err) < 0 ||
-	    limits_disk_free(c->o->cfg->data_root, &c->disk_free, &err) < 0) {
+	if (limits_disk_usage(c->disk_paths, &c->disk_used, &err) < 0)
 		coord_log("disk watchdog: %s", err.msg);
-		c->disk_free = UINT64_MAX;
-	}
 	lz_err_clear(&err);
 }
 
@@ -140,13 +138,6 @@ coord_limits_disk_after_cb(uv_work_t *req, int status)
 		    "writable layer and Domain Root): the sandbox was stopped; free space under "
 		    "%s or raise limits.disk, then 'lazaret stop' and run again", lim,
 		    (unsigned long long)(c->disk_used >> 20), c->a->domain_root);
-		coord_limits_hit(c, "limit.disk", msg);
-		coord_limits_stop(c);
-	} else if (c->disk_free < LIMITS_RESERVE) {
-		msg = xasprintf("only %llu MiB free on the filesystem of %s (the reserve is %llu "
-		    "MiB, so that the audit trail can still be written): the sandbox was stopped",
-		    (unsigned long long)(c->disk_free >> 20), c->o->cfg->data_root,
-		    (unsigned long long)(LIMITS_RESERVE >> 20));
 		coord_limits_hit(c, "limit.disk", msg);
 		coord_limits_stop(c);
 	}

@@ -164,6 +164,12 @@ coord_status(struct coord *c, struct ctl_server_client *cl, enum proto_status_fm
 	j->fmt = fmt;
 	j->req.data = j;
 	ctl_server_client_ref(cl);
+	/* The configuration needs no podman inspect: answer at once (a client that
+	 * compares it waits for this before its session starts). */
+	if (fmt == PROTO_STATUS_CONFIG) {
+		coord_status_after_cb(&j->req, 0);
+		return;
+	}
 	if (uv_queue_work(c->loop, &j->req, coord_status_work_cb, coord_status_after_cb) != 0) {
 		coord_status_after_cb(&j->req, -1);
 	}

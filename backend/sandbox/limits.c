@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -280,16 +279,5 @@ limits_disk_usage(char *const *paths, uint64_t *bytes, lz_err_t *err)
 			return lz_err_sys(err, errno, "cannot measure %s", paths[i]);
 		*bytes += limits_sum;
 	}
-	return 0;
-}
-
-int
-limits_disk_free(const char *path, uint64_t *bytes, lz_err_t *err)
-{
-	struct statvfs sv;
-
-	if (statvfs(path, &sv) < 0)
-		return lz_err_sys(err, errno, "statvfs %s", path);
-	*bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 	return 0;
 }

@@ -18,8 +18,8 @@
  *   - disk: no quota without root, so a watchdog: the coordinator adds up the
  *     Domain Root (State Anchor uppers, object store, worktree) and the
  *     container's writable layer every few seconds and stops the sandbox past
- *     the bound, and stops it too when data_root's filesystem has less than
- *     LIMITS_RESERVE free, so that audit writes never starve.
+ *     the bound. That audit writes never starve on a full data_root is the
+ *     store's reserve (state.db.reserve, backend/store/), not a stop here.
  */
 #ifndef LZ_LIMITS_H
 #define LZ_LIMITS_H
@@ -30,8 +30,6 @@
 #include "anchor.h"
 #include "config.h"
 #include "err.h"
-
-#define LIMITS_RESERVE	(512ULL << 20)	/* free bytes kept on data_root's filesystem */
 
 enum limits_ctl { LIMITS_MEMORY, LIMITS_PIDS, LIMITS_CPU, LIMITS_N_CTL };
 
@@ -75,7 +73,5 @@ long limits_host_tasks(long pids);
 /* Bytes used under each path (NULL-terminated), symlinks and other
  * filesystems not followed. */
 int limits_disk_usage(char *const *paths, uint64_t *bytes, lz_err_t *err);
-/* Free bytes for us on the filesystem of path. */
-int limits_disk_free(const char *path, uint64_t *bytes, lz_err_t *err);
 
 #endif

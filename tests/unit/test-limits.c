@@ -56,7 +56,7 @@ test_limits_disk_usage_counts_written_bytes(void **state)
 	char *paths[] = { dir, NULL };
 	static char buf[1 << 20];
 	lz_err_t err = LZ_ERR_INIT;
-	uint64_t used = 0, before = 0, free_b = 0;
+	uint64_t used = 0, before = 0;
 	int fd;
 
 	(void)state;
@@ -69,8 +69,6 @@ test_limits_disk_usage_counts_written_bytes(void **state)
 	close(fd);
 	assert_int_equal(limits_disk_usage(paths, &used, &err), 0);
 	assert_true(used >= before + sizeof buf);
-	assert_int_equal(limits_disk_free(dir, &free_b, &err), 0);
-	assert_true(free_b > 0);
 	tu_rmrf(dir);
 	free(dir);
 	free(f);
