@@ -15,7 +15,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[-T] [--replace] [--] [CMD [ARG...]]"
+	"[--allow-unsafe-workspace] [-T] [--replace] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -26,9 +26,13 @@ static const char run_help[] =
     "EOF is passed on. The exit status is CMD's. The session ends when lazaret\n"
     "exits; the sandbox is torn down when its last session ends.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
-    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  -m, --mode MODE      isolated (default: a private worktree on branch\n"
-    "                       lazaret/agent-<profile>) or direct (the checkout itself)\n"
+    "  -w, --workspace DIR  workspace (default: the current directory; inside a git\n"
+    "                       repository, its top level)\n"
+    "  -m, --mode MODE      isolated (default: the agent's own checkout and git\n"
+    "                       repository, imported into branch lazaret/agent-<profile>)\n"
+    "                       or direct (the agent edits the checkout itself)\n"
+    "  --allow-unsafe-workspace  accept $HOME, / or a directory holding lazaret's\n"
+    "                       data, config or sockets, ~/.ssh or container storage\n"
     "  -T, --no-tty         no terminal even when stdin is one\n"
     "  --replace            when the running sandbox was started from another\n"
     "                       configuration, stop it (its sessions end) and start\n"
@@ -108,10 +112,12 @@ int
 cmd_run(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
-	bool no_tty = false, replace = false, checked = false;
+	bool no_tty = false, allow_unsafe = false, replace = false, checked = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
-		CLI_FLAG("no-tty", 'T', &no_tty), CLI_FLAG("replace", 0, &replace), CLI_END,
+		CLI_FLAG("no-tty", 'T', &no_tty),
+		CLI_FLAG("allow-unsafe-workspace", 0, &allow_unsafe),
+		CLI_FLAG("replace", 0, &replace), CLI_END,
 	};
 	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
@@ -121,6 +127,7 @@ cmd_run(int argc, char **argv)
 	struct anchor *a = NULL;
 	struct cfg_resolved *res = NULL;
 	enum sentry_mode sm;
+	char *ws = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
 
@@ -128,7 +135,9 @@ cmd_run(int argc, char **argv)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0) {
+	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
+	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+	    allow_unsafe, &ws, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
@@ -138,6 +147,7 @@ cmd_run(int argc, char **argv)
 	ro.direct = sm == SENTRY_DIRECT;
 	ro.tty = !no_tty && isatty(STDIN_FILENO);
 	start.mode = sm == SENTRY_DIRECT ? "direct" : "isolated";
+	start.allow_unsafe = allow_unsafe;
 	for (attempt = 0; ; attempt++) {
 		if (client_connect(a, &start, &cl, &err) < 0) {
 			rc = cli_fail(&err);
@@ -175,6 +185,7 @@ cmd_run(int argc, char **argv)
 		(void)client_wait_coordinator_exit(a, 30000, NULL);
 	}
 out:
+	free(ws);
 	client_free(cl);
 	cfg_resolved_free(res);
 	anchor_free(a);

@@ -27,6 +27,7 @@ struct coord {
 	struct store *store;
 	struct sentry_layout layout;
 	bool layout_ok;
+	struct sentry_watch *watch;	/* imports the agent's commits (sentry-watch.c) */
 	struct drv_mount *ovl;	/* State Anchor binds (overlay.c) */
 	size_t n_ovl;
 	bool ovl_ok;
@@ -48,9 +49,9 @@ struct coord {
 	bool guard_watch;	/* guard_poll initialised */
 	struct limits_host lhost;	/* coord-limits.c */
 	struct limits_domain ldom;
-	uv_timer_t watch;
-	bool watch_on;
-	unsigned watch_ticks;
+	uv_timer_t limits_timer;	/* the limits watchdog's tick */
+	bool limits_timer_on;
+	unsigned limits_ticks;
 	char **disk_paths;	/* what the disk bound covers */
 	bool disk_busy;
 	uint64_t disk_used;

@@ -171,7 +171,7 @@ coord_limits_watch_cb(uv_timer_t *t)
 	if (c->stopping)
 		return;
 	coord_limits_check(c);
-	if (++c->watch_ticks % COORD_DISK_EVERY != 0 || c->disk_busy || c->disk_paths == NULL)
+	if (++c->limits_ticks % COORD_DISK_EVERY != 0 || c->disk_busy || c->disk_paths == NULL)
 		return;
 	req = xcalloc(1, sizeof *req);
 	req->data = c;
@@ -197,18 +197,18 @@ coord_limits_watch(struct coord *c)
 		    err.msg != NULL ? err.msg : "podman gave none");
 	free(upper);
 	lz_err_clear(&err);
-	uv_timer_init(c->loop, &c->watch);
-	c->watch.data = c;
-	c->watch_on = true;
-	uv_timer_start(&c->watch, coord_limits_watch_cb, COORD_WATCH_MS, COORD_WATCH_MS);
+	uv_timer_init(c->loop, &c->limits_timer);
+	c->limits_timer.data = c;
+	c->limits_timer_on = true;
+	uv_timer_start(&c->limits_timer, coord_limits_watch_cb, COORD_WATCH_MS, COORD_WATCH_MS);
 }
 
 void
 coord_limits_close(struct coord *c)
 {
-	if (c->watch_on)
-		uv_close((uv_handle_t *)&c->watch, NULL);
-	c->watch_on = false;
+	if (c->limits_timer_on)
+		uv_close((uv_handle_t *)&c->limits_timer, NULL);
+	c->limits_timer_on = false;
 }
 
 void

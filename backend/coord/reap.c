@@ -150,6 +150,7 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 	_cleanup_free_ char *label = xasprintf("lazaret.domain=%s", a->hash);
 	char **ctrs = NULL;
 	struct limits_host lh;
+	char *note = NULL;
 	struct stat st;
 	size_t i;
 
@@ -171,8 +172,13 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 	limits_host_clear(&lh);
 	if (overlay_unmount(a, &e) < 0)
 		reap_step(&first, &e);
-	if (sentry_release(a, &e) < 0)
+	/* The agent's last commits imported, its refs scrubbed: what the
+	 * coordinator's teardown would have done. */
+	if (sentry_release(a, &note, &e) < 0)
 		reap_step(&first, &e);
+	if (note != NULL)
+		fprintf(stderr, "lazaret: domain %s: %s\n", a->hash, note);
+	free(note);
 	if (esc_coord_reap(a) < 0) {
 		lz_err_set(&e, EBUSY, "cannot remove the escalation socket or TLS files of "
 		    "domain %s", a->hash);
