@@ -33,6 +33,7 @@
 #include "coord/ctl-server.h"
 #include "esc-ctl.h"
 #include "coord/lock.h"
+#include "effcfg.h"
 #include "sign.h"
 #include "xmalloc.h"
 
@@ -295,9 +296,10 @@ client_coordinator_alive(const struct anchor *a)
 }
 
 int
-client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err)
+client_wait_exit_path(const char *ctl_path, int timeout_ms, lz_err_t *err)
 {
-	char *path = coord_live_lock_path(a);
+	char *path = client_live_path(ctl_path);
+	const char *base = strrchr(ctl_path, '/');
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -309,9 +311,15 @@ client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *e
 	if (r < 0)
 		return -1;
 	if (r == 0)
-		return lz_err_set(err, ETIMEDOUT, "the coordinator of domain %s did not exit "
-		    "within %d s", a->hash, timeout_ms / 1000);
+		return lz_err_set(err, ETIMEDOUT, "the coordinator of domain %.12s did not exit "
+		    "within %d s", base != NULL ? base + 1 : ctl_path, timeout_ms / 1000);
 	return 0;
+}
+
+int
+client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err)
+{
+	return client_wait_exit_path(a->ctl_socket, timeout_ms, err);
 }
 
 void
@@ -443,7 +451,7 @@ client_spawn(const struct anchor *a, const struct client_start *st, lz_err_t *er
 static int
 client_lead(const struct anchor *a, const struct client_start *st, int *fdp, lz_err_t *err)
 {
-	char *live = coord_live_lock_path(a);
+	char *live = lock_live_path(a);
 	int64_t deadline;
 	int fd, lfd = -1, r, ret = -1;
 
@@ -598,5 +606,27 @@ client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *n
 	lz_sign_key_wipe(&d);
 	esc_ctl_encode_new_session(b, &anc, ns);
 	esc_ctl_anchor_clear(&anc);
+	return 0;
+}
+
+int
+client_config_diff(struct client *cl, const char *ours, char ***lines, char **running,
+    lz_err_t *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+
+	*lines = NULL;
+	if (running != NULL)
+		*running = NULL;
+	proto_encode_status_req(&b, PROTO_STATUS_CONFIG);
+	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, err) < 0 ||
+	    proto_decode_text(p, h.length, &text, err) < 0 ||
+	    effcfg_diff(text, strlen(text), ours, lines, err) < 0)
+		return -1;
+	if (running != NULL)
+		*running = lz_steal_ptr(&text);
 	return 0;
 }

@@ -69,10 +69,19 @@ int client_write_all(int fd, const void *buf, size_t len);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 
+/* Ask the coordinator for the configuration it runs (effcfg.h) and compare
+ * it with ours: *lines (NULL when they agree; lz_strv_free) says what differs;
+ * *running (may be NULL) gets its text. -1 with err when it could not be
+ * asked (an older coordinator). */
+int client_config_diff(struct client *, const char *ours, char ***lines, char **running,
+    lz_err_t *err);
+
 /* Is a coordinator of a alive (its lifetime lock held)? */
 bool client_coordinator_alive(const struct anchor *a);
 /* Wait up to timeout_ms for the coordinator of a to exit; 0 when gone. */
 int client_wait_coordinator_exit(const struct anchor *a, int timeout_ms, lz_err_t *err);
+/* The same for the coordinator serving control socket ctl_path. */
+int client_wait_exit_path(const char *ctl_path, int timeout_ms, lz_err_t *err);
 
 /* Append ESC_NEW_SESSION for ns to b with a fresh Session Anchor (the key
  * signs the sandbox's delegated credential and is wiped); `lazaret run`
@@ -86,5 +95,9 @@ int cmd_status(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
+/* lazaret guard, which the coordinator of a workbench tab also execs. */
+int cmd_guard(int argc, char **argv);
+/* lazaret cgroup-exec, before the `podman run` of a tab's coordinator. */
+int cmd_cgroup_exec(int argc, char **argv);
 
 #endif

@@ -43,11 +43,14 @@ cmd_doctor(int argc, char **argv)
 		printf("FAIL config: %s. Fix: correct it (see lazaret config)\n", err.msg);
 		lz_err_clear(&err);
 		failed++;
-	} else if (p->image != NULL && p->image[0] != '\0') {
-		image = xstrdup(p->image);
-		o.image = image;
+	} else {
+		if (p->image != NULL && p->image[0] != '\0') {
+			image = xstrdup(p->image);
+			o.image = image;
+		}
+		o.limits = &p->limits;
 	}
-	cfg_free(cfg);
 	failed += doctor_run(&o, stdout);
+	cfg_free(cfg);
 	return failed == 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-/* cmd-ls.c - lazaret ls: every live domain of this user, one row each. */
+/* cmd-ls.c - lazaret ls: every domain of this user, one row each: live ones
+ * from their coordinators, dead ones from what their coordinator left. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cli-table.h"
 #include "client.h"
 #include "coord/ctl-server.h"
+#include "coord/reap.h"
 #include "jsonw.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -18,8 +20,11 @@
 static const char ls_help[] =
     "List every live domain of this user: each control socket in the\n"
     "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
-    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME WORKSPACE. Sockets left\n"
-    "by a coordinator that died are reported as stale and removed.\n\n"
+    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME WORKSPACE. A domain whose\n"
+    "coordinator died and left its sandbox (its guard was killed too) is\n"
+    "listed as dead: 'lazaret stop --all' removes what it left. Other\n"
+    "sockets left by a coordinator that died are reported as stale and\n"
+    "removed.\n\n"
     "  --json  a JSON array: each domain's 'lazaret status --json' object\n";
 
 static const char *const ls_header[] = {
@@ -33,6 +38,7 @@ struct ls {
 	bool json;
 	struct cli_table *table;
 	char **objs;		/* --json: one object each */
+	char **dead;		/* hashes of the dead domains listed */
 };
 
 /* The coordinator's tab-separated row with UPTIME (seconds) as a duration. */
@@ -94,6 +100,8 @@ ls_one(struct ls *ls, const char *dir, const char *name)
 			ls_no_status(ls, hash, "starting-or-stopping", path);
 		else {
 			client_unlink_stale(path);
+			if (lz_strv_contains(ls->dead, hash))
+				goto out;	/* listed as dead already */
 			ls_no_status(ls, hash, "stale", path);
 			fprintf(stderr, "lazaret: removed %s: its coordinator is gone\n", path);
 		}
@@ -121,6 +129,39 @@ out:
 	free(path);
 }
 
+static int
+ls_dead_cb(const struct anchor *a, void *arg)
+{
+	struct ls *ls = arg;
+	struct lz_jsonw w;
+	char *row;
+
+	lz_strv_push(&ls->dead, a->hash);
+	if (!ls->json) {
+		row = xasprintf("%s\t%s\t%s\tdead\t-\t-\t-\t-\t%s", a->hash, a->profile,
+		    a->container, a->workspace);
+		cli_table_add_tsv(ls->table, row);
+		free(row);
+		return 0;
+	}
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "running"); lz_jsonw_bool(&w, false);
+	lz_jsonw_key(&w, "domain_hash"); lz_jsonw_str(&w, a->hash);
+	lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, "dead");
+	lz_jsonw_key(&w, "profile"); lz_jsonw_str(&w, a->profile);
+	lz_jsonw_key(&w, "workspace"); lz_jsonw_str(&w, a->workspace);
+	lz_jsonw_key(&w, "container");
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "name"); lz_jsonw_str(&w, a->container);
+	lz_jsonw_obj_close(&w);
+	lz_jsonw_obj_close(&w);
+	row = lz_jsonw_steal(&w);
+	lz_strv_push(&ls->objs, row);
+	free(row);
+	return 0;
+}
+
 static void
 ls_print(const struct ls *ls)
 {
@@ -139,7 +180,7 @@ ls_print(const struct ls *ls)
 int
 cmd_ls(int argc, char **argv)
 {
-	struct ls ls = { false, NULL, NULL };
+	struct ls ls = { false, NULL, NULL, NULL };
 	const struct cli_opt opts[] = { CLI_CONFIG, CLI_FLAG("json", 0, &ls.json), CLI_END };
 	const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
 	struct cfg *cfg = NULL;
@@ -156,6 +197,14 @@ cmd_ls(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	/* Dead domains first: their stale sockets are not listed twice. */
+	if (reap_each_dead(cfg->data_root, cfg->esc_socket_dir, ls_dead_cb, &ls, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (ls.dead != NULL)
+		fprintf(stderr, "lazaret: %zu domain(s) dead: the coordinator died and left its "
+		    "sandbox; 'lazaret stop --all' cleans up\n", lz_strv_len(ls.dead));
 	/* Talk only to sockets in a directory that is ours alone. */
 	if (ctl_server_dir_check(cfg->esc_socket_dir, false, &err) < 0) {
 		if (err.code == ENOENT) {	/* no domain ever ran: an empty list */
@@ -188,6 +237,7 @@ cmd_ls(int argc, char **argv)
 out:
 	cli_table_free(ls.table);
 	lz_strv_free(ls.objs);
+	lz_strv_free(ls.dead);
 	cfg_free(cfg);
 	return rc;
 }

@@ -7,11 +7,16 @@
 
 #include "cli.h"
 #include "client-run.h"
+#include "client.h"
+#include "effcfg.h"
+#include "sandbox/limits.h"
+#include "sandbox/podman.h"
+#include "strv.h"
 #include "sandbox/sentry.h"
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[--allow-unsafe-workspace] [-T] [--] [CMD [ARG...]]"
+	"[--allow-unsafe-workspace] [-T] [--replace] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -30,17 +35,90 @@ static const char run_help[] =
     "  --allow-unsafe-workspace  accept $HOME, / or a directory holding lazaret's\n"
     "                       data, config or sockets, ~/.ssh or container storage\n"
     "  -T, --no-tty         no terminal even when stdin is one\n"
+    "  --replace            when the running sandbox was started from another\n"
+    "                       configuration, stop it (its sessions end) and start\n"
+    "                       one from yours; without it you are told what differs\n"
     "  --config FILE        configuration file\n";
+
+/* Does the running sandbox run our configuration? Prints what differs and how
+ * to apply ours; returns 1 when it differs, 0 when not (or unknown). */
+static int
+run_drift(struct client *cl, const struct anchor *a, const struct cfg_resolved *res,
+    const char *mode, bool replace)
+{
+	_cleanup_free_ char *ours = NULL, *id = NULL, *running = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char **lines = NULL;
+	size_t i;
+	int ret = 0;
+
+	ours = effcfg_build(res, NULL, mode);
+	if (client_config_diff(cl, ours, &lines, &running, &err) < 0)
+		goto out;	/* an older coordinator: nothing to compare */
+	/* Its image id known (it did not just start for us): compare ours too, a
+	 * rebuilt image is a difference (one podman call). */
+	if (lines == NULL && strstr(running, "\nimage_id\t-\n") == NULL &&
+	    podman_ops.image_id(res->profile->image, &id, &err) == 0) {
+		free(ours);
+		ours = effcfg_build(res, id, mode);
+		if (effcfg_diff(running, strlen(running), ours, &lines, &err) < 0)
+			goto out;
+	}
+	if (lines == NULL)
+		goto out;
+	fprintf(stderr, "lazaret: %s domain %s runs with another configuration than yours:\n",
+	    replace ? "replacing:" : "warning:", a->hash);
+	for (i = 0; lines[i] != NULL; i++)
+		fprintf(stderr, "lazaret:   %s\n", lines[i]);
+	if (!replace)
+		fprintf(stderr, "lazaret: it keeps running as it is; to apply yours: 'lazaret stop' "
+		    "and run again, or 'lazaret run --replace' (ends its sessions)\n");
+	ret = 1;
+out:
+	lz_strv_free(lines);
+	lz_err_clear(&err);
+	return ret;
+}
+
+/* STOP the running coordinator and wait until it is gone. */
+static int
+run_replace(struct client *cl, const struct anchor *a, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+
+	proto_encode_stop(&b);
+	if (client_request(cl, &b, PROTO_OK, 30000, &h, &p, err) < 0)
+		return -1;
+	return client_wait_coordinator_exit(a, 60000, err);
+}
+
+/* Limits this host does not enforce, said once before the session starts
+ * (cli_domain has printed the unset env:VAR warnings already). */
+static void
+run_warn(const struct cfg_resolved *res)
+{
+	_cleanup_free_ char *why = NULL;
+	struct limits_host h;
+
+	limits_host_probe(&h);
+	why = limits_unenforced(&h, &res->profile->limits);
+	limits_host_clear(&h);
+	if (why != NULL)
+		fprintf(stderr, "lazaret: warning: %s\n", why);
+}
 
 int
 cmd_run(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
-	bool no_tty = false, allow_unsafe = false;
+	bool no_tty = false, allow_unsafe = false, replace = false, checked = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
 		CLI_FLAG("no-tty", 'T', &no_tty),
-		CLI_FLAG("allow-unsafe-workspace", 0, &allow_unsafe), CLI_END,
+		CLI_FLAG("allow-unsafe-workspace", 0, &allow_unsafe),
+		CLI_FLAG("replace", 0, &replace), CLI_END,
 	};
 	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
@@ -48,6 +126,7 @@ cmd_run(int argc, char **argv)
 	struct client *cl = NULL;
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
+	struct cfg_resolved *res = NULL;
 	enum sentry_mode sm;
 	char *ws = NULL;
 	lz_err_t err = LZ_ERR_INIT;
@@ -57,12 +136,13 @@ cmd_run(int argc, char **argv)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0 ||
+	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
 	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
 	    allow_unsafe, &ws, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
+	run_warn(res);
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;
 	ro.direct = sm == SENTRY_DIRECT;
@@ -73,6 +153,21 @@ cmd_run(int argc, char **argv)
 		if (client_connect(a, &start, &cl, &err) < 0) {
 			rc = cli_fail(&err);
 			goto out;
+		}
+		/* Once: a coordinator we replaced (or that started for us) runs ours. */
+		if (!checked) {
+			checked = true;
+			if (run_drift(cl, a, res, start.mode, replace) == 1 && replace) {
+				r = run_replace(cl, a, &err);
+				client_free(cl);
+				cl = NULL;
+				if (r < 0) {
+					rc = cli_fail(&err);
+					goto out;
+				}
+				attempt--;
+				continue;
+			}
 		}
 		if (client_run(cl, &ro, &status, &err) == 0) {
 			rc = status;
@@ -93,6 +188,7 @@ cmd_run(int argc, char **argv)
 out:
 	free(ws);
 	client_free(cl);
+	cfg_resolved_free(res);
 	anchor_free(a);
 	cfg_free(cfg);
 	return rc;

@@ -4,8 +4,10 @@
 #define LZ_COMMANDS_H
 
 int cmd_audit(int argc, char **argv);
+int cmd_cgroup_exec(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
+int cmd_guard(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);

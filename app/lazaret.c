@@ -29,6 +29,8 @@ static const struct lz_command lz_commands[] = {
 	{ "config",	cmd_config,	0, "Validate and print the configuration" },
 	{ "domain",	cmd_domain,	0, "Print the Domain Anchor and the names derived from it" },
 	{ "coordinator", cmd_coordinator, 1, NULL },	/* hidden: spawned by the leader */
+	{ "guard",	cmd_guard,	1, NULL },	/* hidden: exec'd by the coordinator */
+	{ "cgroup-exec", cmd_cgroup_exec, 1, NULL },	/* hidden: podman run in a domain's cgroups */
 	{ "debug",	cmd_debug,	1, NULL },	/* hidden: print the sandbox mount layout */
 	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };

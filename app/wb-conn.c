@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "wb-conn.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 struct wb_conn_write {
@@ -34,6 +35,8 @@ struct wb_conn {
 	void *arg;
 	uv_work_t work;
 	struct client *cl;	/* from the threadpool */
+	char *config;		/* ours, to compare (effcfg.h), or NULL */
+	char *drift;		/* from the threadpool: what differs, or NULL */
 	lz_err_t werr;
 	bool pipe_open;
 	uv_pipe_t pipe;
@@ -85,8 +88,25 @@ wb_conn_work_cb(uv_work_t *req)
 	struct wb_conn *c = req->data;
 	struct client_start st = { c->mode };
 
-	if (client_connect(c->a, &st, &c->cl, &c->werr) < 0)
+	lz_err_t err = LZ_ERR_INIT;
+	char **lines = NULL;
+	size_t i;
+
+	if (client_connect(c->a, &st, &c->cl, &c->werr) < 0) {
 		c->cl = NULL;
+		return;
+	}
+	/* Before the loop takes the socket: one request and its answer. */
+	if (c->config != NULL && client_config_diff(c->cl, c->config, &lines, NULL, &err) == 0)
+		for (i = 0; lines != NULL && lines[i] != NULL; i++) {
+			char *t = xasprintf("%s%s%s", c->drift ? c->drift : "", i ? "; " : "",
+			    lines[i]);
+
+			free(c->drift);
+			c->drift = t;
+		}
+	lz_strv_free(lines);
+	lz_err_clear(&err);
 }
 
 static void
@@ -206,7 +226,7 @@ out:
 
 struct wb_conn *
 wb_conn_new(uv_loop_t *loop, const struct anchor *a, const char *mode,
-    const struct wb_conn_cbs *cbs, void *arg)
+    const char *config, const struct wb_conn_cbs *cbs, void *arg)
 {
 	struct wb_conn *c = xcalloc(1, sizeof *c);
 	int r;
@@ -216,6 +236,7 @@ wb_conn_new(uv_loop_t *loop, const struct anchor *a, const char *mode,
 	c->state = WB_CONN_CONNECTING;
 	c->a = wb_conn_anchor_copy(a);
 	c->mode = xstrdup(mode);
+	c->config = config != NULL ? xstrdup(config) : NULL;
 	c->cbs = *cbs;
 	c->arg = arg;
 	c->werr = (lz_err_t)LZ_ERR_INIT;
@@ -234,6 +255,8 @@ wb_conn_free(struct wb_conn *c)
 {
 	anchor_free(c->a);
 	free(c->mode);
+	free(c->config);
+	free(c->drift);
 	free(c->error);
 	free(c->expect);
 	proto_buf_clear(&c->in);
@@ -369,4 +392,10 @@ bool
 wb_conn_expecting(const struct wb_conn *c)
 {
 	return c->n_expect > 0;
+}
+
+const char *
+wb_conn_drift(const struct wb_conn *c)
+{
+	return c->state == WB_CONN_READY ? c->drift : NULL;
 }

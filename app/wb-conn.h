@@ -39,9 +39,11 @@ struct wb_conn_cbs {
 };
 
 /* Start connecting to the coordinator of a (copied), starting it in mode
- * ("isolated"/"direct") when none runs. Holds one reference. */
+ * ("isolated"/"direct") when none runs, and compare the configuration it
+ * runs with config (effcfg.h text, copied; NULL: no check). Holds one
+ * reference. */
 struct wb_conn *wb_conn_new(uv_loop_t *loop, const struct anchor *a, const char *mode,
-    const struct wb_conn_cbs *cbs, void *arg);
+    const char *config, const struct wb_conn_cbs *cbs, void *arg);
 /* Close the socket (queued writes may be lost) and drop the owner's
  * reference; freed once the handle and a running connect are done. */
 void wb_conn_close(struct wb_conn *);
@@ -50,6 +52,9 @@ enum wb_conn_state wb_conn_state(const struct wb_conn *);
 const char *wb_conn_error(const struct wb_conn *);
 const struct anchor *wb_conn_anchor(const struct wb_conn *);
 const char *wb_conn_mode(const struct wb_conn *);
+/* Once READY: what differs between the running configuration and ours, one
+ * line ("env FOO: a different value; limits: ..."), or NULL. */
+const char *wb_conn_drift(const struct wb_conn *);
 
 /* Queue every frame in b (emptied); dropped unless READY. */
 void wb_conn_send(struct wb_conn *, struct proto_buf *b);

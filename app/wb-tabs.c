@@ -8,6 +8,7 @@
 
 #include "anchor.h"
 #include "cli.h"
+#include "effcfg.h"
 #include "client.h"
 #include "proto.h"
 #include "strv.h"
@@ -194,7 +195,7 @@ wb_tabs_save(struct wb *wb)
 
 /* The live connection to the domain of (profile, workspace), made on first use. */
 static struct wb_conn *
-wb_tabs_conn_for(struct wb *wb, const struct anchor *a, const char *mode)
+wb_tabs_conn_for(struct wb *wb, const struct anchor *a, const char *mode, const char *config)
 {
 	static const struct wb_conn_cbs cbs = { wb_tabs_conn_state_cb, wb_tabs_conn_frame_cb };
 	struct wb_conn *conn;
@@ -207,7 +208,7 @@ wb_tabs_conn_for(struct wb *wb, const struct anchor *a, const char *mode)
 		    (s == WB_CONN_CONNECTING || s == WB_CONN_READY))
 			return wb->conns[i];
 	}
-	conn = wb_conn_new(wb->loop, a, mode, &cbs, wb);
+	conn = wb_conn_new(wb->loop, a, mode, config, &cbs, wb);
 	wb->conns = xreallocarray(wb->conns, wb->n_conns + 1, sizeof *wb->conns);
 	wb->conns[wb->n_conns++] = conn;
 	return conn;
@@ -218,12 +219,21 @@ static int
 wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err)
 {
 	struct anchor *a = NULL;
+	struct cfg_resolved *res = NULL;
+	const struct cfg_profile *p;
+	char *config;
 
 	if (cli_domain(wb->cfg, tab->profile, tab->workspace, &a, NULL, err) < 0)
 		return -1;
 	free(tab->workspace);
 	tab->workspace = xstrdup(a->workspace);
-	tab->conn = wb_tabs_conn_for(wb, a, tab->mode);
+	/* Resolved here, not by cli_domain: its warnings would print over the screen. */
+	config = (p = cfg_profile_find(wb->cfg, a->profile, NULL)) != NULL &&
+	    cfg_profile_resolve(wb->cfg, p, a->workspace, a->hash, &res, NULL) == 0 ?
+	    effcfg_build(res, NULL, tab->mode) : NULL;
+	tab->conn = wb_tabs_conn_for(wb, a, tab->mode, config);
+	free(config);
+	cfg_resolved_free(res);
 	anchor_free(a);
 	tab->state = WB_TAB_STARTING;
 	switch (wb_conn_state(tab->conn)) {
@@ -339,6 +349,11 @@ wb_tabs_conn_state_cb(struct wb_conn *conn, void *arg)
 	struct wb *wb = arg;
 	size_t i;
 
+	/* A sandbox started from another configuration: say so once, on connect. */
+	if (wb_conn_state(conn) == WB_CONN_READY && wb_conn_drift(conn) != NULL)
+		wb_draw_message(wb, "domain %s runs another configuration (%s): lazaret stop and "
+		    "reopen, or lazaret run --replace, to apply yours", wb_conn_anchor(conn)->hash,
+		    wb_conn_drift(conn));
 	for (i = 0; i < wb->n_tabs; i++) {
 		struct wb_tab *tab = wb->tabs[i];
 

@@ -28,11 +28,31 @@ anchor_hash(const char *profile, const char *workspace_canon, char out[ANCHOR_HA
 	out[ANCHOR_HASH_LEN] = '\0';
 }
 
+/* Every name derived from (profile, canonical workspace); takes canon. */
+static struct anchor *
+anchor_names(const char *profile, char *canon, const char *data_root, const char *socket_dir)
+{
+	struct anchor *a = xcalloc(1, sizeof *a);
+
+	anchor_hash(profile, canon, a->hash);
+	a->profile = xstrdup(profile);
+	a->workspace = canon;
+	a->container = xasprintf("lazaret-%s-%s", profile, a->hash);
+	a->sidecar = xasprintf("lazaret-net-%s", a->hash);
+	a->lockfile = xasprintf("/tmp/lazaret_coord_%s.lock", a->hash);
+	a->ctl_socket = xasprintf("%s/%s.ctl", socket_dir, a->hash);
+	a->esc_socket = xasprintf("%s/%s.esc", socket_dir, a->hash);
+	a->domain_root = xasprintf("%s/domains/%s", data_root, a->hash);
+	a->state_db = xasprintf("%s/state.db", a->domain_root);
+	a->worktree = xasprintf("%s/lazaret-%s", a->domain_root, a->hash);
+	a->branch = xasprintf("lazaret/agent-%s", profile);
+	return a;
+}
+
 int
 anchor_new(const char *profile, const char *workspace, const char *data_root,
     const char *socket_dir, struct anchor **out, lz_err_t *err)
 {
-	struct anchor *a;
 	char *canon;
 	struct stat st;
 
@@ -46,20 +66,46 @@ anchor_new(const char *profile, const char *workspace, const char *data_root,
 		free(canon);
 		return lz_err_set(err, ENOTDIR, "workspace '%s': not a directory", workspace);
 	}
-	a = xcalloc(1, sizeof *a);
-	anchor_hash(profile, canon, a->hash);
-	a->profile = xstrdup(profile);
-	a->workspace = canon;
-	a->container = xasprintf("lazaret-%s-%s", profile, a->hash);
-	a->sidecar = xasprintf("lazaret-net-%s", a->hash);
-	a->lockfile = xasprintf("/tmp/lazaret_coord_%s.lock", a->hash);
-	a->ctl_socket = xasprintf("%s/%s.ctl", socket_dir, a->hash);
-	a->esc_socket = xasprintf("%s/%s.esc", socket_dir, a->hash);
-	a->domain_root = xasprintf("%s/domains/%s", data_root, a->hash);
-	a->state_db = xasprintf("%s/state.db", a->domain_root);
-	a->worktree = xasprintf("%s/lazaret-%s", a->domain_root, a->hash);
-	a->branch = xasprintf("lazaret/agent-%s", profile);
-	*out = a;
+	*out = anchor_names(profile, canon, data_root, socket_dir);
+	return 0;
+}
+
+int
+anchor_recorded(const char *profile, const char *workspace_canon, const char *data_root,
+    const char *socket_dir, struct anchor **out, lz_err_t *err)
+{
+	*out = NULL;
+	if (!cfg_profile_name_valid(profile))
+		return lz_err_set(err, LZ_EINVAL, "invalid profile name '%s': "
+		    "must match ^[a-z0-9_-]{2,32}$", profile);
+	if (workspace_canon[0] != '/')
+		return lz_err_set(err, LZ_EINVAL, "workspace '%s' is not absolute",
+		    workspace_canon);
+	*out = anchor_names(profile, xstrdup(workspace_canon), data_root, socket_dir);
+	return 0;
+}
+
+int
+anchor_record_parse(const char *buf, size_t len, char **profile, char **workspace, lz_err_t *err)
+{
+	const char *p = buf, *w, *end;
+
+	*profile = *workspace = NULL;
+	if (len > ANCHOR_RECORD_MAX)
+		return lz_err_set(err, LZ_EINVAL, "longer than %d bytes", ANCHOR_RECORD_MAX);
+	if ((end = memchr(p, '\0', len)) == NULL)
+		return lz_err_set(err, LZ_EINVAL, "no profile field");
+	w = end + 1;
+	if ((end = memchr(w, '\0', len - (size_t)(w - buf))) == NULL)
+		return lz_err_set(err, LZ_EINVAL, "no workspace field");
+	if ((size_t)(end + 1 - buf) != len)
+		return lz_err_set(err, LZ_EINVAL, "trailing bytes");
+	if (!cfg_profile_name_valid(p))
+		return lz_err_set(err, LZ_EINVAL, "invalid profile name");
+	if (w[0] != '/')
+		return lz_err_set(err, LZ_EINVAL, "workspace is not an absolute path");
+	*profile = xstrdup(p);
+	*workspace = xstrdup(w);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "egress.h"
 #include "paths.h"
@@ -341,4 +342,90 @@ cfg_check_mode(const struct cfg_ctx *c, int line, const char *key, const char *m
 	if ((seen & 12) == 12)
 		return cfg_ctx_fail(c, line, key, "'%s': z and Z together", q);
 	return 0;
+}
+
+/* ---- limits ---- */
+
+int
+cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err)
+{
+	_cleanup_free_ char *q = cfg_esc(s, 64);
+	uint64_t v = 0, mul = 1;
+	size_t i, n = strlen(s);
+
+	*bytes = 0;
+	if (strcmp(s, "none") == 0)
+		return 0;
+	if (n > 0 && strchr("kKmMgG", s[n - 1]) != NULL) {
+		mul = strchr("kK", s[n - 1]) ? 1ULL << 10 : strchr("mM", s[n - 1]) ? 1ULL << 20 :
+		    1ULL << 30;
+		n--;
+	}
+	if (n == 0 || n > 15)
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			goto bad;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > (UINT64_MAX >> 1) / mul)
+		return lz_err_set(err, LZ_EINVAL, "'%s' is too large", q);
+	*bytes = v * mul;
+	return 0;
+bad:
+	return lz_err_set(err, LZ_EINVAL, "'%s' is not a size: write a number with k, m or g "
+	    "(4g, 512m) or none", q);
+}
+
+int
+cfg_cpus_parse(const char *s, long *milli, lz_err_t *err)
+{
+	_cleanup_free_ char *q = cfg_esc(s, 64);
+	const char *dot = strchr(s, '.');
+	size_t i, n = dot ? (size_t)(dot - s) : strlen(s), f = dot ? strlen(dot + 1) : 0;
+	long v = 0, frac = 0;
+
+	*milli = 0;
+	if (strcmp(s, "none") == 0)
+		return 0;
+	if (n == 0 || n > 4 || (dot && (f == 0 || f > 3)))
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			goto bad;
+		v = v * 10 + (s[i] - '0');
+	}
+	for (i = 0; i < 3; i++) {
+		if (i < f && (dot[1 + i] < '0' || dot[1 + i] > '9'))
+			goto bad;
+		frac = frac * 10 + (i < f ? dot[1 + i] - '0' : 0);
+	}
+	*milli = v * 1000 + frac;
+	return 0;
+bad:
+	return lz_err_set(err, LZ_EINVAL, "'%s' is not a CPU count: write 2, 0.5 or none", q);
+}
+
+char *
+cfg_size_text(uint64_t b)
+{
+	if (b == 0)
+		return xstrdup("none");
+	if (b % (1ULL << 30) == 0)
+		return xasprintf("%llug", (unsigned long long)(b >> 30));
+	if (b % (1ULL << 20) == 0)
+		return xasprintf("%llum", (unsigned long long)(b >> 20));
+	if (b % (1ULL << 10) == 0)
+		return xasprintf("%lluk", (unsigned long long)(b >> 10));
+	return xasprintf("%llu", (unsigned long long)b);
+}
+
+char *
+cfg_cpus_text(long milli)
+{
+	if (milli <= 0)
+		return xstrdup("none");
+	if (milli % 1000 == 0)
+		return xasprintf("%ld", milli / 1000);
+	return xasprintf("%ld.%03ld", milli / 1000, milli % 1000);
 }

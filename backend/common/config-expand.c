@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "egress.h"
 #include "paths.h"

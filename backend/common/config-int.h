@@ -8,8 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
-#include "paths.h"
+#include "err.h"
+
+struct cfg;
+struct cfg_volume;
 
 #define CFG_FILE_MAX	(1 << 20)	/* bytes in a config file */
 #define CFG_STR_MAX	4096		/* bytes in one string */

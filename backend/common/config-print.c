@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "xmalloc.h"
 
@@ -57,6 +58,20 @@ env_lookup(char *const *env, size_t n, const char *name)
 }
 
 static void
+print_limits(FILE *f, const struct cfg_limits *l)
+{
+	_cleanup_free_ char *mem = cfg_size_text(l->memory), *disk = cfg_size_text(l->disk);
+	_cleanup_free_ char *cpus = cfg_cpus_text(l->cpus_milli);
+
+	fprintf(f, "    limits:\n      memory: %s\n      pids: ", mem);
+	if (l->pids > 0)
+		fprintf(f, "%ld\n", l->pids);
+	else
+		fputs("none\n", f);
+	fprintf(f, "      disk: %s\n      cpus: %s\n", disk, cpus);
+}
+
+static void
 print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r)
 {
 	const struct cfg_volume *vols = r ? r->volumes : p->volumes;
@@ -77,6 +92,7 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 		fputc('\n', f);
 	}
 	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
+	fprintf(f, "    persist_usr: %s\n", p->persist_usr ? "true" : "false");
 	if (r != NULL)
 		print_list(f, "    ", "allow_egress", r->allow_egress, r->n_allow_egress);
 	else
@@ -99,6 +115,7 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 		print_str(f, shown ? shown : (r && v) ? v : e->value);
 		fputc('\n', f);
 	}
+	print_limits(f, &p->limits);
 	fprintf(f, "    volumes:%s\n", nv == 0 ? " []" : "");
 	for (i = 0; i < nv; i++) {
 		fputs("      - host: ", f);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "xmalloc.h"
 

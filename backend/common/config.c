@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "config-int.h"
 #include "paths.h"
 #include "policy.h"
@@ -281,6 +282,25 @@ load_persistent(const struct cfg_ctx *c, const struct cfg_node *n, const char *k
 	return 0;
 }
 
+/* Spec 4.3.3: /usr is always a State Anchor (what apt or pip installs there
+ * survives), first so that a listed /usr/local mounts over it; persist_usr:
+ * false opts out. */
+static void
+persist_usr(struct cfg_profile *p)
+{
+	char **v = NULL;
+	size_t i;
+
+	if (!p->persist_usr || lz_strv_contains(p->persistent_dirs, "/usr"))
+		return;
+	lz_strv_push(&v, "/usr");
+	for (i = 0; i < p->n_persistent_dirs; i++)
+		lz_strv_push(&v, p->persistent_dirs[i]);
+	lz_strv_free(p->persistent_dirs);
+	p->persistent_dirs = v;
+	p->n_persistent_dirs++;
+}
+
 static int
 load_env(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_profile *p)
@@ -374,12 +394,77 @@ load_volumes(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
 	return 0;
 }
 
+/* A size, at least min (0, "none", means no limit). */
+static int
+load_size(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, uint64_t min,
+    uint64_t *out)
+{
+	_cleanup_free_ char *m = NULL;
+	const char *s;
+
+	if (cfg_get_str(c, n, key, 0, &s) < 0)
+		return -1;
+	if (cfg_size_parse(s, out, c->err) < 0)
+		return cfg_ctx_wrap(c, n->line, key);
+	if (*out != 0 && *out < min) {
+		m = cfg_size_text(min);
+		return cfg_ctx_fail(c, n->line, key, "'%s' is below the smallest sandbox that "
+		    "works (%s); write none for no limit", s, m);
+	}
+	return 0;
+}
+
+static int
+load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
+    struct cfg_limits *l)
+{
+	static const char *const keys[] = { "memory", "pids", "disk", "cpus", NULL };
+	_cleanup_free_ char *k = NULL;
+	const struct cfg_node *v;
+	const char *s;
+	int pids;
+
+	if (cfg_get_map(c, n, key, keys) < 0)
+		return -1;
+	l->line = n->line;
+	if ((v = cfg_map_get(n, "memory")) != NULL) {
+		k = xasprintf("%s.memory", key);
+		if (load_size(c, v, k, CFG_LIMIT_MEMORY_MIN, &l->memory) < 0)
+			return -1;
+	}
+	if ((v = cfg_map_get(n, "disk")) != NULL) {
+		free(k);
+		k = xasprintf("%s.disk", key);
+		if (load_size(c, v, k, CFG_LIMIT_DISK_MIN, &l->disk) < 0)
+			return -1;
+	}
+	if ((v = cfg_map_get(n, "pids")) != NULL) {
+		free(k);
+		k = xasprintf("%s.pids", key);
+		if (v->kind == NODE_SCALAR && v->plain && strcmp(v->str, "none") == 0)
+			l->pids = 0;
+		else if (cfg_get_int(c, v, k, CFG_LIMIT_PIDS_MIN, 1 << 22, &pids) < 0)
+			return -1;
+		else
+			l->pids = pids;
+	}
+	if ((v = cfg_map_get(n, "cpus")) != NULL) {
+		free(k);
+		k = xasprintf("%s.cpus", key);
+		if (cfg_get_str(c, v, k, 0, &s) < 0)
+			return -1;
+		if (cfg_cpus_parse(s, &l->cpus_milli, c->err) < 0)
+			return cfg_ctx_wrap(c, v->line, k);
+	}
+	return 0;
+}
+
 static int
 load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cfg_node *n,
     struct cfg_profile *p)
 {
-	static const char *const keys[] = { "image", "persistent_dirs", "allow_egress", "network",
-	    "env", "volumes", NULL };
+	static const char *const keys[] = { "image", "persistent_dirs", "persist_usr",
+	    "allow_egress", "network", "env", "volumes", "limits", NULL };
 	_cleanup_free_ char *key = NULL, *k = NULL;
 	const struct cfg_node *v;
 
@@ -391,6 +476,8 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	}
 	p->name = xstrdup(kn->str);
 	p->line = kn->line;
+	p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
+	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
 	key = xasprintf("profiles.%s", p->name);
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;
@@ -403,6 +490,12 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	k = xasprintf("%s.persistent_dirs", key);
 	if ((v = cfg_map_get(n, "persistent_dirs")) != NULL && load_persistent(c, v, k, p) < 0)
 		return -1;
+	free(k);
+	k = xasprintf("%s.persist_usr", key);
+	p->persist_usr = true;
+	if ((v = cfg_map_get(n, "persist_usr")) != NULL && cfg_get_bool(c, v, k, &p->persist_usr) < 0)
+		return -1;
+	persist_usr(p);
 	free(k);
 	k = xasprintf("%s.allow_egress", key);
 	if ((v = cfg_map_get(n, "allow_egress")) != NULL &&
@@ -419,6 +512,10 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	free(k);
 	k = xasprintf("%s.volumes", key);
 	if ((v = cfg_map_get(n, "volumes")) != NULL && load_volumes(c, v, k, p) < 0)
+		return -1;
+	free(k);
+	k = xasprintf("%s.limits", key);
+	if ((v = cfg_map_get(n, "limits")) != NULL && load_limits(c, v, k, &p->limits) < 0)
 		return -1;
 	return 0;
 }

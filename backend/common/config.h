@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -41,18 +42,38 @@ enum cfg_network {
 	CFG_NET_NONE,		/* --network none: no network at all, no sidecar */
 };
 
+/* Resource limits of a profile's sandbox (profiles.P.limits); 0 = no limit. */
+struct cfg_limits {
+	uint64_t memory;	/* bytes: sandbox memory, /tmp (tmpfs) included */
+	long pids;		/* processes and threads in the sandbox */
+	uint64_t disk;		/* bytes: writable layer, State Anchor uppers, Domain Root */
+	long cpus_milli;	/* CPUs x 1000 */
+	int line;		/* where limits: is, 0 = defaults */
+};
+
+#define CFG_LIMIT_MEMORY_DEFAULT	(4ULL << 30)	/* a -j2 C/C++/Rust build */
+#define CFG_LIMIT_PIDS_DEFAULT		4096
+#define CFG_LIMIT_DISK_DEFAULT		(20ULL << 30)
+#define CFG_LIMIT_CPUS_DEFAULT		2000
+#define CFG_LIMIT_MEMORY_MIN		(256ULL << 20)	/* below it gVisor cannot boot */
+#define CFG_LIMIT_PIDS_MIN		16
+#define CFG_LIMIT_DISK_MIN		(64ULL << 20)
+
 struct cfg_profile {
 	char *name;		/* ^[a-z0-9_-]{2,32}$ */
 	enum cfg_network network;
 	char *image;
-	char **persistent_dirs;	/* absolute container paths */
+	char **persistent_dirs;	/* absolute container paths; /usr first unless
+				 * persist_usr is false */
 	size_t n_persistent_dirs;
+	bool persist_usr;	/* /usr is a State Anchor (default true) */
 	char **allow_egress;	/* validated entries (egress.h), canonical text */
 	size_t n_allow_egress;
 	struct cfg_env *env;
 	size_t n_env;
 	struct cfg_volume *volumes;
 	size_t n_volumes;
+	struct cfg_limits limits;
 	int line;
 };
 
@@ -120,6 +141,26 @@ void cfg_resolved_free(struct cfg_resolved *);
 
 /* Print the config (resolved when r != NULL) as YAML. */
 void cfg_print(FILE *, const struct cfg *, const struct cfg_resolved *r);
+
+/* A size: digits with an optional k, m or g (KiB, MiB, GiB; K, M, G too),
+ * or "0"/"none" for no limit; *bytes gets it. */
+int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
+/* A CPU count: "2", "0.5", "1.25" (at most 3 decimals), or "0"/"none". */
+int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
+/* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
+char *cfg_size_text(uint64_t bytes);
+/* "2", "0.500" or "none"; caller frees. */
+char *cfg_cpus_text(long milli);
+
+/* A size: digits with an optional k, m or g (KiB, MiB, GiB; K, M, G too),
+ * or "0"/"none" for no limit; *bytes gets it. */
+int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
+/* A CPU count: "2", "0.5", "1.25" (at most 3 decimals), or "0"/"none". */
+int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
+/* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
+char *cfg_size_text(uint64_t bytes);
+/* "2", "0.500" or "none"; caller frees. */
+char *cfg_cpus_text(long milli);
 
 /* ^[a-z0-9_-]{2,32}$ */
 bool cfg_profile_name_valid(const char *name);

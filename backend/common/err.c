@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "xmalloc.h"
@@ -86,4 +88,19 @@ int
 lz_err_exit_code(const lz_err_t *err)
 {
 	return err != NULL && err->code == LZ_EUSAGE ? 129 : 1;
+}
+
+void
+lz_logv(const char *who, const char *fmt, va_list ap)
+{
+	char ts[32];
+	struct tm tm;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&now.tv_sec, &tm));
+	fprintf(stderr, "%s.%03ldZ %s[%ld]: ", ts, now.tv_nsec / 1000000, who, (long)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	fflush(stderr);
 }

@@ -36,4 +36,8 @@ void lz_err_print(const lz_err_t *err);
 /* Exit status for an error: 129 for usage, 1 otherwise. */
 int lz_err_exit_code(const lz_err_t *err);
 
+/* One log line on stderr: "<UTC time> WHO[pid]: message" (the coordinator's
+ * and its guard's shared log, coordinator.log). */
+void lz_logv(const char *who, const char *fmt, va_list ap);
+
 #endif

@@ -317,7 +317,7 @@ proto_decode_status_req(const uint8_t *p, size_t len, enum proto_status_fmt *out
 	f = proto_rd_u8(&r);
 	if (proto_rd_end(&r, "STATUS_REQ", err) < 0)
 		return -1;
-	if (f > PROTO_STATUS_ROW)
+	if (f > PROTO_STATUS_CONFIG)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "STATUS_REQ: unknown format %u", f);
 	*out = (enum proto_status_fmt)f;
 	return 0;

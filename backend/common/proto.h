@@ -123,6 +123,7 @@ enum proto_status_fmt {
 	PROTO_STATUS_TEXT = 0,
 	PROTO_STATUS_JSON = 1,
 	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` */
+	PROTO_STATUS_CONFIG = 3,	/* the effective configuration (effcfg.h) */
 };
 
 struct proto_header {

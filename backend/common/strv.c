@@ -1,6 +1,7 @@
 /* strv.c - NULL-terminated string vectors. */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "strv.h"
 #include "xmalloc.h"
@@ -64,4 +65,15 @@ lz_strv_dup(char *const *v)
 	if (out == NULL)
 		out = xcalloc(1, sizeof *out);
 	return out;
+}
+
+bool
+lz_strv_contains(char *const *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "coord/note.h"
 #include "coord/screen.h"
@@ -175,6 +176,17 @@ coord_exit_cb(struct session *s, void *arg)
 	size_t i;
 
 	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
+	/* A session that dies with its sandbox: say why, in the user's terminal too. */
+	coord_limits_check(c);
+	if (c->limit_hit != NULL) {
+		char *m = xasprintf("lazaret: %s\r\n", c->limit_hit);
+
+		for (i = 0; i < s->n_clients; i++) {
+			proto_encode_data(&b, s->id, PROTO_STREAM_ERR, (const uint8_t *)m, strlen(m));
+			ctl_server_send(s->clients[i], &b);
+		}
+		free(m);
+	}
 	for (i = 0; i < s->n_clients; i++) {
 		ctl_server_client_pause(s->clients[i], false);
 		proto_encode_exit(&b, &e);
@@ -241,6 +253,11 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
 		lz_err_clear(&err);
 		return;
+	}
+	if (c->limit_hit != NULL) {
+		ctl_server_send_error(cl, PROTO_E_START, "the sandbox of domain %s was stopped: %s",
+		    c->a->hash, c->limit_hit);
+		goto out;
 	}
 	direct = (ns.flags & PROTO_SESSION_DIRECT) != 0;
 	if (direct != (c->o->mode == SENTRY_DIRECT)) {

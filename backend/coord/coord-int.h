@@ -8,14 +8,17 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/coord.h"
 #include "coord/ctl-server.h"
 #include "coord/session.h"
 #include "escalation/esc-coord.h"
 #include "net/net-coord.h"
 #include "proto.h"
 #include "sandbox/driver.h"
+#include "sandbox/limits.h"
+#include "sandbox/sentry.h"
 #include "store/store.h"
+
+struct coord_opts;
 
 /* One coordinator: everything its loop and its start-up/teardown touch. */
 struct coord {
@@ -46,6 +49,20 @@ struct coord {
 	bool stopping;
 	bool finished;
 	int live_fd;
+	int guard_fd;		/* our end of the guard's socketpair (guard.h) */
+	uv_poll_t guard_poll;
+	bool guard_watch;	/* guard_poll initialised */
+	struct limits_host lhost;	/* coord-limits.c */
+	struct limits_domain ldom;
+	uv_timer_t limits_timer;	/* the limits watchdog's tick */
+	bool limits_timer_on;
+	unsigned limits_ticks;
+	char **disk_paths;	/* what the disk bound covers */
+	bool disk_busy;
+	uint64_t disk_used;
+	char *limit_hit;	/* why the sandbox was stopped, or NULL */
+	char *effcfg;		/* the effective configuration (effcfg.h) */
+	char *image_id;		/* from the threadpool, for effcfg */
 	int64_t started_ms;
 };
 
@@ -87,6 +104,26 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
+/* ---- coord-limits.c ---- */
+
+/* Before the container: probe the host, make the domain's cgroups. */
+int coord_limits_start(struct coord *c, lz_err_t *err);
+/* RLIMIT_NPROC, a sized /tmp and the cgroups into the container's spec. */
+void coord_limits_spec(struct coord *c, struct drv_spec *sp);
+/* After the container: start the watchdog. */
+void coord_limits_watch(struct coord *c);
+/* Did the kernel stop the sandbox for a limit (OOM, task backstop)? Records it. */
+void coord_limits_check(struct coord *c);
+/* In the loop's shutdown: close the watchdog's timer. */
+void coord_limits_close(struct coord *c);
+/* After the container is removed: remove the cgroups, free. */
+void coord_limits_release(struct coord *c);
+/* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
+char *coord_limits_text(const struct coord *c);
+
+/* ---- coord.c ---- */
+
+void coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m);
 
 /* ---- coord-status.c ---- */
 

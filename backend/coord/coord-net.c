@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "jsonw.h"
 #include "net/net-coord.h"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "jsonw.h"
 #include "xmalloc.h"
@@ -48,6 +49,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 {
 	int64_t up = (coord_now_ms() - c->started_ms) / 1000;
 	struct lz_jsonw w;
+	_cleanup_free_ char *lim = coord_limits_text(c);
 	char *s, *t;
 	size_t i;
 
@@ -69,6 +71,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "name"); lz_jsonw_str(&w, c->a->container);
 		lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, coord_state_name(j));
 		lz_jsonw_obj_close(&w);
+		lz_jsonw_key(&w, "limits"); lz_jsonw_str(&w, lim);
+		lz_jsonw_key(&w, "stopped_by_limit"); lz_jsonw_str(&w, c->limit_hit);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
 		lz_jsonw_key(&w, "network");
 		coord_net_status_json(c, &w);
@@ -95,15 +99,18 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		    c->a->container, coord_state_name(j),
 		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
 		    coord_other_clients(c), (long long)up, c->a->workspace);
+	case PROTO_STATUS_CONFIG:
+		return xstrdup(c->effcfg != NULL ? c->effcfg : "");
 	case PROTO_STATUS_TEXT:
 		break;
 	}
 	s = xasprintf("domain:      %s\nprofile:     %s\nworkspace:   %s\nmode:        %s\n"
-	    "container:   %s (%s)\ncoordinator: pid %ld, up %llds\nclients:     %zu\n"
-	    "sessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
+	    "container:   %s (%s)\nlimits:      %s\n%s%s%scoordinator: pid %ld, up %llds\n"
+	    "clients:     %zu\nsessions:    %zu\n", c->a->hash, c->a->profile, c->a->workspace,
 	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->a->container,
-	    coord_state_name(j), (long)getpid(), (long long)up, coord_other_clients(c),
-	    c->n_sessions);
+	    coord_state_name(j), lim, c->limit_hit ? "stopped:     " : "",
+	    c->limit_hit ? c->limit_hit : "", c->limit_hit ? "\n" : "", (long)getpid(),
+	    (long long)up, coord_other_clients(c), c->n_sessions);
 	{
 		char *net = coord_net_status_text(c);
 
@@ -167,6 +174,12 @@ coord_status(struct coord *c, struct ctl_server_client *cl, enum proto_status_fm
 	j->fmt = fmt;
 	j->req.data = j;
 	ctl_server_client_ref(cl);
+	/* The configuration needs no podman inspect: answer at once (a client that
+	 * compares it waits for this before its session starts). */
+	if (fmt == PROTO_STATUS_CONFIG) {
+		coord_status_after_cb(&j->req, 0);
+		return;
+	}
 	if (uv_queue_work(c->loop, &j->req, coord_status_work_cb, coord_status_after_cb) != 0) {
 		coord_status_after_cb(&j->req, -1);
 	}

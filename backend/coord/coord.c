@@ -28,8 +28,12 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "coord/coord.h"
 #include "coord/coord-int.h"
+#include "coord/guard.h"
 #include "coord/lock.h"
+#include "coord/reap.h"
+#include "effcfg.h"
 #include "jsonw.h"
 #include "coord/screen.h"
 #include "jsonw.h"
@@ -46,19 +50,11 @@
 void
 coord_log(const char *fmt, ...)
 {
-	char ts[32];
-	struct tm tm;
-	struct timespec now;
 	va_list ap;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&now.tv_sec, &tm));
-	fprintf(stderr, "%s.%03ldZ coordinator[%ld]: ", ts, now.tv_nsec / 1000000, (long)getpid());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	lz_logv("coordinator", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
 }
 
 int64_t
@@ -69,16 +65,6 @@ coord_now_ms(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-char *
-coord_live_lock_path(const struct anchor *a)
-{
-	size_t n = strlen(a->ctl_socket);
-
-	LZ_ASSERT(n > 4 && strcmp(a->ctl_socket + n - 4, ".ctl") == 0);
-	return xasprintf("%.*s.lock", (int)(n - 4), a->ctl_socket);
-}
-
 
 /* Lifetime. */
 
@@ -133,6 +119,9 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->sig_hup, NULL);
 	uv_close((uv_handle_t *)&c->idle, NULL);
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
+	if (c->guard_watch)
+		uv_close((uv_handle_t *)&c->guard_poll, NULL);
+	coord_limits_close(c);
 }
 
 static void
@@ -252,7 +241,24 @@ coord_check_image(struct coord *c, const char *image, lz_err_t *err)
 	    "build-default')", image);
 }
 
+/* A volume's mode ("ro,z", validated at load): read-only, relabel option. */
 static void
+coord_volume_mode(const char *mode, bool *ro, char **opts)
+{
+	char *dup = xstrdup(mode != NULL ? mode : ""), *w, *save = NULL;
+
+	*ro = false;
+	*opts = NULL;
+	for (w = strtok_r(dup, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "ro") == 0)
+			*ro = true;
+		else if (strcmp(w, "z") == 0 || strcmp(w, "Z") == 0)
+			*opts = xstrdup(w);
+	}
+	free(dup);
+}
+
+void
 coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m)
 {
 	struct drv_mount *d;
@@ -291,15 +297,28 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		goto out;
 	if (c->net != NULL && net_coord_spec(c->net, sp, err) < 0)
 		goto out;
+	/* The workspace relabelled shared (spec: ":z"; a no-op without SELinux). */
+	for (i = 0; i < sp->n_mounts; i++)
+		if (strcmp(sp->mounts[i].dst, SENTRY_WORKSPACE_DST) == 0 &&
+		    sp->mounts[i].type == DRV_MOUNT_BIND && sp->mounts[i].opts == NULL)
+			sp->mounts[i].opts = xstrdup("z");
 	for (i = 0; i < r->n_volumes; i++) {
 		struct drv_mount m = {
 			.type = DRV_MOUNT_BIND, .src = r->volumes[i].host,
 			.dst = r->volumes[i].container,
-			.ro = r->volumes[i].mode != NULL && strstr(r->volumes[i].mode, "ro") != NULL,
 		};
 
+		coord_volume_mode(r->volumes[i].mode, &m.ro, &m.opts);
+		/* Under a token's directory it is ours to create (0700), not the user's. */
+		if (r->profile->volumes[i].host[0] == '{' && coord_mkdir_p(m.src, err) < 0) {
+			free(m.opts);
+			lz_err_wrap(err, "volume %s", r->volumes[i].container);
+			goto out;
+		}
 		coord_spec_add_mount(sp, &m);
+		free(m.opts);
 	}
+	coord_limits_spec(c, sp);
 	sp->labels = xcalloc(2, sizeof *sp->labels);
 	sp->labels[sp->n_labels++] = xasprintf("lazaret.domain=%s", c->a->hash);
 	sp->labels[sp->n_labels++] = xasprintf("lazaret.profile=%s", c->a->profile);
@@ -363,24 +382,70 @@ coord_watch_log(void *arg, const char *msg)
 	coord_sentry_audit(arg, "sentry.import", msg, true);
 }
 
-/* Undo start-up, in reverse; used after the loop and on a failed start. */
+/* What this sandbox really runs, for clients to compare theirs with; the
+ * image id (a podman call) is filled in off the loop, "-" until then. */
 static void
+coord_effcfg_work_cb(uv_work_t *req)
+{
+	struct coord *c = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	c->image_id = NULL;
+	if (c->drv->image_id(c->o->resolved->profile->image, &c->image_id, &err) < 0)
+		coord_log("image id: %s", err.msg);
+	lz_err_clear(&err);
+}
+
+static void
+coord_effcfg_after_cb(uv_work_t *req, int status)
+{
+	struct coord *c = req->data;
+
+	free(req);
+	if (status == 0 && c->image_id != NULL) {
+		free(c->effcfg);
+		c->effcfg = effcfg_build(c->o->resolved, c->image_id,
+		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+	}
+	free(c->image_id);
+	c->image_id = NULL;
+}
+
+static void
+coord_effcfg(struct coord *c)
+{
+	uv_work_t *req = xcalloc(1, sizeof *req);
+
+	c->effcfg = effcfg_build(c->o->resolved, NULL,
+	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+	req->data = c;
+	if (uv_queue_work(c->loop, req, coord_effcfg_work_cb, coord_effcfg_after_cb) != 0)
+		free(req);
+}
+
+/* Undo start-up, in reverse; used after the loop and on a failed start.
+ * Returns the number of steps that failed (the guard then retries them). */
+static int
 coord_teardown(struct coord *c)
 {
 	lz_err_t err = LZ_ERR_INIT;
+	int failed = 0;
 
 	if (c->container_ours) {
 		coord_log("removing container %s", c->a->container);
 		if (c->drv->remove(c->a->container, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		c->container_ours = false;
 	}
+	coord_limits_release(c);
 	if (c->ovl_ok) {
 		if (overlay_unmount(c->a, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		c->ovl_ok = false;
 	}
@@ -396,6 +461,7 @@ coord_teardown(struct coord *c)
 		if (sentry_release(c->a, &note, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
+			failed++;
 		}
 		if (note != NULL)
 			coord_sentry_audit(c, "sentry.release", note, false);
@@ -408,9 +474,45 @@ coord_teardown(struct coord *c)
 	/* After the sandbox, which lives in the sidecar's namespace. */
 	net_coord_free(c->net);
 	c->net = NULL;
+	free(c->effcfg);
+	c->effcfg = NULL;
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
+	}
+	return failed;
+}
+
+/* After the teardown: a clean one releases the guard, else it retries. */
+static void
+coord_release_guard(struct coord *c, int failed)
+{
+	if (c->guard_fd < 0)
+		return;
+	if (failed == 0) {
+		reap_unmark(c->a);
+		guard_done(c->guard_fd);
+	} else {
+		coord_log("%d teardown step(s) failed: the guard cleans up", failed);
+		close(c->guard_fd);
+	}
+	c->guard_fd = -1;
+}
+
+/* The guard's end: EOF means it died, and nobody would clean up after us. */
+static void
+coord_guard_cb(uv_poll_t *h, int status, int events)
+{
+	struct coord *c = h->data;
+	char buf[16];
+	ssize_t n = 1;
+
+	if (status >= 0 && (events & UV_READABLE))
+		n = read(c->guard_fd, buf, sizeof buf);
+	if (status < 0 || n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+	    (events & UV_DISCONNECT)) {
+		uv_poll_stop(h);
+		coord_shutdown(c, "the guard process died: no sandbox runs unguarded");
 	}
 }
 
@@ -449,7 +551,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	    a->workspace);
 	if (ctl_server_dir_check(socket_dir, true, err) < 0)
 		goto out;
-	live = coord_live_lock_path(a);
+	live = lock_live_path(a);
 	if (lock_open(live, &c->live_fd, err) < 0)
 		goto out;
 	/* Wait a little: a `lazaret ls` may be probing the lock this instant. */
@@ -459,6 +561,14 @@ coord_start(struct coord *c, lz_err_t *err)
 			    a->hash);
 		goto out;
 	}
+	/* Before anything that needs cleaning up: the guard, then the record. */
+	if (guard_start(a, c->o->cfg->data_root, c->o->cfg->esc_socket_dir, &c->guard_fd,
+	    err) < 0 || reap_mark(a, err) < 0)
+		goto out;
+	uv_poll_init(c->loop, &c->guard_poll, c->guard_fd);
+	c->guard_poll.data = c;
+	uv_poll_start(&c->guard_poll, UV_READABLE | UV_DISCONNECT, coord_guard_cb);
+	c->guard_watch = true;
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
@@ -478,11 +588,15 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
+	if (coord_limits_start(c, err) < 0)
+		goto out;
 	/* Before the container: the router's rules are in place before it starts. */
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
 	if (coord_create_container(c, err) < 0)
 		goto out;
+	coord_limits_watch(c);
+	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
 		goto out;
 	{
@@ -519,6 +633,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.a = o->anchor;
 	c.drv = &podman_ops;
 	c.live_fd = -1;
+	c.guard_fd = -1;
 	c.started_ms = coord_now_ms();
 	if (sodium_init() < 0)
 		return lz_err_set(err, EINVAL, "libsodium failed to initialise");
@@ -544,7 +659,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 		net_coord_close(c.net);
 		uv_walk(&loop, coord_walk_close_cb, NULL);
 		uv_run(&loop, UV_RUN_DEFAULT);
-		coord_teardown(&c);
+		coord_release_guard(&c, coord_teardown(&c));
 		goto out;
 	}
 	coord_log("listening on %s", c.a->ctl_socket);
@@ -554,7 +669,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	/* Anything still open (work requests finish first) is closed here. */
 	uv_walk(&loop, coord_walk_close_cb, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
-	coord_teardown(&c);
+	coord_release_guard(&c, coord_teardown(&c));
 	coord_log("stopped");
 	ret = 0;
 out:

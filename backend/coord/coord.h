@@ -28,7 +28,5 @@ struct coord_opts {
  * what it had done, and after writing the message to ready_fd). */
 int coord_main(const struct coord_opts *opts, lz_err_t *err);
 
-/* The lifetime lock of the coordinator of a: <socket_dir>/<H>.lock. Caller frees. */
-char *coord_live_lock_path(const struct anchor *a);
 
 #endif

@@ -1,5 +1,8 @@
 /* lock.c - flock(2) on a file we own (hold-to-bind, coordinator liveness). */
 #include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -7,6 +10,25 @@
 #include <unistd.h>
 
 #include "coord/lock.h"
+#include "xmalloc.h"
+
+/* Another user's file where our lock belongs: who, and how it goes away.
+ * In sticky /tmp only its owner or root can remove it. */
+static int
+lock_foreign(const char *path, uid_t owner, lz_err_t *err)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024], name[64];
+
+	if (getpwuid_r(owner, &pw, buf, sizeof buf, &res) == 0 && res != NULL)
+		snprintf(name, sizeof name, "%s", res->pw_name);
+	else
+		snprintf(name, sizeof name, "uid %u", (unsigned)owner);
+	return lz_err_set(err, EPERM, "lock file %s belongs to %s (uid %u), not to you (uid %u): "
+	    "another user made it first and could block this domain, so Lazaret will not use "
+	    "or wait on it; ask %s or root to remove it: sudo rm -f %s", path, name,
+	    (unsigned)owner, (unsigned)geteuid(), name, path);
+}
 
 int
 lock_open(const char *path, int *fdp, lz_err_t *err)
@@ -22,9 +44,7 @@ lock_open(const char *path, int *fdp, lz_err_t *err)
 			    "(remove it if you did not create it)", path);
 		if ((errno == EACCES || errno == EPERM) && lstat(path, &st) == 0 &&
 		    st.st_uid != geteuid())
-			return lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you "
-			    "(uid %u): refusing it; another user may be interfering (remove it)",
-			    path, (unsigned)st.st_uid, (unsigned)geteuid());
+			return lock_foreign(path, st.st_uid, err);
 		return lz_err_sys(err, errno, "cannot open lock file %s", path);
 	}
 	if (fstat(fd, &st) < 0) {
@@ -36,9 +56,7 @@ lock_open(const char *path, int *fdp, lz_err_t *err)
 		goto fail;
 	}
 	if (st.st_uid != geteuid()) {
-		lz_err_set(err, EPERM, "lock file %s belongs to uid %u, not to you (uid %u): "
-		    "refusing it; another user may be interfering", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
+		lock_foreign(path, st.st_uid, err);
 		goto fail;
 	}
 	if ((st.st_mode & 077) != 0) {
@@ -87,4 +105,13 @@ lock_release(int fd)
 {
 	if (fd >= 0)
 		(void)flock(fd, LOCK_UN);
+}
+
+char *
+lock_live_path(const struct anchor *a)
+{
+	size_t n = strlen(a->ctl_socket);
+
+	LZ_ASSERT(n > 4 && strcmp(a->ctl_socket + n - 4, ".ctl") == 0);
+	return xasprintf("%.*s.lock", (int)(n - 4), a->ctl_socket);
 }

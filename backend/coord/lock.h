@@ -7,6 +7,7 @@
 #ifndef LZ_LOCK_H
 #define LZ_LOCK_H
 
+#include "anchor.h"
 #include "err.h"
 
 /* Open (creating it 0600) the lock file at path without following a symlink,
@@ -20,5 +21,9 @@ int lock_try(int fd, lz_err_t *err);
 int lock_wait(int fd, int timeout_ms, lz_err_t *err);
 /* LOCK_UN (the descriptor stays open). */
 void lock_release(int fd);
+
+/* The lifetime lock of the coordinator of a (held while it lives, and by its
+ * guard while it cleans up): <socket_dir>/<H>.lock. Caller frees. */
+char *lock_live_path(const struct anchor *a);
 
 #endif

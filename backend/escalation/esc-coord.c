@@ -117,19 +117,50 @@ out:
 }
 
 static void
-esc_coord_remove_tls(struct esc_coord *ec)
+esc_coord_remove_tls_dir(const char *dir)
 {
 	size_t i;
 
-	if (ec->tls_dir == NULL)
-		return;
 	for (i = 0; i < 3; i++) {
-		char *p = xasprintf("%s/%s", ec->tls_dir, esc_coord_tls_files[i]);
+		char *p = xasprintf("%s/%s", dir, esc_coord_tls_files[i]);
 
 		(void)unlink(p);
 		free(p);
 	}
-	(void)rmdir(ec->tls_dir);
+	(void)rmdir(dir);
+}
+
+static void
+esc_coord_remove_tls(struct esc_coord *ec)
+{
+	if (ec->tls_dir != NULL)
+		esc_coord_remove_tls_dir(ec->tls_dir);
+}
+
+int
+esc_coord_reap(const struct anchor *a)
+{
+	const char *sock = a->esc_socket;
+	char *sdir = xstrndup(sock, (size_t)(strrchr(sock, '/') - sock));
+	char *dirs[2] = {
+		xasprintf("%s/%s.tls", sdir, a->hash),
+		xasprintf("/dev/shm/lazaret-%ld/%s.tls", (long)getuid(), a->hash),
+	};
+	struct stat st;
+	int i, left = 0;
+
+	if (lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+		(void)unlink(sock);
+	left += lstat(sock, &st) == 0;
+	for (i = 0; i < 2; i++) {
+		/* Only a directory of ours: never follow a symlink planted there. */
+		if (lstat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			esc_coord_remove_tls_dir(dirs[i]);
+		left += lstat(dirs[i], &st) == 0;
+		free(dirs[i]);
+	}
+	free(sdir);
+	return left > 0 ? -1 : 0;
 }
 
 static void

@@ -73,5 +73,8 @@ void esc_coord_audit(struct esc_coord *, const char *kind, const char *actor,
 void esc_coord_close(struct esc_coord *);
 /* After the loop ran out: remove the TLS files, free. NULL is a no-op. */
 void esc_coord_free(struct esc_coord *);
+/* For a domain whose coordinator died: remove its escalation socket and TLS
+ * files (key.pem) wherever esc_coord_new puts them. -1 when one is left. */
+int esc_coord_reap(const struct anchor *a);
 
 #endif

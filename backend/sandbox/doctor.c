@@ -17,6 +17,7 @@
 
 #include "net/net-image.h"
 #include "sandbox/doctor.h"
+#include "sandbox/limits.h"
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
 #include "coord/proc.h"
@@ -462,6 +463,29 @@ doctor_cgroups(struct doctor_ctx *c)
 	doctor_fail(c, "cgroups", problem, fix);
 }
 
+/* Which of the default profile's limits this host enforces (limits.h). */
+static void
+doctor_limits(struct doctor_ctx *c)
+{
+	struct cfg_limits dflt = { CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
+	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
+	const struct cfg_limits *l = c->opts->limits != NULL ? c->opts->limits : &dflt;
+	_cleanup_free_ char *why = NULL, *mem = cfg_size_text(l->memory);
+	_cleanup_free_ char *disk = cfg_size_text(l->disk), *cpus = cfg_cpus_text(l->cpus_milli);
+	struct limits_host h;
+
+	limits_host_probe(&h);
+	why = limits_unenforced(&h, l);
+	limits_host_clear(&h);
+	if (why == NULL) {
+		doctor_ok(c, "limits", "memory %s, pids %ld, disk %s, cpus %s enforced (cgroups "
+		    "delegated to uid %u, gVisor RLIMIT_NPROC, disk watchdog)", mem, l->pids, disk,
+		    cpus, (unsigned)getuid());
+		return;
+	}
+	doctor_fail(c, "limits", why, c->setup);
+}
+
 static bool
 doctor_image(struct doctor_ctx *c)
 {
@@ -682,6 +706,7 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	if (have_podman)
 		doctor_podman_propagation(&c);
 	doctor_cgroups(&c);
+	doctor_limits(&c);
 	have_image = have_podman && doctor_image(&c);
 	if (have_podman)
 		doctor_sidecar(&c);

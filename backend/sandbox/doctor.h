@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "config.h"
+
 struct doctor_opts {
 	const char *image;	/* the default profile's image */
 	const char *user;	/* for the fix "sudo scripts/setup-host USER" */
 	bool deep;		/* also start real containers (runsc and crun) */
+	const struct cfg_limits *limits;	/* the default profile's, or NULL */
 };
 
 /* Run every check, one line each on out; returns the number that failed. */

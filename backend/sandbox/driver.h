@@ -46,6 +46,9 @@ struct drv_spec {
 	size_t n_cap_add;
 	char **cmd;		/* NULL-terminated command run under the init;
 				 * NULL = the init alone pauses (sandbox) */
+	char **ulimits;		/* "nproc=64:64" (NULL-terminated or NULL) */
+	char **cgroups;		/* host cgroup dirs the container's processes
+				 * start in (NULL-terminated or NULL) */
 };
 
 enum drv_state {
@@ -79,6 +82,14 @@ struct drv_ops {
 	int (*inspect)(const char *name, enum drv_state *, lz_err_t *);
 	/* Does the image exist locally? */
 	int (*image_exists)(const char *image, bool *exists, lz_err_t *);
+	/* Names of every container, running or not, carrying label "key=value"
+	 * (*names NULL-terminated or NULL; free with lz_strv_free). */
+	int (*list)(const char *label, char ***names, lz_err_t *);
+	/* The host directory holding the container's writable layer (the disk
+	 * watchdog measures it); caller frees. */
+	int (*writable_dir)(const char *name, char **dir, lz_err_t *);
+	/* The local image's id (what a rebuilt image changes); caller frees. */
+	int (*image_id)(const char *image, char **id, lz_err_t *);
 };
 
 /* The Podman driver (podman.c). */

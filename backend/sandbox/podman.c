@@ -11,6 +11,7 @@
  * again for this driver: no-new-privileges and --cap-drop work under runsc.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -212,6 +213,11 @@ podman_run_argv(const struct drv_spec *spec, const char *init_host, char ***argv
 			goto fail;
 		lz_strv_pushf(&v, "--label=%s", spec->labels[i]);
 	}
+	for (i = 0; spec->ulimits != NULL && spec->ulimits[i] != NULL; i++) {
+		if (podman_check_env("ulimit", spec->ulimits[i], err) < 0)
+			goto fail;
+		lz_strv_pushf(&v, "--ulimit=%s", spec->ulimits[i]);
+	}
 	if (spec->workdir != NULL) {
 		if (spec->workdir[0] != '/') {
 			lz_err_set(err, LZ_EINVAL, "working directory '%s' is not absolute", spec->workdir);
@@ -387,6 +393,32 @@ podman_image_exists(const char *image, bool *exists, lz_err_t *err)
 
 static int podman_remove(const char *name, lz_err_t *err);
 
+/* Prefix argv with `lazaret cgroup-exec --cgroup DIR... --`: podman, conmon
+ * and the runtime start in the domain's cgroups (sandbox/limits.h). */
+static int
+podman_in_cgroups(char *const *cgroups, char ***argv, lz_err_t *err)
+{
+	char exe[PATH_MAX], **v = NULL;
+	ssize_t n;
+	size_t i;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+		return lz_err_sys(err, errno, "cannot find my own executable");
+	exe[n] = '\0';
+	lz_strv_push(&v, exe);
+	lz_strv_push(&v, "cgroup-exec");
+	for (i = 0; cgroups[i] != NULL; i++) {
+		lz_strv_push(&v, "--cgroup");
+		lz_strv_push(&v, cgroups[i]);
+	}
+	lz_strv_push(&v, "--");
+	for (i = 0; (*argv)[i] != NULL; i++)
+		lz_strv_push(&v, (*argv)[i]);
+	lz_strv_free(*argv);
+	*argv = v;
+	return 0;
+}
+
 static int
 podman_create(const struct drv_spec *spec, lz_err_t *err)
 {
@@ -398,6 +430,8 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 	if (podman_run_argv(spec, podman_init_path(), &argv, err) < 0)
 		return lz_err_wrap(err, "cannot create container %s",
 		    spec->name != NULL ? spec->name : "");
+	if (spec->cgroups != NULL && podman_in_cgroups(spec->cgroups, &argv, err) < 0)
+		goto out;
 	/* No image check first: --pull=never makes podman itself refuse a missing
 	 * image, which saves a podman call on every cold start. */
 	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0) {
@@ -489,6 +523,58 @@ podman_inspect(const char *name, enum drv_state *state, lz_err_t *err)
 	return lz_err_set(err, LZ_EINVAL, "cannot inspect container %s: %s", name, msg);
 }
 
+/* Names of the containers (running or not) carrying label "key=value". */
+static int
+podman_list(const char *label, char ***names, lz_err_t *err)
+{
+	_cleanup_free_ char *filter = NULL, *msg = NULL;
+	const char *argv[] = { "podman", "ps", "-a", "--format", "{{.Names}}", "--filter", NULL,
+	    NULL };
+	struct proc_result r;
+	char *line, *save = NULL;
+
+	*names = NULL;
+	if (podman_check_env("label", label, err) < 0)
+		return -1;
+	filter = xasprintf("label=%s", label);
+	argv[6] = filter;
+	if (proc_run((char *const *)argv, NULL, NULL, 0, &r, err) < 0)
+		return lz_err_wrap(err, "cannot list containers");
+	if (r.status != 0) {
+		msg = podman_errmsg(r.errout);
+		proc_result_clear(&r);
+		return lz_err_set(err, LZ_EINVAL, "cannot list containers: %s", msg);
+	}
+	for (line = strtok_r(r.out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		if (podman_name_valid(line))
+			lz_strv_push(names, line);
+	proc_result_clear(&r);
+	return 0;
+}
+
+static int
+podman_writable_dir(const char *name, char **dir, lz_err_t *err)
+{
+	const char *argv[] = { "podman", "container", "inspect", "--format",
+	    "{{.GraphDriver.Data.UpperDir}}", name, NULL };
+
+	*dir = NULL;
+	if (!podman_name_valid(name))
+		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'", name);
+	return proc_run_ok((char *const *)argv, dir, err);
+}
+
+static int
+podman_image_id(const char *image, char **id, lz_err_t *err)
+{
+	const char *argv[] = { "podman", "image", "inspect", "--format", "{{.Id}}", image, NULL };
+
+	*id = NULL;
+	if (podman_check_word("image", image, err) < 0)
+		return -1;
+	return proc_run_ok((char *const *)argv, id, err);
+}
+
 const struct drv_ops podman_ops = {
 	.name = "podman",
 	.create = podman_create,
@@ -496,6 +582,9 @@ const struct drv_ops podman_ops = {
 	.remove = podman_remove,
 	.inspect = podman_inspect,
 	.image_exists = podman_image_exists,
+	.list = podman_list,
+	.writable_dir = podman_writable_dir,
+	.image_id = podman_image_id,
 };
 
 void
@@ -539,5 +628,7 @@ drv_spec_free(struct drv_spec *s)
 	free(s->runtime);
 	drv_strs_free(s->cap_add, s->n_cap_add);
 	lz_strv_free(s->cmd);
+	lz_strv_free(s->ulimits);
+	lz_strv_free(s->cgroups);
 	free(s);
 }

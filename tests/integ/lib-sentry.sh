@@ -27,8 +27,10 @@ sx_config() {
 # lazaret debug mounts --workspace WS [ARGS...]: podman arguments into SX_ARGS,
 # stderr (the notice) into SX_NOTICE.
 sx_mounts() {
-	local out
-	out=$(as_user lazaret debug mounts --workspace "$@" 2>"$T/sx-notice") ||
+	local out ov=(--no-overlay)
+	# /usr is a State Anchor by default: only test-overlay.sh (SX_OVERLAY=1) wants them
+	[ -z "${SX_OVERLAY:-}" ] || ov=()
+	out=$(as_user lazaret debug mounts "${ov[@]}" --workspace "$@" 2>"$T/sx-notice") ||
 		fail "lazaret debug mounts $*: $(cat "$T/sx-notice")"
 	SX_NOTICE=$(cat "$T/sx-notice")
 	mapfile -t SX_ARGS <<<"$out"

@@ -93,6 +93,13 @@ make_repo() {
 	echo "$r"
 }
 
+# The test user's config.yaml, from stdin.
+lz_config() {
+	mkdir -p "$T/home/config/lazaret"
+	cat >"$T/home/config/lazaret/config.yaml"
+	[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
+}
+
 # The as_user command line, shell-quoted, for places that take one string
 # (a tmux pane's command).
 as_user_line() {

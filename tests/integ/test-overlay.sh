@@ -6,6 +6,7 @@
 # stay out of the overlay, and unmount leaves nothing mounted.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-sentry.sh"
+SX_OVERLAY=1
 need_stack
 need_debug
 

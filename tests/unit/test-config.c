@@ -1349,6 +1349,97 @@ test_cfg_fuzz_corpus_files_load_or_fail_as_named(void **state)
 	assert_true(n_invalid >= 10);
 }
 
+static void
+test_cfg_limits_default_sized_for_builds(void **state)
+{
+	struct cfg *cfg = load_ok("profiles:\n  web:\n    image: img:1\n");
+	const struct cfg_limits *l = &cfg->profiles[0].limits;
+
+	(void)state;
+	assert_true(l->memory == 4ULL << 30);
+	assert_int_equal(l->pids, 4096);
+	assert_true(l->disk == 20ULL << 30);
+	assert_int_equal(l->cpus_milli, 2000);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_limits_take_k_m_g_and_none(void **state)
+{
+	_cleanup_free_ char *y = with_profile("    limits: {memory: 1536m, pids: 64, disk: none, "
+	    "cpus: 0.5}\n");
+	struct cfg *cfg = load_ok(y);
+	const struct cfg_limits *l = &cfg->profiles[0].limits;
+	uint64_t b;
+	long m;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_true(l->memory == 1536ULL << 20);
+	assert_int_equal(l->pids, 64);
+	assert_true(l->disk == 0);
+	assert_int_equal(l->cpus_milli, 500);
+	cfg_free(cfg);
+	assert_int_equal(cfg_size_parse("4g", &b, &err), 0);
+	assert_true(b == 4ULL << 30);
+	assert_int_equal(cfg_size_parse("100k", &b, &err), 0);
+	assert_true(b == 100ULL << 10);
+	assert_int_equal(cfg_size_parse("4096", &b, &err), 0);
+	assert_true(b == 4096);
+	assert_int_equal(cfg_cpus_parse("1.25", &m, &err), 0);
+	assert_int_equal(m, 1250);
+	{
+		_cleanup_free_ char *t = cfg_size_text(4ULL << 30), *u = cfg_size_text(1536ULL << 20);
+
+		assert_string_equal(t, "4g");
+		assert_string_equal(u, "1536m");
+	}
+}
+
+static void
+test_cfg_limits_errors_name_file_line_and_key(void **state)
+{
+	(void)state;
+	expect_profile_err("    limits: {memory: 4x}\n", "t.yaml:4: profiles.web.limits.memory: "
+	    "'4x' is not a size");
+	expect_profile_err("    limits: {memory: 4gb}\n", "is not a size");
+	expect_profile_err("    limits: {memory: 99999999999999999g}\n", "not a size");
+	expect_profile_err("    limits: {memory: 1m}\n", "below the smallest sandbox that works "
+	    "(256m)");
+	expect_profile_err("    limits: {disk: 1k}\n", "profiles.web.limits.disk");
+	expect_profile_err("    limits: {pids: 3}\n", "profiles.web.limits.pids: 3 is out of range");
+	expect_profile_err("    limits: {pids: lots}\n", "expected an integer");
+	expect_profile_err("    limits: {cpus: 1.2345}\n", "profiles.web.limits.cpus: '1.2345' is "
+	    "not a CPU count");
+	expect_profile_err("    limits: {cpu: 2}\n", "unknown key; did you mean 'cpus'?");
+	expect_profile_err("    limits: [4g]\n", "profiles.web.limits: expected a mapping");
+}
+
+static void
+test_cfg_usr_is_a_state_anchor_unless_opted_out(void **state)
+{
+	_cleanup_free_ char *a = with_profile("    persistent_dirs: [/usr/local, /var]\n");
+	_cleanup_free_ char *b = with_profile("    persistent_dirs: [/var, /usr]\n");
+	_cleanup_free_ char *o = with_profile("    persist_usr: false\n");
+	struct cfg *cfg;
+
+	(void)state;
+	cfg = load_ok(a);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 3);
+	assert_string_equal(cfg->profiles[0].persistent_dirs[0], "/usr");
+	assert_string_equal(cfg->profiles[0].persistent_dirs[1], "/usr/local");
+	cfg_free(cfg);
+	cfg = load_ok(b);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 2);
+	cfg_free(cfg);
+	cfg = load_ok(o);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 0);
+	assert_false(cfg->profiles[0].persist_usr);
+	cfg_free(cfg);
+	expect_profile_err("    persist_usr: maybe\n", "profiles.web.persist_usr: expected true or "
+	    "false");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_home, teardown_home)
 
 int
@@ -1397,6 +1488,10 @@ main(void)
 		T(test_cfg_print_round_trips),
 		T(test_cfg_print_resolved_hides_host_env_values),
 		T(test_cfg_fuzz_corpus_files_load_or_fail_as_named),
+		T(test_cfg_limits_default_sized_for_builds),
+		T(test_cfg_limits_take_k_m_g_and_none),
+		T(test_cfg_limits_errors_name_file_line_and_key),
+		T(test_cfg_usr_is_a_state_anchor_unless_opted_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -178,6 +178,30 @@ test_lock_refuses_group_readable_file(void **state)
 	lz_err_clear(&err);
 }
 
+/* Another user's file at our path: named with its owner and the fix, never
+ * used or waited on (needs root to make such a file). */
+static void
+test_lock_refuses_another_users_file_naming_owner_and_fix(void **state)
+{
+	struct lock_fixture *f = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	int fd;
+
+	if (geteuid() != 0)
+		skip();
+	fd = open(f->path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(fchown(fd, 65534, 65534), 0);
+	close(fd);
+	assert_int_equal(lock_open(f->path, &fd, &err), -1);
+	assert_int_equal(err.code, EPERM);
+	assert_non_null(strstr(err.msg, "(uid 65534)"));
+	assert_non_null(strstr(err.msg, "will not use or wait on it"));
+	assert_non_null(strstr(err.msg, "sudo rm -f "));
+	assert_non_null(strstr(err.msg, f->path));
+	lz_err_clear(&err);
+}
+
 int
 main(void)
 {
@@ -192,6 +216,9 @@ main(void)
 		    lock_setup, lock_teardown),
 		cmocka_unit_test_setup_teardown(test_lock_refuses_non_regular_file,
 		    lock_setup, lock_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_lock_refuses_another_users_file_naming_owner_and_fix, lock_setup,
+		    lock_teardown),
 		cmocka_unit_test_setup_teardown(test_lock_refuses_group_readable_file,
 		    lock_setup, lock_teardown),
 	};

@@ -1,0 +1,241 @@
+/* coord-limits.c - the coordinator's side of a sandbox's resource limits
+ * (backend/sandbox/limits.h): the domain's cgroups before the container,
+ * RLIMIT_NPROC and a sized /tmp in its spec, and a watchdog that notices the
+ * kernel's OOM kill and the host task backstop, and stops the sandbox past
+ * the disk bound. (The audit trail's own reserve on a full data_root is the
+ * store's: state.db.reserve, given up so that refusals are still recorded.) Whatever stopped
+ * the sandbox is logged, audited (kind limit.<what>) and shown by `lazaret
+ * status`; the coordinator itself lives on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "coord/coord.h"
+#include "coord/coord-int.h"
+#include "jsonw.h"
+#include "store/audit.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+#define COORD_WATCH_MS		1000	/* cgroup counters (cheap sysfs reads) */
+#define COORD_DISK_EVERY	5	/* disk walk every 5th tick, on the threadpool */
+
+int
+coord_limits_start(struct coord *c, lz_err_t *err)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	_cleanup_free_ char *why = NULL;
+
+	limits_host_probe(&c->lhost);
+	if ((why = limits_unenforced(&c->lhost, l)) != NULL)
+		coord_log("%s", why);
+	if (limits_domain_setup(&c->lhost, c->a->hash, l, &c->ldom, err) < 0)
+		return lz_err_wrap(err, "resource limits");
+	return 0;
+}
+
+void
+coord_limits_spec(struct coord *c, struct drv_spec *sp)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	struct drv_mount tmp = { .type = DRV_MOUNT_TMPFS, .dst = (char *)"/tmp" };
+	_cleanup_free_ char *opts = NULL;
+
+	if (l->pids > 0)
+		lz_strv_pushf(&sp->ulimits, "nproc=%ld:%ld", l->pids, l->pids);
+	/* gVisor enforces a tmpfs size: files in /tmp are memory, half of it. */
+	if (l->memory > 0) {
+		opts = xasprintf("tmpfs-size=%llu,tmpfs-mode=1777",
+		    (unsigned long long)(l->memory / 2));
+		tmp.opts = opts;
+		coord_spec_add_mount(sp, &tmp);
+	}
+	sp->cgroups = limits_domain_cgroups(&c->ldom);
+}
+
+/* The sandbox is stopped for a limit: say it everywhere, once. */
+static void
+coord_limits_hit(struct coord *c, const char *kind, const char *msg)
+{
+	struct lz_jsonw w;
+	struct audit_rec rec = { 0 };
+
+	if (c->limit_hit != NULL)
+		return;
+	c->limit_hit = xstrdup(msg);
+	coord_log("%s", msg);
+	if (c->store == NULL)
+		return;
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "message"); lz_jsonw_str(&w, msg);
+	lz_jsonw_obj_close(&w);
+	rec.kind = kind;
+	rec.actor = "coordinator";
+	rec.detail = w.buf;
+	audit_submit(c->loop, c->store, &rec, NULL, NULL);
+	lz_jsonw_free(&w);
+}
+
+/* The threadpool: remove the container (every agent process dies with it). */
+static void
+coord_limits_stop_work_cb(uv_work_t *req)
+{
+	struct coord *c = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (c->drv->remove(c->a->container, &err) < 0)
+		coord_log("%s", err.msg);
+	lz_err_clear(&err);
+}
+
+static void
+coord_limits_stop_after_cb(uv_work_t *req, int status)
+{
+	(void)status;
+	free(req);
+}
+
+static void
+coord_limits_stop(struct coord *c)
+{
+	uv_work_t *req = xcalloc(1, sizeof *req);
+
+	req->data = c;
+	if (uv_queue_work(c->loop, req, coord_limits_stop_work_cb, coord_limits_stop_after_cb)
+	    != 0)
+		free(req);
+}
+
+/* The threadpool: how much of the disk bound and of data_root is used. */
+static void
+coord_limits_disk_work_cb(uv_work_t *req)
+{
+	struct coord *c = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (limits_disk_usage(c->disk_paths, &c->disk_used, &err) < 0)
+		coord_log("disk watchdog: %s", err.msg);
+	lz_err_clear(&err);
+}
+
+static void
+coord_limits_disk_after_cb(uv_work_t *req, int status)
+{
+	struct coord *c = req->data;
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	_cleanup_free_ char *lim = cfg_size_text(l->disk), *msg = NULL;
+
+	free(req);
+	c->disk_busy = false;
+	if (status < 0 || c->stopping || c->limit_hit != NULL)
+		return;
+	if (l->disk > 0 && c->disk_used > l->disk) {
+		msg = xasprintf("disk limit %s reached (%llu MiB written in the sandbox's "
+		    "writable layer and Domain Root): the sandbox was stopped; free space under "
+		    "%s or raise limits.disk, then 'lazaret stop' and run again", lim,
+		    (unsigned long long)(c->disk_used >> 20), c->a->domain_root);
+		coord_limits_hit(c, "limit.disk", msg);
+		coord_limits_stop(c);
+	}
+}
+
+void
+coord_limits_check(struct coord *c)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	_cleanup_free_ char *msg = NULL, *lim = NULL;
+
+	if (limits_domain_oom(&c->ldom)) {
+		lim = cfg_size_text(l->memory);
+		msg = xasprintf("memory limit %s reached: the kernel's OOM killer stopped the "
+		    "sandbox (every process in it); raise limits.memory, then 'lazaret stop' and "
+		    "run again", lim);
+		coord_limits_hit(c, "limit.memory", msg);
+	} else if (limits_domain_pids_hit(&c->ldom)) {
+		msg = xasprintf("the sandbox reached its host task backstop (%ld for pids %ld): "
+		    "the sandbox may have been stopped", limits_host_tasks(l->pids), l->pids);
+		coord_limits_hit(c, "limit.pids", msg);
+	}
+}
+
+static void
+coord_limits_watch_cb(uv_timer_t *t)
+{
+	struct coord *c = t->data;
+	uv_work_t *req;
+
+	if (c->stopping)
+		return;
+	coord_limits_check(c);
+	if (++c->limits_ticks % COORD_DISK_EVERY != 0 || c->disk_busy || c->disk_paths == NULL)
+		return;
+	req = xcalloc(1, sizeof *req);
+	req->data = c;
+	c->disk_busy = true;
+	if (uv_queue_work(c->loop, req, coord_limits_disk_work_cb, coord_limits_disk_after_cb)
+	    != 0) {
+		c->disk_busy = false;
+		free(req);
+	}
+}
+
+void
+coord_limits_watch(struct coord *c)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char *upper = NULL;
+
+	lz_strv_push(&c->disk_paths, c->a->domain_root);
+	if (c->drv->writable_dir(c->a->container, &upper, &err) == 0 && upper[0] == '/')
+		lz_strv_push(&c->disk_paths, upper);
+	else
+		coord_log("disk watchdog: no writable layer to measure: %s",
+		    err.msg != NULL ? err.msg : "podman gave none");
+	free(upper);
+	lz_err_clear(&err);
+	uv_timer_init(c->loop, &c->limits_timer);
+	c->limits_timer.data = c;
+	c->limits_timer_on = true;
+	uv_timer_start(&c->limits_timer, coord_limits_watch_cb, COORD_WATCH_MS, COORD_WATCH_MS);
+}
+
+void
+coord_limits_close(struct coord *c)
+{
+	if (c->limits_timer_on)
+		uv_close((uv_handle_t *)&c->limits_timer, NULL);
+	c->limits_timer_on = false;
+}
+
+void
+coord_limits_release(struct coord *c)
+{
+	limits_domain_release(&c->ldom);
+	limits_host_clear(&c->lhost);
+	lz_strv_free(c->disk_paths);
+	c->disk_paths = NULL;
+	free(c->limit_hit);
+	c->limit_hit = NULL;
+}
+
+char *
+coord_limits_text(const struct coord *c)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	_cleanup_free_ char *mem = cfg_size_text(l->memory), *disk = cfg_size_text(l->disk);
+	_cleanup_free_ char *cpus = cfg_cpus_text(l->cpus_milli);
+	char pids[32];
+
+	if (l->pids > 0)
+		snprintf(pids, sizeof pids, "%ld", l->pids);
+	else
+		snprintf(pids, sizeof pids, "none");
+	return xasprintf("memory %s%s, pids %s, disk %s, cpus %s%s", mem,
+	    l->memory > 0 && c->ldom.dir[LIMITS_MEMORY] == NULL ? " (/tmp only)" : "", pids,
+	    disk, cpus, l->cpus_milli > 0 && c->ldom.dir[LIMITS_CPU] == NULL ?
+	    " (not enforced)" : "");
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# test-limits.sh - a sandbox cannot exhaust the host (issue 10, item 1), in the
+# real sandbox (podman + runsc): the limits reach the kernel and gVisor; a fork
+# loop hits the pids limit and the sandbox lives on; a memory hog is stopped at
+# the memory limit, a disk writer at the disk bound, each with a clear message
+# in the user's terminal, `lazaret status` and the audit trail; the coordinator
+# survives all three and the next run works.
+source "$(dirname "$0")/lib.sh"
+need_stack
+need_default_image
+for c in memory pids cpu; do
+	[ -d "/sys/fs/cgroup/$c/lazaret/$LZ_UID" ] ||
+		skip "no cgroup delegated to $LZ_USER ($c): run scripts/setup-host"
+done
+
+lz_config <<'YAML'
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+    limits: {memory: 300m, pids: 64, disk: 200m, cpus: 1}
+YAML
+lz_domain ws
+lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon'"
+log=$T/home/data/lazaret/domains/$hash/coordinator.log
+cg() { echo "/sys/fs/cgroup/$1/lazaret/$LZ_UID/$hash"; }
+sessions_are() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    $1\$"; }
+coord_pid() { lz status -w "$repo" --json | sed -n 's/.*"coordinator_pid":\([0-9]*\).*/\1/p'; }
+status_has() { lz status -w "$repo" 2>/dev/null | grep -qF -- "$1"; }
+
+# A client that holds the coordinator (no session), so that its status can be
+# read after the sandbox was stopped.
+cat >"$T/hold.py" <<'PY'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(struct.pack("!IBBHI", 0x4c5a4354, 1, 0, 1, 12) + struct.pack("!III", 1, 0, 0))
+s.recv(64); print("held", flush=True); time.sleep(float(sys.argv[2]))
+PY
+[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/hold.py"
+hold() { as_user python3 "$T/hold.py" "$sock" 60 >"$T/hold.out" 2>&1 & wait_for 10 grep -q held "$T/hold.out"; }
+
+# --- the limits reach the kernel and gVisor
+lz run -w "$repo" -- sleep 300 </dev/null >/dev/null 2>&1 &
+wait_for 40 sessions_are 1 || fail "session did not start"
+assert_eq "$(cat "$(cg memory)/memory.limit_in_bytes")" $((300 << 20)) "memory.limit_in_bytes of the domain's cgroup"
+assert_eq "$(cat "$(cg cpu)/cpu.cfs_quota_us")" 100000 "cpu quota: 1 CPU"
+assert_eq "$(cat "$(cg pids)/pids.max")" 1024 "host task backstop"
+grep -q runsc-sandbox <(xargs -r ps -o args= -p <"$(cg memory)/cgroup.procs") ||
+	fail "runsc-sandbox is not in the domain's memory cgroup"
+out=$(lz run -w "$repo" -- sh -c 'ulimit -u; df -k /tmp | tail -1' </dev/null)
+assert_contains "$out" "64" "RLIMIT_NPROC in the sandbox"
+assert_contains "$out" "153600" "/tmp is a tmpfs of memory/2 (150 MiB)"
+out=$(lz status -w "$repo")
+assert_contains "$out" "limits:      memory 300m, pids 64, disk 200m, cpus 1" "status shows the limits"
+
+# --- a fork loop hits the pids limit; the sandbox and the coordinator live on
+# (busybox ash: it does not retry a failed fork for seconds like bash does)
+out=$(lz run -w "$repo" -- ash -c 'n=0; while [ $n -lt 500 ]; do
+	(sleep 5 >/dev/null 2>&1 &) 2>/dev/null || break; n=$((n+1)); done; echo forked=$n' </dev/null)
+n=$(echo "$out" | sed -n 's/^forked=//p')
+[ -n "$n" ] && [ "$n" -lt 64 ] && [ "$n" -gt 16 ] || fail "fork loop: $out (limit 64)"
+note "ok: the fork loop stopped after $n forks (limit 64 processes)"
+[ "$(cat "$(cg pids)/pids.current")" -lt 1024 ] || fail "host tasks reached the backstop"
+out=$(lz run -w "$repo" -- echo alive </dev/null)
+assert_eq "$out" "alive" "the sandbox works after the fork loop"
+
+# --- a memory hog is stopped at the memory limit
+hold || fail "no holding client"
+set +e
+out=$(lz run -w "$repo" -- sh -c 'head -c 600000000 /dev/zero | tail >/dev/null; echo survived' </dev/null 2>&1); rc=$?
+set -e
+assert_not_contains "$out" "survived" "the hog did not finish"
+assert_contains "$out" "lazaret: memory limit 300m reached" "the user's terminal says why"
+[ "$rc" -ne 0 ] || fail "the hog's run exited 0"
+wait_for 10 status_has "stopped:     memory limit 300m reached" || fail "status does not show the memory limit"
+lz status -w "$repo" | sed 's/^/# /'
+assert_contains "$(lz audit -w "$repo")" "limit.memory" "the audit trail records it"
+[ -n "$(coord_pid)" ] || fail "the coordinator died with its sandbox"
+set +e; out=$(lz run -w "$repo" -- true </dev/null 2>&1); rc=$?; set -e
+assert_contains "$out" "was stopped: memory limit 300m reached" "a new session is told why it cannot start"
+grep -qF "memory limit 300m reached" "$log" || fail "not in the coordinator log"
+timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
+out=$(lz stop -w "$repo"); assert_contains "$out" "stopped domain" "stop after the limit"
+out=$(lz run -w "$repo" -- echo fresh </dev/null)
+assert_eq "$out" "fresh" "the next run works"
+
+# --- a disk writer hits the disk bound (the container's writable layer)
+hold || fail "no holding client (disk)"
+set +e
+out=$(lz run -w "$repo" -- sh -c 'dd if=/dev/zero of=/var/big bs=1M count=400 2>/dev/null; sleep 60; echo survived' </dev/null 2>&1); rc=$?
+set -e
+assert_not_contains "$out" "survived" "the disk writer was stopped"
+assert_contains "$out" "lazaret: disk limit 200m reached" "the user's terminal says why"
+wait_for 10 status_has "stopped:     disk limit 200m reached" || fail "status does not show the disk limit"
+assert_contains "$(lz audit -w "$repo")" "limit.disk" "the audit trail records it"
+[ -n "$(coord_pid)" ] || fail "the coordinator died with the disk writer"
+timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
+lz stop -w "$repo" >/dev/null
+for c in memory pids cpu; do
+	wait_for 10 test ! -e "$(cg $c)" || fail "the domain's $c cgroup is left after stop"
+done
+echo "test-limits: all passed"

@@ -1,0 +1,116 @@
+/* test-effcfg.c - the effective configuration text: values never appear,
+ * and the differences name what changed (env by name, limits, volumes,
+ * image id), ignore what one side cannot tell, and refuse malformed text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "effcfg.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+static char *
+build(const char *foo, uint64_t mem, const char *vol_mode, const char *id)
+{
+	struct cfg_profile p = { 0 };
+	struct cfg_volume v = { (char *)"/h/data", (char *)"/data", (char *)vol_mode, 1 };
+	char *env[] = { (char *)"B=2", NULL, NULL };
+	struct cfg_resolved r = { 0 };
+
+	env[1] = xasprintf("FOO=%s", foo);
+	p.image = (char *)"img:1";
+	p.limits = (struct cfg_limits){ mem, 64, 1ULL << 30, 1000, 0 };
+	r.profile = &p;
+	r.env = env;
+	r.n_env = 2;
+	r.volumes = &v;
+	r.n_volumes = 1;
+	{
+		char *t = effcfg_build(&r, id, "isolated");
+
+		free(env[1]);
+		return t;
+	}
+}
+
+static bool
+has(char **lines, const char *s)
+{
+	size_t i;
+
+	for (i = 0; lines != NULL && lines[i] != NULL; i++)
+		if (strstr(lines[i], s) != NULL)
+			return true;
+	return false;
+}
+
+static void
+test_effcfg_names_differences_never_values(void **state)
+{
+	char *a = build("secret-one", 1ULL << 30, "z", "sha256:aa");
+	char *b = build("secret-two", 2ULL << 30, "ro", "sha256:bb");
+	char **lines = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_null(strstr(a, "secret"));
+	assert_int_equal(effcfg_diff(a, strlen(a), a, &lines, &err), 0);
+	assert_null(lines);
+	assert_int_equal(effcfg_diff(a, strlen(a), b, &lines, &err), 0);
+	assert_true(has(lines, "env FOO: a different value"));
+	assert_false(has(lines, "env B"));
+	assert_true(has(lines, "limits: running memory 1g"));
+	assert_true(has(lines, "volume /data: set differently"));
+	assert_true(has(lines, "image_id: running sha256:aa, yours sha256:bb"));
+	assert_false(has(lines, "secret"));
+	lz_strv_free(lines);
+	free(a);
+	free(b);
+}
+
+static void
+test_effcfg_unknown_image_id_is_no_difference(void **state)
+{
+	char *a = build("x", 1ULL << 30, "", NULL), *b = build("x", 1ULL << 30, "", "sha256:cc");
+	char **lines = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(effcfg_diff(a, strlen(a), b, &lines, &err), 0);
+	assert_null(lines);
+	free(a);
+	free(b);
+}
+
+static void
+test_effcfg_refuses_malformed_text(void **state)
+{
+	char **lines = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(effcfg_diff("no tab here\n", 12, "image\tx\n", &lines, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(effcfg_diff("image\tx\001\n", 9, "image\tx\n", &lines, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(effcfg_diff("env\tONLY_THERE\tabc\n", 19, "", &lines, &err), 0);
+	assert_true(has(lines, "env ONLY_THERE: in the running sandbox, not in your"));
+	lz_strv_free(lines);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_effcfg_names_differences_never_values),
+		cmocka_unit_test(test_effcfg_unknown_image_id_is_no_difference),
+		cmocka_unit_test(test_effcfg_refuses_malformed_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
