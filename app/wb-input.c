@@ -148,7 +148,7 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		break;
 	case WB_KEYS_CLOSE_TAB:
 		if (tab != NULL)
-			wb_tabs_close(wb, tab);
+			wb_tabs_close_ask(wb, tab);
 		break;
 	case WB_KEYS_DETACH:
 		wb_tabs_save(wb);
@@ -244,6 +244,10 @@ wb_input_key(struct wb *wb, int key)
 	}
 	if (wb->quit_esc != NULL) {
 		wb_esc_quit_key(wb, key);
+		return;
+	}
+	if (wb->close_ask != NULL) {
+		wb_tabs_close_key(wb, key);
 		return;
 	}
 	a = wb_keys_feed(wb->keys, key, &arg);

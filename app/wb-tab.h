@@ -34,6 +34,7 @@ struct wb_tab {
 	char *error;		/* FAILED: why */
 	struct term *t;
 	bool scrolling;		/* scrollback mode (prefix [) */
+	bool quitting;		/* its domain stopped by the user: close at exit */
 	unsigned alerts;	/* escalations waiting */
 	char state_text[32];
 };

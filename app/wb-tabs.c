@@ -123,9 +123,53 @@ wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
 	wb_conn_close(conn);
 }
 
+/* No tab of conn's domain runs any more: close it, so an idle domain's
+ * coordinator lingers and tears its sandbox down, as after `lazaret run`. */
+static void
+wb_tabs_release_conn(struct wb *wb, struct wb_conn *conn)
+{
+	size_t i;
+	bool listed = false;
+
+	for (i = 0; i < wb->n_conns; i++)
+		listed |= wb->conns[i] == conn;
+	if (conn == NULL || !listed)
+		return;
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == conn && (wb->tabs[i]->state == WB_TAB_STARTING ||
+		    wb->tabs[i]->state == WB_TAB_RUNNING))
+			return;
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == conn) {
+			wb_conn_forget(conn, wb->tabs[i]);
+			wb->tabs[i]->conn = NULL;
+		}
+	wb_tabs_conn_drop(wb, conn);
+}
+
+/* The tab's program ended: the tab stays with its last screen and status
+ * until closed (tmux's remain-on-exit). */
+static void
+wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status)
+{
+	char *line;
+
+	tab->state = WB_TAB_EXITED;
+	tab->status = status;
+	line = xasprintf("\r\n\033[7m[exited with status %d; prefix x closes this tab]\033[m",
+	    status);
+	term_feed(tab->t, line, strlen(line));
+	free(line);
+	wb_tabs_save(wb);
+	wb_tabs_release_conn(wb, tab->conn);
+	wb->redraw_all = true;
+}
+
 void
 wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 {
+	struct wb_conn *conn = tab->conn;
+
 	bool was_active;
 	size_t i;
 
@@ -141,7 +185,10 @@ wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 		wb->active = wb->active > 0 ? wb->active - 1 : 0;
 	if (tab->conn != NULL)
 		wb_conn_forget(tab->conn, tab);
+	if (wb->close_ask == tab)
+		wb->close_ask = NULL;
 	wb_tab_free(tab);
+	wb_tabs_release_conn(wb, conn);
 	wb_esc_changed(wb);
 	if (was_active) {
 		/* The panel's history was the gone tab's domain's (after [Q]uit, its last). */
@@ -439,6 +486,9 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 			if (tab->attach && e.code == PROTO_E_NO_SESSION) {
 				wb_draw_message(wb, "%s:%s: session %u is gone", tab->profile,
 				    wb_tabs_base(tab->workspace), tab->id);
+				free(wb->exit_why);
+				wb->exit_why = xasprintf("%s:%s: session %u is gone (ended while "
+				    "detached)", tab->profile, tab->workspace, tab->id);
 				wb_tabs_remove(wb, tab);
 			} else if (e.code == PROTO_E_SHUTDOWN && tab->retries++ < WB_RETRIES) {
 				/* It was tearing down as we came: start a new one. */
@@ -495,9 +545,11 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 		wb_draw_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
 		    tab->profile, wb_tabs_base(tab->workspace));
 		wb_draw_message(wb, "%s: session exited with status %d", tab->profile, e.status);
-		tab->state = WB_TAB_EXITED;
-		tab->status = e.status;
-		wb_tabs_remove(wb, tab);
+		if (tab->quitting) {
+			tab->state = WB_TAB_EXITED;
+			wb_tabs_remove(wb, tab);
+		} else
+			wb_tabs_exited(wb, tab, e.status);
 		break;
 	case PROTO_ERROR:
 		wb_tabs_error_frame(wb, conn, p, h->length);
@@ -524,6 +576,9 @@ wb_tabs_close(struct wb *wb, struct wb_tab *tab)
 {
 	struct proto_buf b = { 0 };
 
+	free(wb->exit_why);	/* the user closed it */
+	wb->exit_why = NULL;
+
 	if (tab->state == WB_TAB_RUNNING) {
 		proto_encode_kill(&b, tab->id);
 		wb_conn_send(tab->conn, &b);
@@ -531,4 +586,35 @@ wb_tabs_close(struct wb *wb, struct wb_tab *tab)
 		    wb_tabs_base(tab->workspace));
 	}
 	wb_tabs_remove(wb, tab);
+}
+
+void
+wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab)
+{
+	char *q;
+	size_t i;
+
+	if (tab->state != WB_TAB_RUNNING && tab->state != WB_TAB_STARTING) {
+		wb_tabs_close(wb, tab);
+		return;
+	}
+	for (i = 0; i < wb->n_tabs && wb->tabs[i] != tab; i++)
+		;
+	wb->close_ask = tab;
+	q = xasprintf("close tab %zu (%s:%s)? its program still runs and ends with it (y/n)", i,
+	    tab->profile, wb_tabs_base(tab->workspace));
+	statusline_message(wb->status, q, 0);	/* until the answer */
+	free(q);
+	wb->dirty = true;
+}
+
+void
+wb_tabs_close_key(struct wb *wb, int key)
+{
+	struct wb_tab *tab = wb->close_ask;
+
+	wb->close_ask = NULL;
+	if (tab != NULL && wb_tabs_exists(wb, tab) && (key == 'y' || key == 'Y'))
+		wb_tabs_close(wb, tab);
+	wb->dirty = true;
 }

@@ -70,6 +70,8 @@ struct wb {
 	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
 	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
 	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
+	struct wb_tab *close_ask;	/* x on a running tab asks y/n first */
+	char *exit_why;			/* the last tab went without the user: why */
 	struct reqview_confirm edit_filter;	/* drops terminal replies at the edit form */
 	uv_timer_t arm;			/* redraws the prompt when it arms */
 	const int *burst;		/* the keys of this read, while they are handled */
@@ -121,6 +123,9 @@ void wb_tabs_save(struct wb *wb);
 struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
 void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
+/* Prefix x: an ended tab closes; a running one asks first (tmux's kill-pane). */
+void wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab);
+void wb_tabs_close_key(struct wb *wb, int key);
 
 /* wb-esc.c */
 void wb_esc_changed(struct wb *wb);

@@ -153,7 +153,7 @@ wb_help(void)
 	    "                       file); else $LAZARET_THEME, else workbench.theme\n"
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
-	    "Keys after the prefix: c new tab, x close tab (its session ends), n/p/0-9\n"
+	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
 	    "switch, d detach, s side panel, Tab focus the panel, [ scrollback\n"
 	    "(PgUp/PgDn, q leaves), r open the waiting request, D deny, e edit,\n"
 	    "a sends C-a (as C-a C-a), ? help. Approving is only in the request view:\n"
@@ -382,10 +382,14 @@ main(int argc, char **argv)
 			n_sessions++;
 	wb_flush_writes(&wb);
 	endwin();
+	rc = 0;
 	if (wb.detached)
 		printf("[detached: %zu session%s keep running; 'lazaret-workbench attach' brings "
 		    "them back]\n", n_sessions, n_sessions == 1 ? "" : "s");
-	rc = 0;
+	else if (wb.exit_why != NULL) {
+		fprintf(stderr, "lazaret-workbench: no tab left: %s\n", wb.exit_why);
+		rc = 1;
+	}
 out_loop:
 	for (i = 0; i < wb.n_tabs; i++)
 		wb_tab_free(wb.tabs[i]);
@@ -415,6 +419,7 @@ out_loop:
 	theme_free(wb.theme);
 	free(wb.theme_warning);
 	free(wb.hints);
+	free(wb.exit_why);
 	free(wb.cwd);
 	free(wb.tabs);
 	free(wb.conns);

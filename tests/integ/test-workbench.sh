@@ -167,9 +167,11 @@ note "ok: workbench.prefix from the config file is the prefix key"
 
 # --- closing every tab ends the sessions and tears both domains down
 "${TM[@]}" send-keys -t wb C-b x
-wait_for 10 pane_lacks "1:default" || show_fail "prefix x did not close a tab"
+wait_for 5 pane_has "? its program still runs" || show_fail "prefix x did not ask first"
+"${TM[@]}" send-keys -t wb y
+wait_for 10 pane_lacks "1:default" || show_fail "prefix x, y did not close a tab"
 rm "$T/home/config/lazaret/config.yaml"
-"${TM[@]}" send-keys -t wb C-b x
+"${TM[@]}" send-keys -t wb C-b x y
 wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
 	fail "ws1 not torn down after its tab closed"
 wait_for 30 gone "$canon2" "lazaret-default-$(printf '%s' "default:$canon2" | sha256sum | cut -c1-12)" ||
@@ -187,6 +189,6 @@ wait_for 40 pane_has "0:default ws1 running" || show_fail "no fresh tab when the
 "${TM[@]}" send-keys -t wb 'echo fresh-$((6*7))' Enter
 wait_for 10 pane_has "fresh-42" || show_fail "the fresh tab's shell does not answer"
 note "ok: saved tabs whose sessions are gone give way to a fresh tab"
-"${TM[@]}" send-keys -t wb C-a x
+"${TM[@]}" send-keys -t wb C-a x y
 wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
 	fail "ws1 not torn down after the fresh tab closed"
