@@ -375,10 +375,8 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	wb_draw_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
 	wb_esc_changed(wb);
 	wb_esc_audit_request(wb);
-	if (!wb->panel_shown) {
-		wb->panel_shown = true;
-		wb_draw_relayout(wb);
-	}
+	if (!wb->panel_shown)
+		wb_draw_panel(wb, true);
 	beep();
 }
 

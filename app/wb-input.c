@@ -156,16 +156,11 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		wb->quit = true;
 		break;
 	case WB_KEYS_TOGGLE_PANEL:
-		wb->panel_shown = !wb->panel_shown;
-		if (!wb->panel_shown)
-			sidelist_set_focus(wb->side, false);
-		wb_draw_relayout(wb);
+		wb_draw_panel(wb, !wb->panel_shown);
 		break;
 	case WB_KEYS_FOCUS_PANEL:
-		if (!wb->panel_shown) {
-			wb->panel_shown = true;
-			wb_draw_relayout(wb);
-		}
+		if (!wb->panel_shown)
+			wb_draw_panel(wb, true);
 		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
 		break;
 	case WB_KEYS_SCROLLBACK:

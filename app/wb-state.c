@@ -77,7 +77,8 @@ wb_state_parse_line(char *line, struct wb_state_tab *t)
 }
 
 int
-wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, lz_err_t *err)
+wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, int *panel,
+    lz_err_t *err)
 {
 	struct wb_state_tab t;
 	struct stat st;
@@ -88,6 +89,7 @@ wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, lz_err_t 
 
 	*tabs = NULL;
 	*n = 0;
+	*panel = -1;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -118,6 +120,10 @@ wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, lz_err_t 
 	for (line = buf; line != NULL && *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
+		if (strcmp(line, "panel\tshown") == 0 || strcmp(line, "panel\thidden") == 0) {
+			*panel = strcmp(line + 6, "shown") == 0;
+			continue;
+		}
 		if (!wb_state_parse_line(line, &t))
 			continue;
 		*tabs = xreallocarray(*tabs, *n + 1, sizeof **tabs);
@@ -131,7 +137,8 @@ out:
 }
 
 int
-wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, lz_err_t *err)
+wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, bool panel,
+    lz_err_t *err)
 {
 	char *tmp;
 	FILE *f;
@@ -154,6 +161,7 @@ wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, lz_e
 		close(fd);
 		goto out;
 	}
+	fprintf(f, "panel\t%s\n", panel ? "shown" : "hidden");
 	for (i = 0; i < n; i++)
 		fprintf(f, "%u\t%s\t%s\t%s\n", tabs[i].id, tabs[i].mode, tabs[i].profile,
 		    tabs[i].workspace);

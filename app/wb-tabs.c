@@ -232,7 +232,7 @@ wb_tabs_save(struct wb *wb)
 		st[n].workspace = tab->workspace;
 		n++;
 	}
-	if (wb_state_write(wb->state_path, st, n, &err) < 0) {
+	if (wb_state_write(wb->state_path, st, n, wb->panel_want, &err) < 0) {
 		wb_draw_message(wb, "%s", err.msg);
 		lz_err_clear(&err);
 	}

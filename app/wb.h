@@ -79,7 +79,9 @@ struct wb {
 	WINDOW *termwin, *sidewin;
 	PANEL *termpanel, *sidepanel;
 	struct wb_layout lay;
-	bool panel_shown;
+	bool panel_shown;		/* what the layout has (wb_draw_relayout decides) */
+	bool panel_want;		/* the user's choice when wide; kept across detach */
+	bool panel_overlay;		/* narrow: the user opened it over the tab */
 	struct wb_tab **tabs;
 	size_t n_tabs, active;
 	struct wb_conn **conns;
@@ -106,6 +108,9 @@ struct wb {
 void wb_draw_message(struct wb *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void wb_draw_relayout(struct wb *wb);
+/* Show or hide the side panel: beside the tab from WB_LAYOUT_SIDE_COLS
+ * columns (remembered), over it when narrower (until hidden or resized). */
+void wb_draw_panel(struct wb *wb, bool show);
 void wb_draw(struct wb *wb);
 void wb_draw_prepare_cb(uv_prepare_t *h);
 void wb_draw_tick_cb(uv_timer_t *t);

@@ -56,6 +56,7 @@ wb_winch_cb(uv_signal_t *h, int signum)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row == 0 || ws.ws_col == 0)
 		return;
 	resize_term(ws.ws_row, ws.ws_col);
+	wb->panel_overlay = false;	/* the narrow overlay was for the old size */
 	wb_draw_relayout(wb);
 	clearok(curscr, TRUE);
 }
@@ -154,7 +155,7 @@ wb_help(void)
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
-	    "switch, d detach, s side panel, Tab focus the panel, [ scrollback\n"
+	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it, [ scrollback\n"
 	    "(PgUp/PgDn, q leaves), r open the waiting request, D deny, e edit,\n"
 	    "a sends C-a (as C-a C-a), ? help. Approving is only in the request view:\n"
 	    "a, the 3-character code it shows, Enter.\n"
@@ -232,7 +233,7 @@ main(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	size_t n_saved = 0, i, n_sessions;
 	bool attach = false;
-	int c, rc = 1;
+	int c, rc = 1, panel = -1;
 
 	/* The coordinator a tab starts is this program again (client.c execs
 	 * /proc/self/exe coordinator ...). */
@@ -285,7 +286,7 @@ main(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (wb_state_read(wb.state_path, &saved, &n_saved, &err) < 0) {
+	if (wb_state_read(wb.state_path, &saved, &n_saved, &panel, &err) < 0) {
 		fprintf(stderr, "lazaret-workbench: %s (starting without it)\n", err.msg);
 		lz_err_clear(&err);
 	}
@@ -345,6 +346,8 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
 
+	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
+	wb.panel_want = panel != 0;
 	wb_init_screen(&wb);
 	if (wb.theme_warning != NULL)
 		statusline_message(wb.status, wb.theme_warning, time(NULL) + 10);

@@ -119,7 +119,7 @@ wait_for 10 pane_has "M72M" || show_fail "marker not printed"
 "${TM[@]}" send-keys -t wb C-a d
 wait_for 10 pane_has "[detached: 2 sessions" || show_fail "prefix d did not detach"
 wait_for 5 pane_has "wb-rc=0" || show_fail "detach did not exit 0"
-assert_eq "$(wc -l <"$T/wb.tabs")" 2 "state file lists both tabs"
+assert_eq "$(grep -c '^[0-9]' "$T/wb.tabs")" 2 "state file lists both tabs"
 assert_eq "$(coord_count "$canon1")" 1 "ws1's coordinator still runs after detach"
 st=$(lz status -w "$repo1")
 assert_contains "$st" "sessions:    1" "ws1's shell still runs after detach"
@@ -133,13 +133,14 @@ wait_for 10 pane_has "C81C" || show_fail "the re-attached shell does not answer"
 wait_for 5 pane_has "B56B" || show_fail "attach did not restore tab 1's screen"
 note "ok: detach keeps the shells, attach restores tabs and screens"
 
-# --- resize: every tab's PTY follows
+# --- resize: every tab's PTY follows (at 120 columns the side panel takes 40)
 "${TM[@]}" resize-window -t wb -x 120 -y 40
+wait_for 5 pane_has "Escalations (0)" || show_fail "the side panel not shown at 120 columns"
 "${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 1's PTY"
+wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 1's PTY"
 "${TM[@]}" send-keys -t wb C-a 0
 "${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 0's PTY"
+wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 0's PTY"
 note "ok: resize reaches every tab's sandbox shell"
 
 # --- a bad theme: a clear message, the default theme; the config's
