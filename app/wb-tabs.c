@@ -298,8 +298,8 @@ wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const cha
 	if ((p = cfg_profile_find(wb->cfg, profile, err)) == NULL)
 		return NULL;
 	wb_tabs_term_size(wb, &rows, &cols);
-	if (wb_tab_new(p->name, workspace != NULL ? workspace : wb->cwd, mode, rows, cols, &tab,
-	    err) < 0)
+	if (wb_tab_new(p->name, workspace != NULL ? workspace : wb->cwd, mode, rows, cols,
+	    (size_t)wb->cfg->wb_history, &tab, err) < 0)
 		return NULL;
 	tab->id = attach_id;
 	tab->attach = attach_id != 0;
@@ -410,7 +410,7 @@ wb_tabs_snapshot(struct wb *wb, struct wb_tab *tab, const uint8_t *p, size_t len
 	size_t n;
 
 	if (term_snap_decode(p, len, &snap, &err) < 0 ||
-	    term_new(snap->rows, snap->cols, TERM_SB_DEFAULT, &t, &err) < 0) {
+	    term_new(snap->rows, snap->cols, (size_t)wb->cfg->wb_history, &t, &err) < 0) {
 		wb_draw_message(wb, "tab %s: screen snapshot: %s", tab->profile, err.msg);
 		lz_err_clear(&err);
 		term_snap_free(snap);

@@ -39,6 +39,7 @@
 #define WB_TERM_NAME	"xterm-256color"	/* what libvterm answers to */
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
+#define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 
@@ -71,6 +72,9 @@ struct wb {
 	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
 	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
 	struct wb_tab *close_ask;	/* x on a running tab asks y/n first */
+	bool search_typing;		/* scrollback: / is reading the text to find */
+	char search[WB_SEARCH_MAX];	/* what / looks for (n, N again) */
+	long search_at;			/* history line of the last match, -1: none */
 	char *exit_why;			/* the last tab went without the user: why */
 	struct reqview_confirm edit_filter;	/* drops terminal replies at the edit form */
 	uv_timer_t arm;			/* redraws the prompt when it arms */

@@ -155,9 +155,10 @@ wb_help(void)
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
-	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it, [ scrollback\n"
-	    "(PgUp/PgDn, q leaves), r open the waiting request, D deny, e edit,\n"
-	    "a sends C-a (as C-a C-a), ? help. Approving is only in the request view:\n"
+	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it,\n"
+	    "[ scrollback (PgUp/PgDn, / find, n/N next, q leaves; workbench.history\n"
+	    "lines), r open the waiting request, D deny, e edit, a sends C-a (as\n"
+	    "C-a C-a), ? one help page for every mode. Approving is only in the request view:\n"
 	    "a, the 3-character code it shows, Enter.\n"
 	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs\n"
 	    "($LAZARET_WORKBENCH_STATE overrides).\n", WB_USAGE);
