@@ -118,13 +118,14 @@ wb_theme(const char *name, char **warning)
 	dirs[k++] = "/usr/share/lazaret/themes";
 	dirs[k] = NULL;
 	if (theme_find(name, dirs, &path, &err) < 0) {
-		*warning = xasprintf("theme %s: %s; using the default theme", name, err.msg);
+		*warning = xasprintf("theme %s: %s", name, err.msg);
 		lz_err_clear(&err);
 		t = theme_default();
 	} else {
-		t = theme_load_or_default(path, &err);
-		if (err.msg != NULL)
-			*warning = xasprintf("%s; using the default theme", err.msg);
+		if (theme_load(path, &t, &err) < 0) {
+			*warning = xstrdup(err.msg);
+			t = theme_default();
+		}
 		lz_err_clear(&err);
 	}
 	free(path);
@@ -298,8 +299,23 @@ main(int argc, char **argv)
 	}
 	wb.theme = wb_theme(wb_setting(theme, "LAZARET_THEME", wb.cfg->wb_theme),
 	    &wb.theme_warning);
-	if (wb.theme_warning != NULL)
+	if (wb.theme_warning != NULL && wb_setting(theme, "LAZARET_THEME", NULL) != NULL) {
+		/* Asked for by name here and now: an error, like a bad --prefix. */
+		fprintf(stderr, "lazaret-workbench: %s: %s\n", theme != NULL ? "--theme" :
+		    "LAZARET_THEME", wb.theme_warning);
+		theme_free(wb.theme);
+		free(wb.theme_warning);
+		goto out;
+	}
+	if (wb.theme_warning != NULL) {
+		/* From the config: start with the default, and say where the bad line is. */
+		char *w = xasprintf("%s:%d: workbench.theme: %s; using the default theme",
+		    wb.cfg->file, wb.cfg->wb_theme_line, wb.theme_warning);
+
+		free(wb.theme_warning);
+		wb.theme_warning = w;
 		fprintf(stderr, "lazaret-workbench: %s\n", wb.theme_warning);
+	}
 	wb.cwd = getcwd(NULL, 0);
 	if (wb.cwd == NULL)
 		wb.cwd = xstrdup("/");
@@ -351,7 +367,7 @@ main(int argc, char **argv)
 	wb.panel_want = panel != 0;
 	wb_init_screen(&wb);
 	if (wb.theme_warning != NULL)
-		statusline_message(wb.status, wb.theme_warning, time(NULL) + 10);
+		statusline_message(wb.status, wb.theme_warning, 0);	/* until a key */
 	wb.fallback = !attach && n_saved > 0;
 	wb.def_profile = profile;
 	wb.def_workspace = workspace;

@@ -143,28 +143,43 @@ wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 1's PTY"
 wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 0's PTY"
 note "ok: resize reaches every tab's sandbox shell"
 
-# --- a bad theme: a clear message, the default theme; the config's
-# workbench.prefix is the prefix, --theme wins over its workbench.theme
+# --- a bad theme asked for by --theme or $LAZARET_THEME: an error before the
+# screen starts, exit 1 (like a bad --prefix); a bad workbench.theme in the
+# config: the default theme, and the config's file and line on the status
+# line until a key; the config's workbench.prefix is the prefix
 "${TM[@]}" send-keys -t wb C-a d
 wait_for 10 pane_has "wb-rc=0" || show_fail "second detach failed"
 echo 'tabbar: { active: { fg: nocolour } }' >"$T/bad.yaml"
 chmod 644 "$T/bad.yaml"
+for how in "--theme $T/bad.yaml" "LAZARET_THEME=$T/bad.yaml"; do
+	"${TM[@]}" kill-session -t wb
+	case $how in
+	--theme*) line=$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") ;;
+	*) line=$(LZ_ENV+=("$how"); as_user_line lazaret-workbench attach) ;;
+	esac
+	"${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" "$line 2>$T/theme.err; echo wb-rc=\$?; sleep 600"
+	wait_for 10 pane_has "wb-rc=" || show_fail "the workbench did not stop at a bad theme ($how)"
+	assert_contains "$(pane)" "wb-rc=1" "a bad theme from ${how%%[ =]*} exits 1"
+	pane_lacks "0:default ws1" || show_fail "the screen started with a bad theme ($how)"
+	assert_contains "$(cat "$T/theme.err")" "lazaret-workbench: ${how%%[ =]*}: " "the error names where the theme came from"
+	assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "the error names the theme file and line"
+done
+assert_contains "$(cat "$T/theme.err")" "LAZARET_THEME:" "\$LAZARET_THEME named"
 mkdir -p "$T/home/config/lazaret"
-printf 'workbench: {theme: light, prefix: C-b}\nprofiles:\n  default:\n    image: localhost/lazaret-default:latest\n' \
-	>"$T/home/config/lazaret/config.yaml"
+printf 'profiles:\n  default:\n    image: localhost/lazaret-default:latest\nworkbench:\n  prefix: C-b\n  theme: %s\n' \
+	"$T/bad.yaml" >"$T/home/config/lazaret/config.yaml"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config/lazaret"
 "${TM[@]}" kill-session -t wb
-"${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" \
-	"$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") 2>$T/theme.err; sleep 600"
-wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad theme"
-wait_for 5 test -s "$T/theme.err" || fail "no message about the bad theme"
-assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "theme error names file and line"
-assert_contains "$(cat "$T/theme.err")" "using the default theme" "theme error says what happens"
-# (the theme warning holds the status line for 10 s, then the hints return)
-wait_for 20 status_has "C-b: c new" ||
-	show_fail "status line does not show the config's prefix C-b"
+"${TM[@]}" new-session -d -s wb -x 200 -y 30 -c "$T" "$(wb_line attach)"
+wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad workbench.theme"
+assert_contains "$(pane | tail -1)" "config.yaml:6: workbench.theme: " "the status line names the config's file and line"
+sleep 11
+assert_contains "$(pane | tail -1)" "config.yaml:6: workbench.theme: " "the warning stays until a key"
+"${TM[@]}" send-keys -t wb -l ' '
+wait_for 5 status_has "C-b: c new" ||
+	show_fail "status line does not show the config's prefix C-b after a key"
 assert_not_contains "$(pane | tail -1)" "C-a" "the config's prefix replaces C-a"
-note "ok: workbench.prefix from the config file is the prefix key"
+note "ok: a bad --theme/\$LAZARET_THEME stops before the screen; a bad workbench.theme stays on the status line until a key"
 
 # --- closing every tab ends the sessions and tears both domains down
 "${TM[@]}" send-keys -t wb C-b x
