@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -32,5 +33,20 @@ int wb_state_read(const char *path, struct wb_state_tab **tabs, size_t *n, int *
 int wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, bool panel,
     lz_err_t *err);
 void wb_state_tabs_free(struct wb_state_tab *tabs, size_t n);
+
+#define WB_STATE_MAIN	"main"		/* the session without -s */
+#define WB_STATE_NAME_MAX	32
+
+/* The state file of workbench session name (WB_STATE_MAIN: the plain one):
+ * $LAZARET_WORKBENCH_STATE or the default path, with ".NAME" after it for
+ * other names. -1 for a name that is not [A-Za-z0-9_-]{1,32}. */
+int wb_state_session_path(const char *name, char **path, lz_err_t *err);
+/* Hold session name's lock (path + ".lock", our pid in it) for this
+ * process's life: one workbench drives a session. Held elsewhere: an error
+ * naming the pid, or with take_over that workbench is sent SIGHUP (it
+ * detaches) and the lock taken when it lets go. Returns the fd. */
+int wb_state_lock(const char *path, const char *name, bool take_over, lz_err_t *err);
+/* Print the sessions (name, tabs, attached or detached) like tmux ls. */
+int wb_state_list(FILE *out, lz_err_t *err);
 
 #endif

@@ -220,7 +220,9 @@ wb_tabs_save(struct wb *wb)
 
 	if (wb->state_path == NULL)
 		return;
-	st = xcalloc(wb->n_tabs + 1, sizeof *st);
+	st = xcalloc(wb->n_tabs + wb->n_kept + 1, sizeof *st);
+	for (i = 0; i < wb->n_kept; i++)
+		st[n++] = wb->kept[i];
 	for (i = 0; i < wb->n_tabs; i++) {
 		struct wb_tab *tab = wb->tabs[i];
 

@@ -33,6 +33,7 @@
 #include "wb-conn.h"
 #include "wb-keys.h"
 #include "wb-layout.h"
+#include "wb-state.h"
 #include "wb-tab.h"
 #include "widget.h"
 
@@ -99,6 +100,8 @@ struct wb {
 	uv_timer_t tick;
 	bool redraw_all, dirty;
 	char *state_path;
+	struct wb_state_tab *kept;	/* detached tabs not restored (-w): saved along */
+	size_t n_kept;
 	char *cwd;
 	const char *mode;
 	/* Without `attach`, a restore that leaves no live tab falls back to one
