@@ -1086,7 +1086,7 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 	struct fixture *f = *state;
 	struct wb_keys *k = wb_keys_new();
 	lz_err_t err = LZ_ERR_INIT;
-	char **help, name[8], cmd[16];
+	char **help, name[16], cmd[32];
 	int n;
 
 	/* More lines than the screen: F1..F10 select tabs too (0-9 fold into one line). */
