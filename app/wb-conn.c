@@ -42,6 +42,7 @@ struct wb_conn {
 	uv_pipe_t pipe;
 	struct proto_buf in;
 	size_t queued;
+	bool close_queued;	/* closed with writes queued: the pipe goes after them */
 	void **expect;
 	size_t n_expect;
 };
@@ -281,7 +282,11 @@ wb_conn_close(struct wb_conn *c)
 	c->closing = true;
 	if (c->state == WB_CONN_READY || c->state == WB_CONN_CONNECTING)
 		c->state = WB_CONN_CLOSED;
-	wb_conn_close_pipe(c);
+	/* A KILL still queued must reach the coordinator (uv_close cancels it). */
+	if (c->queued > 0)
+		c->close_queued = true;
+	else
+		wb_conn_close_pipe(c);
 	wb_conn_unref(c);
 }
 
@@ -321,6 +326,10 @@ wb_conn_write_cb(uv_write_t *req, int status)
 		wb_conn_fail(c, "cannot write to the coordinator: %s", uv_strerror(status));
 	free(w->data);
 	free(w);
+	if (c->close_queued && c->queued == 0) {
+		c->close_queued = false;
+		wb_conn_close_pipe(c);
+	}
 	wb_conn_unref(c);
 }
 

@@ -55,6 +55,10 @@ wb_draw_relayout(struct wb *wb)
 {
 	size_t i;
 
+	/* Wide: the user's choice; narrow: hidden (the tab keeps its width) unless asked for. */
+	wb->panel_shown = COLS >= WB_LAYOUT_SIDE_COLS ? wb->panel_want : wb->panel_overlay;
+	if (!wb->panel_shown)
+		sidelist_set_focus(wb->side, false);
 	wb_layout_compute(LINES, COLS, wb->panel_shown, &wb->lay);
 	if (wb->lay.term.h > 0 && wb->lay.term.w > 0) {
 		wresize(wb->termwin, wb->lay.term.h, wb->lay.term.w);
@@ -77,6 +81,16 @@ wb_draw_relayout(struct wb *wb)
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
 	wb->redraw_all = true;
+}
+
+void
+wb_draw_panel(struct wb *wb, bool show)
+{
+	if (COLS >= WB_LAYOUT_SIDE_COLS)
+		wb->panel_want = show;
+	else
+		wb->panel_overlay = show;
+	wb_draw_relayout(wb);
 }
 
 static void
@@ -102,7 +116,7 @@ wb_draw_bars(struct wb *wb)
 	if (tab != NULL) {
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
-		    tab->scrolling ? " SCROLL q:leave" : "",
+		    tab->scrolling ? " SCROLL /:find n/N:next q:leave" : "",
 		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
 		    sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : "");

@@ -209,6 +209,10 @@ wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const
 
 	esc_ctl_encode_decision(&b, &d);
 	wb_conn_send(e->conn, &b);
+	/* The user stops the domain: its tabs close as their sessions end. */
+	for (size_t i = 0; action == ESC_CTL_QUIT && i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == e->conn)
+			wb->tabs[i]->quitting = true;
 	wb_draw_log(wb, action != ESC_CTL_APPROVE && action != ESC_CTL_EDIT, "%s %s: %s",
 	    esc_ctl_action_name(action), e->p.request_id,
 	    action == ESC_CTL_EDIT ? command : e->p.command);
@@ -373,10 +377,8 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	wb_draw_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
 	wb_esc_changed(wb);
 	wb_esc_audit_request(wb);
-	if (!wb->panel_shown) {
-		wb->panel_shown = true;
-		wb_draw_relayout(wb);
-	}
+	if (!wb->panel_shown)
+		wb_draw_panel(wb, true);
 	beep();
 }
 

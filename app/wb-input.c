@@ -1,6 +1,7 @@
 /* wb-input.c - the workbench's keys: read in bursts from the terminal,
  * ESC+key folded to Alt, through the prefix table (wb-keys.c) to an action,
  * the dialog on top, the side panel when it has focus, or the tab's program. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +63,92 @@ wb_input_newtab_key(struct wb *wb, int key)
 	wb->dirty = true;
 }
 
+/* Look for wb->search from the line next to the last match (or the view's
+ * top), towards older lines or newer; the match becomes the view's top row. */
+static void
+wb_input_find(struct wb *wb, struct wb_tab *tab, bool older)
+{
+	size_t n = term_lines(tab->t), from;
+	int rows, cols;
+	long at;
+
+	/* The first search starts at the view's bottom row, so what shows is searched first. */
+	term_size(tab->t, &rows, &cols);
+	from = wb->search_at >= 0 ? (size_t)wb->search_at : term_view_top(tab->t) + (size_t)rows;
+
+	if (wb->search[0] == '\0') {
+		wb_draw_message(wb, "no search yet: / and the text to find");
+		return;
+	}
+	from = older ? (from + n - 1) % n : (from + 1) % n;
+	if ((at = term_find(tab->t, wb->search, from, older)) < 0) {
+		wb_draw_message(wb, "not found: %s", wb->search);
+		wb->search_at = -1;
+		return;
+	}
+	wb->search_at = at;
+	term_scroll_to(tab->t, (size_t)at);
+	wb_draw_message(wb, "/%s: line %ld of %zu", wb->search, at + 1, n);
+}
+
+/* The text of a / search, typed on the status line. */
+static void
+wb_input_search_key(struct wb *wb, struct wb_tab *tab, int key)
+{
+	size_t len = strlen(wb->search);
+	char *m;
+
+	if (key == 13 || key == '\n' || key == WIDGET_KEY_FN(KEY_ENTER)) {
+		wb->search_typing = false;
+		wb->search_at = -1;
+		wb_input_find(wb, tab, true);
+		return;
+	}
+	if (key == WIDGET_KEY_ESC || key == 3 || key == 7) {
+		wb->search_typing = false;
+		wb->search[0] = '\0';
+		statusline_message(wb->status, NULL, 0);
+		wb->dirty = true;
+		return;
+	}
+	if (key == 127 || key == 8 || key == WIDGET_KEY_FN(KEY_BACKSPACE)) {
+		while (len > 0 && ((unsigned char)wb->search[--len] & 0xc0) == 0x80)
+			;
+		wb->search[len] = '\0';
+	} else if (key >= 0x20 && key != 0x7f && key <= 0x10ffff && len + 4 < WB_SEARCH_MAX) {
+		len += term_utf8_put((uint32_t)key, wb->search + len);
+		wb->search[len] = '\0';
+	}
+	m = xasprintf("/%s", wb->search);
+	statusline_message(wb->status, m, 0);
+	free(m);
+	wb->dirty = true;
+}
+
 static void
 wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 {
 	int rows, cols;
 
 	term_size(tab->t, &rows, &cols);
+	if (wb->search_typing) {
+		wb_input_search_key(wb, tab, key);
+		term_dirty_all(tab->t);
+		return;
+	}
 	switch (key) {
+	case '/':
+	case '?':
+		wb->search_typing = true;
+		wb->search[0] = '\0';
+		statusline_message(wb->status, "/", 0);
+		break;
+	case 'n':
+		wb_input_find(wb, tab, true);
+		break;
+	case 'N':
+		wb_input_find(wb, tab, false);
+		break;
 	case WIDGET_KEY_FN(KEY_PPAGE):
 		term_scroll(tab->t, rows > 1 ? rows - 1 : 1);
 		break;
@@ -85,7 +165,7 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 		break;
 	case WIDGET_KEY_FN(KEY_HOME):
 	case 'g':
-		term_scroll(tab->t, TERM_SB_DEFAULT);
+		term_scroll(tab->t, LONG_MAX);
 		break;
 	case WIDGET_KEY_FN(KEY_END):
 	case 'G':
@@ -95,6 +175,7 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 	case WIDGET_KEY_ESC:
 		term_scroll_reset(tab->t);
 		tab->scrolling = false;
+		wb->search_at = -1;
 		break;
 	default:
 		break;
@@ -123,6 +204,36 @@ wb_input_select(struct wb *wb, size_t i)
 	wb_esc_audit_request(wb);
 }
 
+/* The help page: the prefix table, then every other mode's keys. */
+static char **
+wb_input_help(struct wb *wb)
+{
+	static const char *const modes[] = {
+		"",
+		"Scrollback (prefix [):",
+		"  PgUp PgDn Up Down k j  move     g G  oldest, newest",
+		"  / or ?  find text (towards older lines)   n N  next older, newer",
+		"  q Esc  back to the live screen",
+		"Side panel (prefix Tab):",
+		"  Up Down  choose   a Enter  open the request   d deny   e edit",
+		"  q  stop the request's domain (asks y)   Esc  back to the tab",
+		"Request view:",
+		"  a, the 3-character code shown, Enter: approve (only once armed)",
+		"  d deny   e edit   q quit (stops the domain)   Esc  put it away",
+		"Leaving: prefix d detaches (every session keeps running;",
+		"  'lazaret-workbench attach' brings the tabs back); prefix x closes",
+		"  a tab (asks while its program runs); closing the last one quits.",
+		NULL,
+	};
+	char **lines = wb_keys_help(wb->keys), pre[WB_KEYS_NAME_MAX];
+
+	wb_keys_key_name(wb_keys_prefix(wb->keys), pre);
+	lz_strv_pushf(&lines, "(the keys above follow the prefix %s; q, Esc or Enter closes this page)", pre);
+	for (size_t i = 0; modes[i] != NULL; i++)
+		lz_strv_push(&lines, modes[i]);
+	return lines;
+}
+
 static void
 wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 {
@@ -148,7 +259,7 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		break;
 	case WB_KEYS_CLOSE_TAB:
 		if (tab != NULL)
-			wb_tabs_close(wb, tab);
+			wb_tabs_close_ask(wb, tab);
 		break;
 	case WB_KEYS_DETACH:
 		wb_tabs_save(wb);
@@ -156,21 +267,17 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		wb->quit = true;
 		break;
 	case WB_KEYS_TOGGLE_PANEL:
-		wb->panel_shown = !wb->panel_shown;
-		if (!wb->panel_shown)
-			sidelist_set_focus(wb->side, false);
-		wb_draw_relayout(wb);
+		wb_draw_panel(wb, !wb->panel_shown);
 		break;
 	case WB_KEYS_FOCUS_PANEL:
-		if (!wb->panel_shown) {
-			wb->panel_shown = true;
-			wb_draw_relayout(wb);
-		}
+		if (!wb->panel_shown)
+			wb_draw_panel(wb, true);
 		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
 		break;
 	case WB_KEYS_SCROLLBACK:
 		if (tab != NULL)
 			tab->scrolling = true;
+		wb->search_at = -1;
 		break;
 	case WB_KEYS_REQUEST:
 		/* Never a decision: the request view, where approving takes its code. */
@@ -193,7 +300,7 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		break;
 	case WB_KEYS_HELP:
 		wb_input_focus_tab(wb);
-		help = wb_keys_help(wb->keys);
+		help = wb_input_help(wb);
 		textview_free(wb->help);
 		wb->help = textview_new("lazaret-workbench keys", help, LINES, COLS);
 		lz_strv_free(help);
@@ -244,6 +351,10 @@ wb_input_key(struct wb *wb, int key)
 	}
 	if (wb->quit_esc != NULL) {
 		wb_esc_quit_key(wb, key);
+		return;
+	}
+	if (wb->close_ask != NULL) {
+		wb_tabs_close_key(wb, key);
 		return;
 	}
 	a = wb_keys_feed(wb->keys, key, &arg);

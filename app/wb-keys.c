@@ -407,6 +407,13 @@ wb_keys_help(const struct wb_keys *k)
 	for (size_t i = 0; i < k->n; i++) {
 		const struct wb_keys_binding *b = &k->b[i];
 
+		/* The default 0..9 fold into one line: the page stays one screen. */
+		if (b->action == WB_KEYS_SELECT_TAB && b->key == '0' + b->arg) {
+			if (b->arg == 0)
+				lz_strv_pushf(&lines, "%s %-8s %-14s %s", pre, "0-9", "select-tab N",
+				    actions[b->action].help);
+			continue;
+		}
 		wb_keys_key_name(b->key, key);
 		if (b->action == WB_KEYS_SELECT_TAB)
 			snprintf(cmd, sizeof(cmd), "select-tab %d", b->arg);

@@ -9,7 +9,7 @@
 
 int
 wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
-    struct wb_tab **out, lz_err_t *err)
+    size_t history, struct wb_tab **out, lz_err_t *err)
 {
 	struct wb_tab *tab;
 	struct term *t;
@@ -19,7 +19,7 @@ wb_tab_new(const char *profile, const char *workspace, const char *mode, int row
 		rows = 1;
 	if (cols < TERM_MIN_COLS)
 		cols = TERM_MIN_COLS;
-	if (term_new(rows, cols, TERM_SB_DEFAULT, &t, err) < 0)
+	if (term_new(rows, cols, history, &t, err) < 0)
 		return -1;
 	/* The coordinator's screen is the one that answers terminal queries:
 	 * a reply made here from the agent's output would be typed into the

@@ -34,13 +34,14 @@ struct wb_tab {
 	char *error;		/* FAILED: why */
 	struct term *t;
 	bool scrolling;		/* scrollback mode (prefix [) */
+	bool quitting;		/* its domain stopped by the user: close at exit */
 	unsigned alerts;	/* escalations waiting */
 	char state_text[32];
 };
 
-/* A tab with a rows x cols terminal. */
+/* A tab with a rows x cols terminal keeping history lines of scrollback. */
 int wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
-    struct wb_tab **out, lz_err_t *err);
+    size_t history, struct wb_tab **out, lz_err_t *err);
 void wb_tab_free(struct wb_tab *);
 /* "running", "starting", "exited 1"... (kept in state_text). */
 const char *wb_tab_state_name(struct wb_tab *);

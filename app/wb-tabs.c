@@ -124,9 +124,53 @@ wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
 	wb_conn_close(conn);
 }
 
+/* No tab of conn's domain runs any more: close it, so an idle domain's
+ * coordinator lingers and tears its sandbox down, as after `lazaret run`. */
+static void
+wb_tabs_release_conn(struct wb *wb, struct wb_conn *conn)
+{
+	size_t i;
+	bool listed = false;
+
+	for (i = 0; i < wb->n_conns; i++)
+		listed |= wb->conns[i] == conn;
+	if (conn == NULL || !listed)
+		return;
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == conn && (wb->tabs[i]->state == WB_TAB_STARTING ||
+		    wb->tabs[i]->state == WB_TAB_RUNNING))
+			return;
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == conn) {
+			wb_conn_forget(conn, wb->tabs[i]);
+			wb->tabs[i]->conn = NULL;
+		}
+	wb_tabs_conn_drop(wb, conn);
+}
+
+/* The tab's program ended: the tab stays with its last screen and status
+ * until closed (tmux's remain-on-exit). */
+static void
+wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status)
+{
+	char *line;
+
+	tab->state = WB_TAB_EXITED;
+	tab->status = status;
+	line = xasprintf("\r\n\033[7m[exited with status %d; prefix x closes this tab]\033[m",
+	    status);
+	term_feed(tab->t, line, strlen(line));
+	free(line);
+	wb_tabs_save(wb);
+	wb_tabs_release_conn(wb, tab->conn);
+	wb->redraw_all = true;
+}
+
 void
 wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 {
+	struct wb_conn *conn = tab->conn;
+
 	bool was_active;
 	size_t i;
 
@@ -142,7 +186,10 @@ wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 		wb->active = wb->active > 0 ? wb->active - 1 : 0;
 	if (tab->conn != NULL)
 		wb_conn_forget(tab->conn, tab);
+	if (wb->close_ask == tab)
+		wb->close_ask = NULL;
 	wb_tab_free(tab);
+	wb_tabs_release_conn(wb, conn);
 	wb_esc_changed(wb);
 	if (was_active) {
 		/* The panel's history was the gone tab's domain's (after [Q]uit, its last). */
@@ -174,7 +221,9 @@ wb_tabs_save(struct wb *wb)
 
 	if (wb->state_path == NULL)
 		return;
-	st = xcalloc(wb->n_tabs + 1, sizeof *st);
+	st = xcalloc(wb->n_tabs + wb->n_kept + 1, sizeof *st);
+	for (i = 0; i < wb->n_kept; i++)
+		st[n++] = wb->kept[i];
 	for (i = 0; i < wb->n_tabs; i++) {
 		struct wb_tab *tab = wb->tabs[i];
 
@@ -186,7 +235,7 @@ wb_tabs_save(struct wb *wb)
 		st[n].workspace = tab->workspace;
 		n++;
 	}
-	if (wb_state_write(wb->state_path, st, n, &err) < 0) {
+	if (wb_state_write(wb->state_path, st, n, wb->panel_want, &err) < 0) {
 		wb_draw_message(wb, "%s", err.msg);
 		lz_err_clear(&err);
 	}
@@ -261,8 +310,8 @@ wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const cha
 	if ((p = cfg_profile_find(wb->cfg, profile, err)) == NULL)
 		return NULL;
 	wb_tabs_term_size(wb, &rows, &cols);
-	if (wb_tab_new(p->name, workspace != NULL ? workspace : wb->cwd, mode, rows, cols, &tab,
-	    err) < 0)
+	if (wb_tab_new(p->name, workspace != NULL ? workspace : wb->cwd, mode, rows, cols,
+	    (size_t)wb->cfg->wb_history, &tab, err) < 0)
 		return NULL;
 	tab->id = attach_id;
 	tab->attach = attach_id != 0;
@@ -378,7 +427,7 @@ wb_tabs_snapshot(struct wb *wb, struct wb_tab *tab, const uint8_t *p, size_t len
 	size_t n;
 
 	if (term_snap_decode(p, len, &snap, &err) < 0 ||
-	    term_new(snap->rows, snap->cols, TERM_SB_DEFAULT, &t, &err) < 0) {
+	    term_new(snap->rows, snap->cols, (size_t)wb->cfg->wb_history, &t, &err) < 0) {
 		wb_draw_message(wb, "tab %s: screen snapshot: %s", tab->profile, err.msg);
 		lz_err_clear(&err);
 		term_snap_free(snap);
@@ -454,6 +503,9 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 			if (tab->attach && e.code == PROTO_E_NO_SESSION) {
 				wb_draw_message(wb, "%s:%s: session %u is gone", tab->profile,
 				    wb_tabs_base(tab->workspace), tab->id);
+				free(wb->exit_why);
+				wb->exit_why = xasprintf("%s:%s: session %u is gone (ended while "
+				    "detached)", tab->profile, tab->workspace, tab->id);
 				wb_tabs_remove(wb, tab);
 			} else if (e.code == PROTO_E_SHUTDOWN && tab->retries++ < WB_RETRIES) {
 				/* It was tearing down as we came: start a new one. */
@@ -510,9 +562,11 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 		wb_draw_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
 		    tab->profile, wb_tabs_base(tab->workspace));
 		wb_draw_message(wb, "%s: session exited with status %d", tab->profile, e.status);
-		tab->state = WB_TAB_EXITED;
-		tab->status = e.status;
-		wb_tabs_remove(wb, tab);
+		if (tab->quitting) {
+			tab->state = WB_TAB_EXITED;
+			wb_tabs_remove(wb, tab);
+		} else
+			wb_tabs_exited(wb, tab, e.status);
 		break;
 	case PROTO_ERROR:
 		wb_tabs_error_frame(wb, conn, p, h->length);
@@ -542,6 +596,9 @@ wb_tabs_close(struct wb *wb, struct wb_tab *tab)
 {
 	struct proto_buf b = { 0 };
 
+	free(wb->exit_why);	/* the user closed it */
+	wb->exit_why = NULL;
+
 	if (tab->state == WB_TAB_RUNNING) {
 		proto_encode_kill(&b, tab->id);
 		wb_conn_send(tab->conn, &b);
@@ -549,4 +606,35 @@ wb_tabs_close(struct wb *wb, struct wb_tab *tab)
 		    wb_tabs_base(tab->workspace));
 	}
 	wb_tabs_remove(wb, tab);
+}
+
+void
+wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab)
+{
+	char *q;
+	size_t i;
+
+	if (tab->state != WB_TAB_RUNNING && tab->state != WB_TAB_STARTING) {
+		wb_tabs_close(wb, tab);
+		return;
+	}
+	for (i = 0; i < wb->n_tabs && wb->tabs[i] != tab; i++)
+		;
+	wb->close_ask = tab;
+	q = xasprintf("close tab %zu (%s:%s)? its program still runs and ends with it (y/n)", i,
+	    tab->profile, wb_tabs_base(tab->workspace));
+	statusline_message(wb->status, q, 0);	/* until the answer */
+	free(q);
+	wb->dirty = true;
+}
+
+void
+wb_tabs_close_key(struct wb *wb, int key)
+{
+	struct wb_tab *tab = wb->close_ask;
+
+	wb->close_ask = NULL;
+	if (tab != NULL && wb_tabs_exists(wb, tab) && (key == 'y' || key == 'Y'))
+		wb_tabs_close(wb, tab);
+	wb->dirty = true;
 }

@@ -33,12 +33,14 @@
 #include "wb-conn.h"
 #include "wb-keys.h"
 #include "wb-layout.h"
+#include "wb-state.h"
 #include "wb-tab.h"
 #include "widget.h"
 
 #define WB_TERM_NAME	"xterm-256color"	/* what libvterm answers to */
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
+#define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 
@@ -71,6 +73,11 @@ struct wb {
 	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
 	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
 	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
+	struct wb_tab *close_ask;	/* x on a running tab asks y/n first */
+	bool search_typing;		/* scrollback: / is reading the text to find */
+	char search[WB_SEARCH_MAX];	/* what / looks for (n, N again) */
+	long search_at;			/* history line of the last match, -1: none */
+	char *exit_why;			/* the last tab went without the user: why */
 	struct reqview_confirm edit_filter;	/* drops terminal replies at the edit form */
 	uv_timer_t arm;			/* redraws the prompt when it arms */
 	const int *burst;		/* the keys of this read, while they are handled */
@@ -78,7 +85,9 @@ struct wb {
 	WINDOW *termwin, *sidewin;
 	PANEL *termpanel, *sidepanel;
 	struct wb_layout lay;
-	bool panel_shown;
+	bool panel_shown;		/* what the layout has (wb_draw_relayout decides) */
+	bool panel_want;		/* the user's choice when wide; kept across detach */
+	bool panel_overlay;		/* narrow: the user opened it over the tab */
 	struct wb_tab **tabs;
 	size_t n_tabs, active;
 	struct wb_conn **conns;
@@ -92,6 +101,8 @@ struct wb {
 	uv_timer_t tick;
 	bool redraw_all, dirty;
 	char *state_path;
+	struct wb_state_tab *kept;	/* detached tabs not restored (-w): saved along */
+	size_t n_kept;
 	char *cwd;
 	const char *mode;
 	/* Without `attach`, a restore that leaves no live tab falls back to one
@@ -105,6 +116,9 @@ struct wb {
 void wb_draw_message(struct wb *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void wb_draw_relayout(struct wb *wb);
+/* Show or hide the side panel: beside the tab from WB_LAYOUT_SIDE_COLS
+ * columns (remembered), over it when narrower (until hidden or resized). */
+void wb_draw_panel(struct wb *wb, bool show);
 void wb_draw(struct wb *wb);
 void wb_draw_prepare_cb(uv_prepare_t *h);
 void wb_draw_tick_cb(uv_timer_t *t);
@@ -122,6 +136,9 @@ void wb_tabs_save(struct wb *wb);
 struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
 void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
+/* Prefix x: an ended tab closes; a running one asks first (tmux's kill-pane). */
+void wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab);
+void wb_tabs_close_key(struct wb *wb, int key);
 
 /* wb-egress.c: the Egress list, the active tab's domain's egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"

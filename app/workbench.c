@@ -42,7 +42,9 @@
 #include "wb.h"
 #include "xmalloc.h"
 
-#define WB_USAGE "lazaret-workbench [attach] [-p PROFILE] [-w DIR] [-m MODE] [--prefix KEY] [--theme NAME|FILE]"
+#define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
+	"       [--config FILE] [--prefix KEY] [--theme NAME|FILE]\n" \
+	"       lazaret-workbench ls"
 #define WB_FLUSH_MS	1000			/* at exit: wait for writes to go out */
 
 static void
@@ -55,6 +57,7 @@ wb_winch_cb(uv_signal_t *h, int signum)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row == 0 || ws.ws_col == 0)
 		return;
 	resize_term(ws.ws_row, ws.ws_col);
+	wb->panel_overlay = false;	/* the narrow overlay was for the old size */
 	wb_draw_relayout(wb);
 	clearok(curscr, TRUE);
 }
@@ -116,13 +119,14 @@ wb_theme(const char *name, char **warning)
 	dirs[k++] = "/usr/share/lazaret/themes";
 	dirs[k] = NULL;
 	if (theme_find(name, dirs, &path, &err) < 0) {
-		*warning = xasprintf("theme %s: %s; using the default theme", name, err.msg);
+		*warning = xasprintf("theme %s: %s", name, err.msg);
 		lz_err_clear(&err);
 		t = theme_default();
 	} else {
-		t = theme_load_or_default(path, &err);
-		if (err.msg != NULL)
-			*warning = xasprintf("%s; using the default theme", err.msg);
+		if (theme_load(path, &t, &err) < 0) {
+			*warning = xstrdup(err.msg);
+			t = theme_default();
+		}
 		lz_err_clear(&err);
 	}
 	free(path);
@@ -143,8 +147,14 @@ wb_help(void)
 	    "C-a d detaches: every session keeps running in its coordinator, and\n"
 	    "'lazaret-workbench attach' brings the tabs back with their screens.\n\n"
 	    "  attach               restore the tabs of the last detach (fails without)\n"
+	    "  attach -d            take the session over from the workbench attached to it\n"
+	    "  ls                   list the workbench sessions, attached or detached\n"
+	    "  -s, -t NAME          the workbench session (default: main); one workbench a\n"
+	    "                       session: another one is refused unless attach -d\n"
 	    "  -p, --profile P      profile of the first tab (default: \"default\")\n"
-	    "  -w, --workspace DIR  workspace of the first tab (default: the current directory)\n"
+	    "  -w, --workspace DIR  open a tab on DIR (default: the current directory); with\n"
+	    "                       -w the detached tabs are kept for attach, not restored\n"
+	    "  --config FILE        use FILE instead of the default configuration\n"
 	    "  -m, --mode MODE      isolated (default) or direct, for new tabs\n"
 	    "  --prefix KEY         the prefix key (default C-a; e.g. C-b, M-a); else\n"
 	    "                       $LAZARET_PREFIX, else the config's workbench.prefix\n"
@@ -152,13 +162,15 @@ wb_help(void)
 	    "                       file); else $LAZARET_THEME, else workbench.theme\n"
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
-	    "Keys after the prefix: c new tab, x close tab (its session ends), n/p/0-9\n"
-	    "switch, d detach, s side panel, Tab focus the panel, [ scrollback\n"
-	    "(PgUp/PgDn, q leaves), r open the waiting request, D deny, e edit,\n"
-	    "a sends C-a (as C-a C-a), ? help. Approving is only in the request view:\n"
+	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
+	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it,\n"
+	    "[ scrollback (PgUp/PgDn, / find, n/N next, q leaves; workbench.history\n"
+	    "lines), r open the waiting request, D deny, e edit, a sends C-a (as\n"
+	    "C-a C-a), ? one help page for every mode. Approving is only in the request view:\n"
 	    "a, the 3-character code it shows, Enter.\n"
-	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs\n"
-	    "($LAZARET_WORKBENCH_STATE overrides).\n", WB_USAGE);
+	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs (session\n"
+	    "main; workbench.tabs.NAME for -s NAME; $LAZARET_WORKBENCH_STATE overrides).\n",
+	    WB_USAGE);
 }
 
 static void
@@ -218,20 +230,23 @@ main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "mode", required_argument, NULL, 'm' },
-		{ "theme", required_argument, NULL, 't' },
+		{ "theme", required_argument, NULL, 'T' },
 		{ "prefix", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "session", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL, *st;
+	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL;
+	const char *session = WB_STATE_MAIN;
 	char *prefix_from = NULL;	/* where prefix came from, for its error */
 	struct wb_state_tab *saved = NULL;
 	struct wb wb;
 	lz_err_t err = LZ_ERR_INIT;
 	size_t n_saved = 0, i, n_sessions;
-	bool attach = false;
-	int c, rc = 1;
+	bool attach = false, take_over = false;
+	int c, rc = 1, panel = -1, lock_fd = -1;
 
 	/* The coordinator a tab starts is this program again (client.c execs
 	 * /proc/self/exe coordinator ...). */
@@ -246,12 +261,16 @@ main(int argc, char **argv)
 	memset(&wb, 0, sizeof wb);
 	wb.mode = "isolated";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:w:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:w:m:s:t:dh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': profile = optarg; break;
+		case 's':
+		case 't': session = optarg; break;
+		case 'd': take_over = true; break;
+		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
 		case 'w': workspace = optarg; break;
 		case 'm': wb.mode = optarg; break;
-		case 't': theme = optarg; break;
+		case 'T': theme = optarg; break;
 		case 'P': prefix = optarg; break;
 		case 'h': wb_help(); return 0;
 		case 'V': printf("lazaret-workbench %s\n", LZ_VERSION); return 0;
@@ -264,6 +283,10 @@ main(int argc, char **argv)
 	if (optind < argc && strcmp(argv[optind], "attach") == 0) {
 		attach = true;
 		optind++;
+	} else if (optind < argc && strcmp(argv[optind], "ls") == 0 && optind + 1 == argc) {
+		if (wb_state_list(stdout, &err) < 0)
+			return cli_fail(&err);
+		return 0;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "lazaret-workbench: unexpected argument '%s'\nusage: %s\n",
@@ -283,25 +306,47 @@ main(int argc, char **argv)
 		fprintf(stderr, "lazaret-workbench: needs a terminal (use 'lazaret run' without one)\n");
 		goto out;
 	}
-	if ((st = getenv("LAZARET_WORKBENCH_STATE")) != NULL && st[0] != '\0')
-		wb.state_path = xstrdup(st);
-	else if (wb_state_path(&wb.state_path, &err) < 0) {
+	/* One workbench a session: the lock first, so a taken-over one has saved its tabs. */
+	if (wb_state_session_path(session, &wb.state_path, &err) < 0 ||
+	    (lock_fd = wb_state_lock(wb.state_path, session, take_over, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (wb_state_read(wb.state_path, &saved, &n_saved, &err) < 0) {
+	if (wb_state_read(wb.state_path, &saved, &n_saved, &panel, &err) < 0) {
 		fprintf(stderr, "lazaret-workbench: %s (starting without it)\n", err.msg);
 		lz_err_clear(&err);
 	}
 	if (attach && n_saved == 0) {
-		fprintf(stderr, "lazaret-workbench: no tabs to attach to (%s is empty)\n",
-		    wb.state_path);
+		fprintf(stderr, "lazaret-workbench: no tabs to attach to in session %s (%s is "
+		    "empty)\n", session, wb.state_path);
 		goto out;
+	}
+	if (!attach && workspace != NULL) {
+		/* -w opens that workspace; the detached tabs stay for `attach`. */
+		wb.kept = saved;
+		wb.n_kept = n_saved;
+		saved = NULL;
+		n_saved = 0;
 	}
 	wb.theme = wb_theme(wb_setting(theme, "LAZARET_THEME", wb.cfg->wb_theme),
 	    &wb.theme_warning);
-	if (wb.theme_warning != NULL)
+	if (wb.theme_warning != NULL && wb_setting(theme, "LAZARET_THEME", NULL) != NULL) {
+		/* Asked for by name here and now: an error, like a bad --prefix. */
+		fprintf(stderr, "lazaret-workbench: %s: %s\n", theme != NULL ? "--theme" :
+		    "LAZARET_THEME", wb.theme_warning);
+		theme_free(wb.theme);
+		free(wb.theme_warning);
+		goto out;
+	}
+	if (wb.theme_warning != NULL) {
+		/* From the config: start with the default, and say where the bad line is. */
+		char *w = xasprintf("%s:%d: workbench.theme: %s; using the default theme",
+		    wb.cfg->file, wb.cfg->wb_theme_line, wb.theme_warning);
+
+		free(wb.theme_warning);
+		wb.theme_warning = w;
 		fprintf(stderr, "lazaret-workbench: %s\n", wb.theme_warning);
+	}
 	wb.cwd = getcwd(NULL, 0);
 	if (wb.cwd == NULL)
 		wb.cwd = xstrdup("/");
@@ -349,9 +394,11 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
 
+	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
+	wb.panel_want = panel != 0;
 	wb_init_screen(&wb);
 	if (wb.theme_warning != NULL)
-		statusline_message(wb.status, wb.theme_warning, time(NULL) + 10);
+		statusline_message(wb.status, wb.theme_warning, 0);	/* until a key */
 	wb.fallback = !attach && n_saved > 0;
 	wb.def_profile = profile;
 	wb.def_workspace = workspace;
@@ -386,10 +433,14 @@ main(int argc, char **argv)
 			n_sessions++;
 	wb_flush_writes(&wb);
 	endwin();
+	rc = 0;
 	if (wb.detached)
 		printf("[detached: %zu session%s keep running; 'lazaret-workbench attach' brings "
 		    "them back]\n", n_sessions, n_sessions == 1 ? "" : "s");
-	rc = 0;
+	else if (wb.exit_why != NULL) {
+		fprintf(stderr, "lazaret-workbench: no tab left: %s\n", wb.exit_why);
+		rc = 1;
+	}
 out_loop:
 	for (i = 0; i < wb.n_tabs; i++)
 		wb_tab_free(wb.tabs[i]);
@@ -419,12 +470,16 @@ out_loop:
 	theme_free(wb.theme);
 	free(wb.theme_warning);
 	free(wb.hints);
+	free(wb.exit_why);
 	free(wb.cwd);
 	free(wb.tabs);
 	free(wb.conns);
 	free(wb.escs);
 out:
 	wb_state_tabs_free(saved, n_saved);
+	wb_state_tabs_free(wb.kept, wb.n_kept);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(wb.state_path);
 	cfg_free(wb.cfg);
 	return rc;

@@ -537,8 +537,72 @@ term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 	return true;
 }
 
+/* Cell col of history line line (see term_lines); false past the end. */
+static bool
+term_line_cell(const struct term *t, size_t line, int col, VTermScreenCell *out)
+{
+	size_t count = term_sb_count(t->sb);
+
+	if (line >= count)
+		return term_cell(t, (int)(line - count), col, out);
+	if (!term_sb_cell(t->sb, count - 1 - line, col, out))
+		*out = t->blank;
+	return true;
+}
+
+size_t
+term_lines(const struct term *t)
+{
+	return term_sb_count(t->sb) + (size_t)t->rows;
+}
+
+size_t
+term_view_top(const struct term *t)
+{
+	return term_sb_count(t->sb) - t->offset;
+}
+
+void
+term_scroll_to(struct term *t, size_t line)
+{
+	size_t count = term_sb_count(t->sb);
+
+	term_scroll(t, (long)(count - (line < count ? line : count)) - (long)t->offset);
+}
+
 size_t
 term_view_text(const struct term *t, int row, char *buf, size_t size)
+{
+	if (row < 0 || row >= t->rows) {
+		if (size > 0)
+			buf[0] = '\0';
+		return 0;
+	}
+	return term_line_text(t, term_view_top(t) + (size_t)row, buf, size);
+}
+
+long
+term_find(const struct term *t, const char *needle, size_t from, bool older)
+{
+	size_t n = term_lines(t), line, i;
+	char buf[4096];
+
+	if (needle[0] == '\0' || n == 0)
+		return -1;
+	if (from >= n)
+		from = n - 1;
+	/* Every line once, starting at from, wrapping round like tmux's wrap-search. */
+	for (i = 0; i < n; i++) {
+		line = older ? (from + n - i) % n : (from + i) % n;
+		term_line_text(t, line, buf, sizeof buf);
+		if (strstr(buf, needle) != NULL)
+			return (long)line;
+	}
+	return -1;
+}
+
+size_t
+term_line_text(const struct term *t, size_t line, char *buf, size_t size)
 {
 	VTermScreenCell c;
 	size_t n = 0, keep = 0;
@@ -547,7 +611,8 @@ term_view_text(const struct term *t, int row, char *buf, size_t size)
 	if (size == 0)
 		return 0;
 	for (int col = 0; col < t->cols; col++) {
-		if (!term_view_cell(t, row, col, &c) || c.chars[0] == (uint32_t)-1)
+		if (line >= term_lines(t) || !term_line_cell(t, line, col, &c) ||
+		    c.chars[0] == (uint32_t)-1)
 			continue;
 		for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && (i == 0 || c.chars[i] != 0); i++) {
 			size_t k = term_utf8_put(c.chars[i] != 0 ? c.chars[i] : ' ', u);

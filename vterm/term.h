@@ -115,6 +115,18 @@ bool term_view_cell(const struct term *, int row, int col, VTermScreenCell *out)
  * to fit size; returns the length written. */
 size_t term_view_text(const struct term *, int row, char *buf, size_t size);
 
+/* History lines: the scrollback, oldest first, then the screen's rows;
+ * term_lines() of them. The view's top row shows line term_view_top(). */
+size_t term_lines(const struct term *);
+size_t term_view_top(const struct term *);
+/* UTF-8 text of history line line, as term_view_text. */
+size_t term_line_text(const struct term *, size_t line, char *buf, size_t size);
+/* The first line from from (included) towards older (or newer) lines,
+ * wrapping round, whose text holds needle; -1 when none does. */
+long term_find(const struct term *, const char *needle, size_t from, bool older);
+/* Scroll so that line is the view's top row (clamped to the live screen). */
+void term_scroll_to(struct term *, size_t line);
+
 /* Scrollback seen through the view. */
 const struct term_sb *term_scrollback(const struct term *);
 /* Scroll the view back (delta > 0) or forward; clamped. Returns new offset. */

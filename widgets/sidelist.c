@@ -242,15 +242,13 @@ void
 sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *pal)
 {
 	struct widget_style border = pal->style[sl->focused ? THEME_PROMPT : THEME_BORDER];
-	cchar_t vl;
-	int pair = border.pair, cy = y;
+	int cy = y;
 
 	if (h <= 0 || w <= 0)
 		return;
 	if (sl->focused)
 		border.attr |= A_BOLD;
-	if (setcchar(&vl, sl->focused ? L"\x2503" : L"\x2502", border.attr, 0, &pair) == OK)
-		mvwvline_set(win, y, x, &vl, h);
+	widget_vline(win, y, x, h, sl->focused, &border);
 	x++;
 	w--;
 	if (h < 6) {

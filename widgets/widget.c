@@ -6,6 +6,7 @@
  * cchar_t, so a mark is never separated from its base and a wide character
  * never straddles the edge.
  */
+#include <langinfo.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,6 +275,33 @@ widget_fill(WINDOW *win, int y, int x, int n, const struct widget_style *st)
 	mvwhline_set(win, y, x, &cc, n);
 }
 
+bool
+widget_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* ACS line drawing (VT100 alternate character set) with st's colour. */
+static chtype
+acs(chtype c, const struct widget_style *st)
+{
+	return c | (st->attr & ~A_COLOR) | (st->pair > 0 && st->pair < 256 ? COLOR_PAIR(st->pair) : 0);
+}
+
+void
+widget_vline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st)
+{
+	cchar_t vl;
+	int pair = st->pair;
+
+	if (!widget_utf8())
+		mvwvline(win, y, x, acs(ACS_VLINE, st), n);
+	else if (setcchar(&vl, heavy ? L"\x2503" : L"\x2502", st->attr, 0, &pair) == OK)
+		mvwvline_set(win, y, x, &vl, n);
+}
+
 void
 widget_box(WINDOW *win, const struct widget_style *st)
 {
@@ -283,6 +311,12 @@ widget_box(WINDOW *win, const struct widget_style *st)
 
 	if (getmaxy(win) < 3 || getmaxx(win) < 3)
 		return;
+	if (!widget_utf8()) {
+		wborder(win, acs(ACS_VLINE, st), acs(ACS_VLINE, st), acs(ACS_HLINE, st),
+		    acs(ACS_HLINE, st), acs(ACS_ULCORNER, st), acs(ACS_URCORNER, st),
+		    acs(ACS_LLCORNER, st), acs(ACS_LRCORNER, st));
+		return;
+	}
 	for (int i = 0; i < 6; i++)
 		setcchar(&c[i], ch[i], st->attr, 0, &pair);
 	wborder_set(win, &c[0], &c[0], &c[1], &c[1], &c[2], &c[3], &c[4], &c[5]);

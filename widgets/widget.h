@@ -73,6 +73,11 @@ int widget_width(const char *s);
 /* A border of box-drawing characters around win, in style st (windows of
  * at least 3x3; smaller ones get none). */
 void widget_box(WINDOW *win, const struct widget_style *st);
+/* A vertical line of n rows at (y, x), heavy when asked (UTF-8 only). */
+void widget_vline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st);
+/* The locale's character set is UTF-8. Otherwise (LANG=C, POSIX: `su -`)
+ * lines are the terminal's ACS line drawing, which needs no Unicode. */
+bool widget_utf8(void);
 /* A dialog window: *h x *w, clamped to the lines x cols screen (at least
  * 1x1; *h and *w get what was made), centred, on a new panel on top. */
 WINDOW *widget_overlay_new(int *h, int *w, int lines, int cols, PANEL **panel);

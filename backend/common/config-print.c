@@ -150,8 +150,11 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	fputc('\n', f);
 	print_list(f, "  ", "auto_approve", cfg->esc_auto_approve, cfg->n_esc_auto_approve);
 	fprintf(f, "  timeout: %d\n", cfg->esc_timeout);
-	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL) {
+	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL ||
+	    cfg->wb_history != CFG_WB_HISTORY_DEFAULT) {
 		fputs("workbench:\n", f);
+		if (cfg->wb_history != CFG_WB_HISTORY_DEFAULT)
+			fprintf(f, "  history: %d\n", cfg->wb_history);
 		if (cfg->wb_theme != NULL) {
 			fputs("  theme: ", f);
 			print_str(f, cfg->wb_theme);

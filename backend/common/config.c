@@ -191,10 +191,11 @@ load_escalation(const struct cfg_ctx *c, const struct cfg_node *n)
 static int
 load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 {
-	static const char *const keys[] = { "theme", "prefix", NULL };
+	static const char *const keys[] = { "theme", "prefix", "history", NULL };
 	const struct cfg_node *v;
 	const char *s;
 
+	c->cfg->wb_history = CFG_WB_HISTORY_DEFAULT;
 	if (n == NULL)
 		return 0;
 	if (cfg_get_map(c, n, "workbench", keys) < 0)
@@ -219,6 +220,9 @@ load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 		c->cfg->wb_prefix = xstrdup(s);
 		c->cfg->wb_prefix_line = v->line;
 	}
+	if ((v = cfg_map_get(n, "history")) != NULL &&
+	    cfg_get_int(c, v, "workbench.history", 0, CFG_WB_HISTORY_MAX, &c->cfg->wb_history) < 0)
+		return -1;
 	return 0;
 }
 

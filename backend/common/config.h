@@ -20,6 +20,8 @@
 #define CFG_EMBEDDED_NAME "<embedded default>"
 #define CFG_ESC_TIMEOUT_DEFAULT	120	/* escalation.timeout, seconds */
 #define CFG_ESC_TIMEOUT_MAX	86400
+#define CFG_WB_HISTORY_DEFAULT	10000	/* workbench.history: scrollback lines a tab */
+#define CFG_WB_HISTORY_MAX	100000	/* ~16 bytes a cell: 100k lines of 200 columns, 320 MB */
 #define CFG_KEYNAME_MAX	32	/* workbench.prefix bytes with the NUL (WB_KEYS_NAME_MAX) */
 
 struct cfg_volume {
@@ -95,6 +97,7 @@ struct cfg {
 	int wb_theme_line;
 	char *wb_prefix;	/* key name, syntax checked (wb-keys parses it); NULL: not set */
 	int wb_prefix_line;
+	int wb_history;		/* scrollback lines a tab, 0..CFG_WB_HISTORY_MAX */
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */

@@ -153,8 +153,11 @@ if command -v podman >/dev/null && as_user podman info >/dev/null 2>&1; then
 		assert_eq "$light" "$file" "--theme light is the installed light.yaml, colour for colour"
 		[ "$light" != "$dflt" ] || fail "--theme light drew the default theme"
 		note "ok: --theme light found in PREFIX/share/lazaret/themes"
-		bar typo --theme ligth >/dev/null
-		wait_for 5 test -s "$T/wb-typo.err" || fail "no message for --theme ligth"
+		# a mistyped --theme: an error before the screen starts, naming the installed ones
+		"${TM[@]}" new-session -d -s typo -x 80 -y 24 -c "$T" \
+			"$(as_user_line "$I/lazaret-workbench" -w "$repo" --theme ligth) 2>$T/wb-typo.err; echo wb-rc=\$?; sleep 600"
+		wait_for 10 sh -c "${TM[*]} capture-pane -p -t typo | grep -q 'wb-rc='" || fail "--theme ligth did not stop"
+		assert_contains "$("${TM[@]}" capture-pane -p -t typo)" "wb-rc=1" "--theme ligth exits 1"
 		assert_contains "$(cat "$T/wb-typo.err")" 'theme "ligth" not found; known themes: default, high-contrast, light' \
 			"a mistyped theme names the installed ones"
 	else

@@ -51,6 +51,6 @@ wait_for 30 pane_has back "0:default demo" || { pane back; fail "'$come' did not
 "${TM[@]}" send-keys -t back 'echo back-$((6*7))' Enter
 wait_for 10 pane_has back "back-42" || { pane back; fail "the restored tab's shell does not answer"; }
 note "ok: '$come' brings the tab back"
-"${TM[@]}" send-keys -t back C-a x
+"${TM[@]}" send-keys -t back C-a x y
 wait_for 30 pane_has back "back-rc=" || { pane back; fail "closing the last tab did not end the workbench"; }
 echo "run-main: all checks passed"

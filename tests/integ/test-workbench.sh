@@ -119,7 +119,7 @@ wait_for 10 pane_has "M72M" || show_fail "marker not printed"
 "${TM[@]}" send-keys -t wb C-a d
 wait_for 10 pane_has "[detached: 2 sessions" || show_fail "prefix d did not detach"
 wait_for 5 pane_has "wb-rc=0" || show_fail "detach did not exit 0"
-assert_eq "$(wc -l <"$T/wb.tabs")" 2 "state file lists both tabs"
+assert_eq "$(grep -c '^[0-9]' "$T/wb.tabs")" 2 "state file lists both tabs"
 assert_eq "$(coord_count "$canon1")" 1 "ws1's coordinator still runs after detach"
 st=$(lz status -w "$repo1")
 assert_contains "$st" "sessions:    1" "ws1's shell still runs after detach"
@@ -133,43 +133,61 @@ wait_for 10 pane_has "C81C" || show_fail "the re-attached shell does not answer"
 wait_for 5 pane_has "B56B" || show_fail "attach did not restore tab 1's screen"
 note "ok: detach keeps the shells, attach restores tabs and screens"
 
-# --- resize: every tab's PTY follows
+# --- resize: every tab's PTY follows (at 120 columns the side panel takes 40)
 "${TM[@]}" resize-window -t wb -x 120 -y 40
+wait_for 5 pane_has "Escalations (0)" || show_fail "the side panel not shown at 120 columns"
 "${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 1's PTY"
+wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 1's PTY"
 "${TM[@]}" send-keys -t wb C-a 0
 "${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 120" || show_fail "resize did not reach tab 0's PTY"
+wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 0's PTY"
 note "ok: resize reaches every tab's sandbox shell"
 
-# --- a bad theme: a clear message, the default theme; the config's
-# workbench.prefix is the prefix, --theme wins over its workbench.theme
+# --- a bad theme asked for by --theme or $LAZARET_THEME: an error before the
+# screen starts, exit 1 (like a bad --prefix); a bad workbench.theme in the
+# config: the default theme, and the config's file and line on the status
+# line until a key; the config's workbench.prefix is the prefix
 "${TM[@]}" send-keys -t wb C-a d
 wait_for 10 pane_has "wb-rc=0" || show_fail "second detach failed"
 echo 'tabbar: { active: { fg: nocolour } }' >"$T/bad.yaml"
 chmod 644 "$T/bad.yaml"
+for how in "--theme $T/bad.yaml" "LAZARET_THEME=$T/bad.yaml"; do
+	"${TM[@]}" kill-session -t wb
+	case $how in
+	--theme*) line=$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") ;;
+	*) line=$(LZ_ENV+=("$how"); as_user_line lazaret-workbench attach) ;;
+	esac
+	"${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" "$line 2>$T/theme.err; echo wb-rc=\$?; sleep 600"
+	wait_for 10 pane_has "wb-rc=" || show_fail "the workbench did not stop at a bad theme ($how)"
+	assert_contains "$(pane)" "wb-rc=1" "a bad theme from ${how%%[ =]*} exits 1"
+	pane_lacks "0:default ws1" || show_fail "the screen started with a bad theme ($how)"
+	assert_contains "$(cat "$T/theme.err")" "lazaret-workbench: ${how%%[ =]*}: " "the error names where the theme came from"
+	assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "the error names the theme file and line"
+done
+assert_contains "$(cat "$T/theme.err")" "LAZARET_THEME:" "\$LAZARET_THEME named"
 mkdir -p "$T/home/config/lazaret"
-printf 'workbench: {theme: light, prefix: C-b}\nprofiles:\n  default:\n    image: localhost/lazaret-default:latest\n' \
-	>"$T/home/config/lazaret/config.yaml"
+printf 'profiles:\n  default:\n    image: localhost/lazaret-default:latest\nworkbench:\n  prefix: C-b\n  theme: %s\n' \
+	"$T/bad.yaml" >"$T/home/config/lazaret/config.yaml"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config/lazaret"
 "${TM[@]}" kill-session -t wb
-"${TM[@]}" new-session -d -s wb -x 100 -y 30 -c "$T" \
-	"$(as_user_line lazaret-workbench attach --theme "$T/bad.yaml") 2>$T/theme.err; sleep 600"
-wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad theme"
-wait_for 5 test -s "$T/theme.err" || fail "no message about the bad theme"
-assert_contains "$(cat "$T/theme.err")" "bad.yaml:1" "theme error names file and line"
-assert_contains "$(cat "$T/theme.err")" "using the default theme" "theme error says what happens"
-# (the theme warning holds the status line for 10 s, then the hints return)
-wait_for 20 status_has "C-b: c new" ||
-	show_fail "status line does not show the config's prefix C-b"
+"${TM[@]}" new-session -d -s wb -x 200 -y 30 -c "$T" "$(wb_line attach)"
+wait_for 10 pane_has "0:default ws1" || show_fail "no workbench with a bad workbench.theme"
+assert_contains "$(pane | tail -1)" "config.yaml:6: workbench.theme: " "the status line names the config's file and line"
+sleep 11
+assert_contains "$(pane | tail -1)" "config.yaml:6: workbench.theme: " "the warning stays until a key"
+"${TM[@]}" send-keys -t wb -l ' '
+wait_for 5 status_has "C-b: c new" ||
+	show_fail "status line does not show the config's prefix C-b after a key"
 assert_not_contains "$(pane | tail -1)" "C-a" "the config's prefix replaces C-a"
-note "ok: workbench.prefix from the config file is the prefix key"
+note "ok: a bad --theme/\$LAZARET_THEME stops before the screen; a bad workbench.theme stays on the status line until a key"
 
 # --- closing every tab ends the sessions and tears both domains down
 "${TM[@]}" send-keys -t wb C-b x
-wait_for 10 pane_lacks "1:default" || show_fail "prefix x did not close a tab"
+wait_for 5 pane_has "? its program still runs" || show_fail "prefix x did not ask first"
+"${TM[@]}" send-keys -t wb y
+wait_for 10 pane_lacks "1:default" || show_fail "prefix x, y did not close a tab"
 rm "$T/home/config/lazaret/config.yaml"
-"${TM[@]}" send-keys -t wb C-b x
+"${TM[@]}" send-keys -t wb C-b x y
 wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
 	fail "ws1 not torn down after its tab closed"
 wait_for 30 gone "$canon2" "lazaret-default-$(printf '%s' "default:$canon2" | sha256sum | cut -c1-12)" ||
@@ -187,6 +205,6 @@ wait_for 40 pane_has "0:default ws1 running" || show_fail "no fresh tab when the
 "${TM[@]}" send-keys -t wb 'echo fresh-$((6*7))' Enter
 wait_for 10 pane_has "fresh-42" || show_fail "the fresh tab's shell does not answer"
 note "ok: saved tabs whose sessions are gone give way to a fresh tab"
-"${TM[@]}" send-keys -t wb C-a x
+"${TM[@]}" send-keys -t wb C-a x y
 wait_for 30 gone "$canon1" "lazaret-default-$(printf '%s' "default:$canon1" | sha256sum | cut -c1-12)" ||
 	fail "ws1 not torn down after the fresh tab closed"

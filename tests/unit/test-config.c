@@ -191,6 +191,7 @@ test_cfg_embedded_default_loads_with_profile_default(void **state)
 	assert_int_equal(cfg->esc_timeout, CFG_ESC_TIMEOUT_DEFAULT);
 	assert_null(cfg->wb_theme);
 	assert_null(cfg->wb_prefix);
+	assert_int_equal(cfg->wb_history, CFG_WB_HISTORY_DEFAULT);
 	p = cfg_profile_find(cfg, NULL, &err);
 	assert_non_null(p);
 	assert_string_equal(p->name, "default");
@@ -1143,7 +1144,16 @@ test_cfg_loads_workbench_theme_and_prefix(void **state)
 	cfg = load_ok("workbench: {theme: light}\nprofiles: {web: {image: a}}\n");
 	assert_string_equal(cfg->wb_theme, "light");
 	assert_null(cfg->wb_prefix);
+	assert_int_equal(cfg->wb_history, CFG_WB_HISTORY_DEFAULT);
 	cfg_free(cfg);
+	for (i = 0; i <= CFG_WB_HISTORY_MAX; i += CFG_WB_HISTORY_MAX / 2) {
+		_cleanup_free_ char *y = xasprintf("workbench: {history: %zu}\nprofiles: {web: "
+		    "{image: a}}\n", i);
+
+		cfg = load_ok(y);
+		assert_int_equal(cfg->wb_history, (int)i);
+		cfg_free(cfg);
+	}
 	/* A path: tilde only at position 0, the rest taken as written. */
 	cfg = load_ok("workbench: {theme: ./x~/t.yaml}\nprofiles: {web: {image: a}}\n");
 	assert_string_equal(cfg->wb_theme, "./x~/t.yaml");
@@ -1163,6 +1173,10 @@ static void
 test_cfg_rejects_bad_workbench_values(void **state)
 {
 	(void)state;
+	expect_err("workbench:\n  history: 100001\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.history:");
+	expect_err("workbench:\n  history: 10k\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.history:");
 	expect_err("workbench: light\nprofiles: {web: {image: a}}\n",
 	    "t.yaml:1: workbench: expected a mapping, got a string");
 	expect_err("workbench:\n  theme: [a]\nprofiles: {web: {image: a}}\n",

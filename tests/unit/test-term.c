@@ -612,6 +612,41 @@ test_term_long_title_is_cut_not_overflowed(void **state)
 	term_free(t);
 }
 
+/* Scrollback search: / in the workbench finds text in history and the screen. */
+static void
+test_term_find_searches_history_and_screen_wrapping(void **state)
+{
+	struct term *t = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char buf[64], line[32];
+	long at;
+
+	(void)state;
+	assert_int_equal(term_new(5, 20, 100, &t, &err), 0);
+	for (int i = 0; i < 50; i++) {
+		snprintf(line, sizeof line, "line %d\r\n", i);
+		term_feed(t, line, strlen(line));
+	}
+	/* 46 lines scrolled off, 4 on screen and the cursor's empty row */
+	assert_int_equal(term_lines(t), 46 + 5);
+	at = term_find(t, "line 42", term_lines(t) - 1, true);
+	assert_int_equal(at, 42);
+	term_line_text(t, (size_t)at, buf, sizeof buf);
+	assert_string_equal(buf, "line 42");
+	term_scroll_to(t, (size_t)at);
+	assert_int_equal(term_view_top(t), 42);
+	term_view_text(t, 0, buf, sizeof buf);
+	assert_string_equal(buf, "line 42");
+	/* on the screen itself */
+	assert_int_equal(term_find(t, "line 48", term_lines(t) - 1, true), 48);
+	/* older from 10 wraps round to the newest match of "line 4" (49) */
+	assert_int_equal(term_find(t, "line 4", 3, true), 49);
+	assert_int_equal(term_find(t, "line 4", 3, false), 4);
+	assert_int_equal(term_find(t, "nowhere", 0, true), -1);
+	assert_int_equal(term_find(t, "", 0, true), -1);
+	term_free(t);
+}
+
 int
 main(void)
 {
@@ -637,6 +672,7 @@ main(void)
 		cmocka_unit_test(test_term_osc_terminator_split_across_writes),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
 		cmocka_unit_test(test_term_long_title_is_cut_not_overflowed),
+		cmocka_unit_test(test_term_find_searches_history_and_screen_wrapping),
 	};
 
 	return cmocka_run_group_tests_name("term", tests, NULL, NULL);

@@ -213,16 +213,23 @@ test_wb_state_round_trips_and_skips_bad_lines(void **state)
 	struct wb_state_tab *out;
 	lz_err_t err = LZ_ERR_INIT;
 	size_t n;
+	int panel;
 	FILE *f;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	path = xasprintf("%s/workbench.tabs", dir);
-	assert_int_equal(wb_state_read(path, &out, &n, &err), 0);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(wb_state_write(path, in, 2, &err), 0);
-	assert_int_equal(wb_state_read(path, &out, &n, &err), 0);
+	assert_int_equal(panel, -1);
+	assert_int_equal(wb_state_write(path, in, 2, false, &err), 0);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
 	assert_int_equal(n, 2);
+	assert_int_equal(panel, 0);	/* the panel's visibility comes back too */
+	wb_state_tabs_free(out, n);
+	assert_int_equal(wb_state_write(path, in, 2, true, &err), 0);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
+	assert_int_equal(panel, 1);
 	assert_int_equal(out[1].id, 17);
 	assert_string_equal(out[1].mode, "direct");
 	assert_string_equal(out[1].workspace, "/home/u/my proj");
@@ -233,12 +240,12 @@ test_wb_state_round_trips_and_skips_bad_lines(void **state)
 	fputs("0\tisolated\tx\t/a\n9\tsideways\tx\t/a\n5\tisolated\tx\trelative\n"
 	    "4294967296\tisolated\tx\t/a\nnot a line\n8\tisolated\tok\t/b\n", f);
 	fclose(f);
-	assert_int_equal(wb_state_read(path, &out, &n, &err), 0);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(out[2].id, 8);
 	wb_state_tabs_free(out, n);
 	/* No tabs: no file. */
-	assert_int_equal(wb_state_write(path, in, 0, &err), 0);
+	assert_int_equal(wb_state_write(path, in, 0, true, &err), 0);
 	assert_int_equal(access(path, F_OK), -1);
 	rmdir(dir);
 	free(path);

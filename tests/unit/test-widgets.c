@@ -1085,8 +1085,18 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 {
 	struct fixture *f = *state;
 	struct wb_keys *k = wb_keys_new();
-	char **help = wb_keys_help(k);
-	int n = (int)lz_strv_len(help);
+	lz_err_t err = LZ_ERR_INIT;
+	char **help, name[16], cmd[32];
+	int n;
+
+	/* More lines than the screen: F1..F10 select tabs too (0-9 fold into one line). */
+	for (int i = 1; i <= 10; i++) {
+		snprintf(name, sizeof name, "F%d", i);
+		snprintf(cmd, sizeof cmd, "select-tab %d", i - 1);
+		assert_int_equal(wb_keys_bind(k, name, cmd, &err), 0);
+	}
+	help = wb_keys_help(k);
+	n = (int)lz_strv_len(help);
 	struct textview *tv = textview_new("Keys", help, LINES, COLS);
 	WINDOW *w = textview_window(tv);
 
