@@ -6,6 +6,8 @@
 #   make run        set up the host and start the workbench on a real sandbox
 #   make bench      benchmark scripts (figures, never assertions)
 #   make fuzz       libFuzzer harnesses
+#   make install    PREFIX=/usr/local DESTDIR= (GNU layout; uninstall undoes it)
+#   make deb        build/lazaret_VERSION_ARCH.deb (dpkg-deb)
 #   V=1             show the commands
 VERSION   := 0.1.0
 CC        ?= cc
@@ -61,7 +63,7 @@ PROGS += $(BUILD)/lazaret-probe
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all setup test check unit run bench fuzz clean cppcheck clang-tidy
+.PHONY: all setup test check unit run bench fuzz clean cppcheck clang-tidy install uninstall deb
 all: $(PROGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -159,6 +161,58 @@ cppcheck:
 
 clang-tidy:
 	clang-tidy $(COMMON_SRC) $(BACKEND_SRC) -- $(CFLAGS_ALL)
+
+# GNU layout. The programs find their helpers and data from their own path
+# (backend/common/prefix.c), so nothing here is compiled in: any PREFIX works,
+# and a tree staged under DESTDIR runs from there too.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBEXECDIR  ?= $(PREFIX)/libexec
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL     ?= install
+INST_BIN    := $(filter $(BUILD)/lazaret $(BUILD)/lazaret-workbench,$(PROGS))
+# helpers: the sandbox's escalation client, the egress sidecar (when built)
+INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar,$(PROGS))
+MAN1        := $(wildcard docs/man/*.1)
+MAN5        := $(wildcard docs/man/*.5)
+THEMES      := $(wildcard themes/*.yaml)
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/lazaret \
+	    $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0755 $(INST_HELP) scripts/setup-host $(DESTDIR)$(LIBEXECDIR)/lazaret/
+	$(INSTALL) -m 0644 $(THEMES) $(DESTDIR)$(DATADIR)/lazaret/themes/
+	$(INSTALL) -m 0644 scripts/packages $(DESTDIR)$(DATADIR)/lazaret/packages
+	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	$(INSTALL) -m 0644 scripts/lazaret.bash-completion $(DESTDIR)$(BASHCOMPDIR)/lazaret
+	ln -sf lazaret $(DESTDIR)$(BASHCOMPDIR)/lazaret-workbench
+
+# Removes what install put there and the directories that are Lazaret's alone
+# (setup-host's runsc wrapper in PREFIX/libexec/lazaret stays, and so does the
+# directory then).
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,lazaret lazaret-workbench) \
+	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar setup-host) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
+	    $(DESTDIR)$(DATADIR)/lazaret/packages \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
+	    $(DESTDIR)$(BASHCOMPDIR)/lazaret $(DESTDIR)$(BASHCOMPDIR)/lazaret-workbench
+	for d in $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(DATADIR)/lazaret \
+	    $(DESTDIR)$(LIBEXECDIR)/lazaret; do rmdir "$$d" 2>/dev/null || true; done
+
+# A Debian package of the installed tree (PREFIX=/usr): Depends are the
+# shared libraries the programs link (dpkg-shlibdeps) and the "run" and
+# "image" roles of scripts/packages, the list setup-host installs.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB      := $(BUILD)/lazaret_$(VERSION)_$(DEB_ARCH).deb
+deb: all
+	scripts/make-deb $(BUILD) $(VERSION) $(DEB)
 
 clean:
 	rm -rf build

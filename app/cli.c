@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "prefix.h"
 #include "xmalloc.h"
 
 static void
@@ -86,12 +87,13 @@ int
 cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct option lo[CLI_OPTS_MAX + 2];
-	char so[2 * CLI_OPTS_MAX + 3];
+	char so[2 * CLI_OPTS_MAX + 4];
 	const struct cli_opt *o;
 	size_t i, k = 0;
 	int c;
 
-	so[k++] = '+';
+	if (cmd->stop_at_operand)
+		so[k++] = '+';
 	for (i = 0; cmd->opts[i].name != NULL; i++) {
 		o = &cmd->opts[i];
 		LZ_ASSERT(i < CLI_OPTS_MAX);
@@ -148,11 +150,13 @@ cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 int
 cli_refuse_root(lz_err_t *err)
 {
-	if (geteuid() == 0)
-		return lz_err_set(err, EPERM, "refusing to run as root: Lazaret is "
-		    "rootless by design; run it as your normal user (prepare the host "
-		    "once with 'sudo scripts/setup-host')");
-	return 0;
+	_cleanup_free_ char *sh = NULL;
+
+	if (geteuid() != 0)
+		return 0;
+	sh = lz_prefix_setup_host();
+	return lz_err_set(err, EPERM, "refusing to run as root: Lazaret is rootless by "
+	    "design; run it as your normal user (prepare the host once with 'sudo %s')", sh);
 }
 
 int

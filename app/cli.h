@@ -62,13 +62,16 @@ struct cli_cmd {
 	const char *help;	/* what --help prints after "usage: USAGE\n\n" */
 	const struct cli_opt *opts;	/* at most CLI_OPTS_MAX, then CLI_END */
 	bool operands;		/* operands allowed (else "unexpected argument") */
+	bool stop_at_operand;	/* the first operand starts a command line of its
+				 * own (run CMD ARGS): options end there; else
+				 * options may follow operands (git, podman) */
 };
 
 /* cli_parse: the options are parsed, go on (optind is the first operand). */
 #define CLI_GO_ON	(-1)
 
-/* Parse argv (argv[0] the subcommand) against cmd, options first (getopt
- * "+"). Returns CLI_GO_ON, or the exit status: 0 after --help, 129 after a
+/* Parse argv (argv[0] the subcommand) against cmd; options and operands in
+ * any order ("--" ends the options) unless cmd->stop_at_operand. Returns CLI_GO_ON, or the exit status: 0 after --help, 129 after a
  * usage error (unknown option, missing argument, unexpected operand). */
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv);
 

@@ -14,13 +14,17 @@
 #define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json] [--verify]"
 
 static const char audit_help[] =
-    "Print the domain's audit trail: escalation requests, refusals (with\n"
-    "the reason), decisions (who, when, what was edited) and results (exit\n"
-    "status, duration, output size). Read through the running coordinator,\n"
-    "or from state.db when none runs.\n\n"
+    "Print the domain's audit trail, one line per event: SEQ, TIME (UTC),\n"
+    "WHO, EVENT (an escalation's request, refused, decision, result; the\n"
+    "domain's domain.start and domain.stop; session.start, session.end),\n"
+    "VERDICT (the policy's, the decision, or the exit status), REQUEST (the\n"
+    "ID the prompt showed) and WHAT (the command and the host directory, an\n"
+    "edit as ORIGINAL -> EDITED, the reason, or the duration and output\n"
+    "size). Read through the running coordinator, or from state.db when none\n"
+    "runs.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  --json               one JSON object per row\n"
+    "  --json               one JSON object per row, with everything recorded\n"
     "  --verify             check the hash chain: 'audit trail intact (N rows)',\n"
     "                       or 'audit trail broken at row N: why' and exit 1\n";
 
@@ -85,7 +89,7 @@ cmd_audit(int argc, char **argv)
 
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
-	flags = (json ? ESC_CTL_AUDIT_JSON : 0) | (verify ? ESC_CTL_AUDIT_VERIFY : 0);
+	flags = (json ? ESC_CTL_AUDIT_JSON : ESC_CTL_AUDIT_LINES) | (verify ? ESC_CTL_AUDIT_VERIFY : 0);
 	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-suggest.h"
 #include "commands.h"
 
 #define CONFIG_USAGE "lazaret config check [--profile P] [--workspace DIR] [FILE]"
@@ -49,16 +50,50 @@ out:
 	return rc;
 }
 
+/* Hidden: the profile names, one a line (bash completion asks). Quiet and
+ * empty when the configuration does not load. */
+static int
+config_profiles(int argc, char **argv)
+{
+	const struct cli_opt opts[] = { CLI_END };
+	const struct cli_cmd cmd = { "config", "lazaret config profiles", "Print the profile "
+	    "names of the configuration, one a line.\n", opts, false };
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *path;
+	size_t i;
+	int rc;
+
+	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return rc;
+	path = getenv(CLI_CONFIG_ENV);
+	if (cfg_load(path != NULL && *path != '\0' ? path : NULL, &cfg, &err) < 0) {
+		lz_err_clear(&err);
+		return 1;
+	}
+	for (i = 0; i < cfg->n_profiles; i++)
+		printf("%s\n", cfg->profiles[i].name);
+	cfg_free(cfg);
+	return 0;
+}
+
 int
 cmd_config(int argc, char **argv)
 {
+	static const char *const subs[] = { "check" };
+	int rc;
+
 	if (argc < 2)
 		return cli_usage_error("config", CONFIG_USAGE, "missing subcommand");
 	if (strcmp(argv[1], "check") == 0)
 		return config_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "profiles") == 0)
+		return config_profiles(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		printf("usage: %s\n", CONFIG_USAGE);
+		printf("usage: %s\n\n%s", CONFIG_USAGE, config_check_help);
 		return 0;
 	}
-	return cli_usage_error("config", CONFIG_USAGE, "unknown subcommand '%s'", argv[1]);
+	rc = cli_usage_error("config", CONFIG_USAGE, "unknown subcommand '%s'", argv[1]);
+	cli_suggest_print(argv[1], subs, sizeof subs / sizeof subs[0]);
+	return rc;
 }

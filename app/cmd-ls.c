@@ -1,4 +1,4 @@
-/* cmd-ls.c - lazaret ls: every live domain of this user (one line each). */
+/* cmd-ls.c - lazaret ls: every live domain of this user, one row each. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -6,98 +6,188 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-table.h"
 #include "client.h"
 #include "coord/ctl-server.h"
+#include "jsonw.h"
+#include "strv.h"
 #include "xmalloc.h"
 
-#define LS_USAGE "lazaret ls"
+#define LS_USAGE "lazaret ls [--json]"
 
 static const char ls_help[] =
     "List every live domain of this user: each control socket in the\n"
     "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
-    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME(s) WORKSPACE. Sockets\n"
-    "left by a coordinator that died are reported as stale and removed.\n";
+    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME WORKSPACE. Sockets left\n"
+    "by a coordinator that died are reported as stale and removed.\n\n"
+    "  --json  a JSON array: each domain's 'lazaret status --json' object\n";
 
-/* One domain: its STATUS row, or why there is none. */
-static void
-ls_one(const char *dir, const char *name, int *n)
+static const char *const ls_header[] = {
+	"DOMAIN", "PROFILE", "CONTAINER", "STATE", "MODE", "SESSIONS", "CLIENTS", "UPTIME",
+	"WORKSPACE", NULL,
+};
+#define LS_COL_UPTIME	7
+#define LS_RIGHT	((1u << 5) | (1u << 6) | (1u << 7))	/* the numbers */
+
+struct ls {
+	bool json;
+	struct cli_table *table;
+	char **objs;		/* --json: one object each */
+};
+
+/* The coordinator's tab-separated row with UPTIME (seconds) as a duration. */
+static char *
+ls_row_human(const char *row)
 {
-	char *path = xasprintf("%s/%s", dir, name), *text = NULL;
+	const char *p = row, *end;
+	char buf[32];
+	int i;
+
+	for (i = 0; i < LS_COL_UPTIME && p != NULL; i++)
+		if ((p = strchr(p, '\t')) != NULL)
+			p++;
+	if (p == NULL || (end = strchr(p, '\t')) == NULL)
+		return xstrdup(row);
+	cli_table_duration(strtoll(p, NULL, 10), buf, sizeof buf);
+	return xasprintf("%.*s%s%s", (int)(p - row), row, buf, end);
+}
+
+/* A domain without a status: its hash, state and socket. */
+static void
+ls_no_status(struct ls *ls, const char *hash, const char *state, const char *path)
+{
+	struct lz_jsonw w;
+	char *row;
+
+	if (!ls->json) {
+		row = xasprintf("%s\t-\t-\t%s", hash, state);
+		cli_table_add_tsv(ls->table, row);
+		free(row);
+		return;
+	}
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "running"); lz_jsonw_bool(&w, false);
+	lz_jsonw_key(&w, "domain_hash"); lz_jsonw_str(&w, hash);
+	lz_jsonw_key(&w, "state"); lz_jsonw_str(&w, state);
+	lz_jsonw_key(&w, "control_socket"); lz_jsonw_str(&w, path);
+	lz_jsonw_obj_close(&w);
+	row = lz_jsonw_steal(&w);
+	lz_strv_push(&ls->objs, row);
+	free(row);
+}
+
+/* One domain: its status, or why there is none. */
+static void
+ls_one(struct ls *ls, const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), *text = NULL, *hash;
 	struct client *cl = NULL;
 	struct proto_buf b = { 0 };
 	struct proto_header h;
 	const uint8_t *p;
 	lz_err_t err = LZ_ERR_INIT;
-	size_t len = strlen(name) - 4;
 
+	hash = xstrndup(name, strlen(name) - 4);
 	if (client_connect_path(path, &cl, &err) < 0) {
 		if (client_socket_alive(path))
-			printf("%.*s\t-\t-\tstarting-or-stopping\n", (int)len, name);
+			ls_no_status(ls, hash, "starting-or-stopping", path);
 		else {
 			client_unlink_stale(path);
-			printf("%.*s\t-\t-\tstale (removed %s)\n", (int)len, name, path);
+			ls_no_status(ls, hash, "stale", path);
+			fprintf(stderr, "lazaret: removed %s: its coordinator is gone\n", path);
 		}
-		(*n)++;
 		goto out;
 	}
-	proto_encode_status_req(&b, PROTO_STATUS_ROW);
+	proto_encode_status_req(&b, ls->json ? PROTO_STATUS_JSON : PROTO_STATUS_ROW);
 	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, &err) < 0 ||
 	    proto_decode_text(p, h.length, &text, &err) < 0) {
-		printf("%.*s\t-\t-\tnot answering\n", (int)len, name);
-		(*n)++;
+		ls_no_status(ls, hash, "not-answering", path);
 		goto out;
 	}
-	printf("%s\n", text);
-	(*n)++;
+	if (ls->json) {
+		lz_strv_push(&ls->objs, text);
+	} else {
+		char *row = ls_row_human(text);
+
+		cli_table_add_tsv(ls->table, row);
+		free(row);
+	}
 out:
 	lz_err_clear(&err);
 	free(text);
+	free(hash);
 	client_free(cl);
 	free(path);
+}
+
+static void
+ls_print(const struct ls *ls)
+{
+	size_t i;
+
+	if (!ls->json) {
+		cli_table_print(ls->table, stdout, LS_RIGHT);
+		return;
+	}
+	fputs("[", stdout);
+	for (i = 0; ls->objs != NULL && ls->objs[i] != NULL; i++)
+		printf("%s\n  %s", i > 0 ? "," : "", ls->objs[i]);
+	fputs(i > 0 ? "\n]\n" : "]\n", stdout);
 }
 
 int
 cmd_ls(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = { CLI_CONFIG, CLI_END };
-	static const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
+	struct ls ls = { false, NULL, NULL };
+	const struct cli_opt opts[] = { CLI_CONFIG, CLI_FLAG("json", 0, &ls.json), CLI_END };
+	const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
 	struct cfg *cfg = NULL;
 	struct dirent **ents = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	int i, k, n = 0, rc = 1;
+	int i, k, rc;
 	size_t len;
 
 	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return rc;
 	rc = 1;
+	ls.table = cli_table_new(ls_header);
 	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	/* Talk only to sockets in a directory that is ours alone. */
 	if (ctl_server_dir_check(cfg->esc_socket_dir, false, &err) < 0) {
-		rc = err.code == ENOENT ? 0 : cli_fail(&err);
+		if (err.code == ENOENT) {	/* no domain ever ran: an empty list */
+			ls_print(&ls);
+			rc = 0;
+		} else
+			rc = cli_fail(&err);
 		lz_err_clear(&err);
 		goto out;
 	}
-	printf("DOMAIN\tPROFILE\tCONTAINER\tSTATE\tMODE\tSESSIONS\tCLIENTS\tUPTIME\tWORKSPACE\n");
 	k = scandir(cfg->esc_socket_dir, &ents, NULL, alphasort);
 	if (k < 0) {
 		rc = errno == ENOENT ? 0 : 1;
 		if (rc != 0)
 			fprintf(stderr, "lazaret: cannot read %s: %s\n", cfg->esc_socket_dir,
 			    strerror(errno));
+		else
+			ls_print(&ls);
 		goto out;
 	}
 	for (i = 0; i < k; i++) {
 		len = strlen(ents[i]->d_name);
 		if (len > 4 && strcmp(ents[i]->d_name + len - 4, ".ctl") == 0)
-			ls_one(cfg->esc_socket_dir, ents[i]->d_name, &n);
+			ls_one(&ls, cfg->esc_socket_dir, ents[i]->d_name);
 		free(ents[i]);
 	}
 	free(ents);
+	ls_print(&ls);
 	rc = 0;
 out:
+	cli_table_free(ls.table);
+	lz_strv_free(ls.objs);
 	cfg_free(cfg);
 	return rc;
 }

@@ -11,7 +11,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[-T] [-- CMD [ARGS...]]"
+	"[-T] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -37,7 +37,7 @@ cmd_run(int argc, char **argv)
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
 		CLI_FLAG("no-tty", 'T', &no_tty), CLI_END,
 	};
-	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true };
+	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
 	struct client_run_opts ro;
 	struct client *cl = NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-suggest.h"
 #include "commands.h"
 #include "err.h"
 
@@ -35,6 +36,8 @@ static const struct lz_command lz_commands[] = {
 	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };
 
+#define LZ_N_COMMANDS (sizeof lz_commands / sizeof lz_commands[0])
+
 static void
 lz_usage(FILE *f)
 {
@@ -42,12 +45,12 @@ lz_usage(FILE *f)
 
 	fprintf(f,
 	    "usage: lazaret [--config FILE] <command> [<args>]\n"
-	    "       lazaret --help | --version\n"
+	    "       lazaret help [<command>] | --help | --version\n"
 	    "\n"
 	    "Run untrusted AI coding agents in rootless gVisor sandboxes.\n"
 	    "\n"
 	    "Commands:\n");
-	for (i = 0; i < sizeof lz_commands / sizeof lz_commands[0]; i++)
+	for (i = 0; i < LZ_N_COMMANDS; i++)
 		if (lz_commands[i].help != NULL)
 			fprintf(f, "  %-10s %s\n", lz_commands[i].name, lz_commands[i].help);
 	fprintf(f,
@@ -57,7 +60,35 @@ lz_usage(FILE *f)
 	    "  -h, --help     show this help\n"
 	    "  --version      show the version\n"
 	    "\n"
-	    "See 'lazaret <command> --help' for a command's options.\n");
+	    "See 'lazaret help <command>' for a command's options.\n");
+}
+
+/* git's answer to a mistyped command: exit 1, with the closest ones. */
+static int
+lz_not_a_command(const char *name)
+{
+	const char *names[LZ_N_COMMANDS];
+	size_t i, n = 0;
+
+	fprintf(stderr, "lazaret: '%s' is not a lazaret command. See 'lazaret --help'.\n", name);
+	for (i = 0; i < LZ_N_COMMANDS; i++)
+		if (lz_commands[i].help != NULL)	/* never suggest a hidden one */
+			names[n++] = lz_commands[i].name;
+	cli_suggest_print(name, names, n);
+	return 1;
+}
+
+/* Whether argv (a subcommand's) asks for help before any "--": help works
+ * everywhere, root included (git, podman). */
+static int
+lz_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	return 0;
 }
 
 static const struct lz_command *
@@ -65,7 +96,7 @@ lz_command_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof lz_commands / sizeof lz_commands[0]; i++)
+	for (i = 0; i < LZ_N_COMMANDS; i++)
 		if (strcmp(lz_commands[i].name, name) == 0)
 			return &lz_commands[i];
 	return NULL;
@@ -107,12 +138,30 @@ main(int argc, char **argv)
 		lz_usage(stderr);
 		return 129;
 	}
-	if ((cmd = lz_command_find(argv[optind])) == NULL) {
-		fprintf(stderr, "lazaret: '%s' is not a lazaret command. See 'lazaret --help'.\n",
-		    argv[optind]);
-		return 129;
+	/* lazaret help [CMD]: git's spelling of lazaret CMD --help */
+	if (strcmp(argv[optind], "help") == 0) {
+		char *hv[] = { NULL, (char *)"--help", NULL };
+
+		if (optind + 1 >= argc) {
+			lz_usage(stdout);
+			return 0;
+		}
+		if (optind + 2 < argc) {
+			fprintf(stderr, "lazaret help: too many arguments\nusage: lazaret help [<command>]\n");
+			return 129;
+		}
+		if ((cmd = lz_command_find(argv[optind + 1])) == NULL)
+			return lz_not_a_command(argv[optind + 1]);
+		hv[0] = argv[optind + 1];
+		optind = 0;
+		return cmd->fn(2, hv);
 	}
-	if (cmd->rootless && cli_refuse_root(&err) < 0)
+	if ((cmd = lz_command_find(argv[optind])) == NULL)
+		return lz_not_a_command(argv[optind]);
+	/* (each command that acts refuses root again itself; hidden ones get no
+	 * help, so they are refused here whatever their arguments) */
+	if (cmd->rootless && (cmd->help == NULL || !lz_wants_help(argc - optind, argv + optind)) &&
+	    cli_refuse_root(&err) < 0)
 		return cli_fail(&err);
 	idx = optind;
 	optind = 0;	/* glibc: full getopt reset for the subcommand */

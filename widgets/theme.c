@@ -1,6 +1,9 @@
 /* theme.c - YAML colour themes (see theme.h). Pure data: no ncurses here;
  * widgets turn a style into a pair with term_draw_pair(). */
 #include <ctype.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "prefix.h"
 #include "theme.h"
 #include "xmalloc.h"
 
@@ -356,9 +360,66 @@ theme_free(struct theme *th)
 	free(th);
 }
 
+/* DIR/NAME.yaml when readable; else NULL. */
+static char *
+theme_in_dir(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s.yaml", dir, name);
+
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* Whether list ("a, b") holds the name (len bytes). */
+static bool
+theme_listed(const char *list, const char *name, size_t len)
+{
+	const char *p = list;
+
+	while (p != NULL) {
+		if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+		if ((p = strchr(p, ',')) != NULL)
+			p += 2;
+	}
+	return false;
+}
+
+/* The theme names (NAME.yaml) in dir, appended to *list ("a, b"). */
+static void
+theme_list_dir(const char *dir, char **list)
+{
+	struct dirent **ents = NULL;
+	int i, n = scandir(dir, &ents, NULL, alphasort);
+	size_t len;
+	char *s;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(ents[i]->d_name);
+		if (len > 5 && ents[i]->d_name[0] != '.' &&
+		    strcmp(ents[i]->d_name + len - 5, ".yaml") == 0 &&
+		    !theme_listed(*list, ents[i]->d_name, len - 5)) {
+			s = xasprintf("%s%s%.*s", *list != NULL ? *list : "", *list != NULL ? ", " : "",
+			    (int)(len - 5), ents[i]->d_name);
+			free(*list);
+			*list = s;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
 int
 theme_find(const char *name, const char *const *dirs, char **path, lz_err_t *err)
 {
+	/* Installed themes: PREFIX/share/lazaret/themes of this very program,
+	 * whatever PREFIX (or DESTDIR) it was installed with. */
+	_cleanup_free_ char *inst = lz_prefix_data("themes");
+	_cleanup_free_ char *known = NULL;
+	const char *const *d;
+
 	*path = NULL;
 	if (strchr(name, '/') != NULL) {
 		*path = xstrdup(name);
@@ -366,15 +427,17 @@ theme_find(const char *name, const char *const *dirs, char **path, lz_err_t *err
 	}
 	if (name[0] == '\0' || name[0] == '.' || strlen(name) > 64)
 		return lz_err_set(err, LZ_EINVAL, "bad theme name \"%s\"", name);
-	for (; dirs != NULL && *dirs != NULL; dirs++) {
-		char *p = xasprintf("%s/%s.yaml", *dirs, name);
-
-		if (access(p, R_OK) == 0) {
-			*path = p;
+	for (d = dirs; d != NULL && *d != NULL; d++)
+		if ((*path = theme_in_dir(*d, name)) != NULL)
 			return 0;
-		}
-		free(p);
-	}
-	return lz_err_set(err, ENOENT, "theme \"%s\" not found (looked for %s.yaml in the theme directories)",
-	    name, name);
+	if (inst != NULL && (*path = theme_in_dir(inst, name)) != NULL)
+		return 0;
+	for (d = dirs; d != NULL && *d != NULL; d++)
+		theme_list_dir(*d, &known);
+	if (inst != NULL)
+		theme_list_dir(inst, &known);
+	if (known == NULL)
+		return lz_err_set(err, ENOENT, "theme \"%s\" not found: no themes installed (in %s)",
+		    name, inst != NULL ? inst : "PREFIX/share/lazaret/themes");
+	return lz_err_set(err, ENOENT, "theme \"%s\" not found; known themes: %s", name, known);
 }

@@ -15,6 +15,7 @@
 #include "config-int.h"
 #include "paths.h"
 #include "strv.h"
+#include "suggest.h"
 #include "xmalloc.h"
 
 /* Where a config path may point inside the container: never over what Lazaret
@@ -84,36 +85,6 @@ cfg_key_join(const char *parent, const char *k)
 	return *parent == '\0' ? xstrdup(e) : xasprintf("%s.%s", parent, e);
 }
 
-/* Optimal string alignment distance: a swap of two neighbours counts once. */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, v;
-	size_t d[3][65];	/* rows i-2, i-1, i (mod 3) */
-
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t *cur = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
-
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			v = up[j - 1] + (a[i - 1] != b[j - 1]);
-			if (up[j] + 1 < v)
-				v = up[j] + 1;
-			if (cur[j - 1] + 1 < v)
-				v = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    up2[j - 2] + 1 < v)
-				v = up2[j - 2] + 1;
-			cur[j] = v;
-		}
-	}
-	return d[la % 3][lb];
-}
-
 /* The closest of names to s when it is close enough to be a typo. */
 const char *
 cfg_did_you_mean(const char *s, const char *const *names, size_t n_names)
@@ -122,7 +93,7 @@ cfg_did_you_mean(const char *s, const char *const *names, size_t n_names)
 	size_t bd = SIZE_MAX, i, d;
 
 	for (i = 0; i < n_names; i++) {
-		d = edit_distance(s, names[i]);
+		d = lz_suggest_distance(s, names[i]);
 		if (d < bd) {
 			bd = d;
 			best = names[i];

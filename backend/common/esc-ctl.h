@@ -24,6 +24,7 @@
 /* Message numbers ESC_CTL_NEW_SESSION..ESC_CTL_AUDIT: proto.h, the one list. */
 #define ESC_CTL_AUDIT_JSON	0x1
 #define ESC_CTL_AUDIT_VERIFY	0x2
+#define ESC_CTL_AUDIT_LINES	0x4	/* one line per event (audit-line.h), a header first */
 
 enum esc_ctl_action {
 	ESC_CTL_APPROVE = 0,

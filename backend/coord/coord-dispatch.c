@@ -13,7 +13,9 @@
 #include "coord/coord-int.h"
 #include "coord/screen.h"
 #include "review/review-audit.h"
+#include "store/audit.h"
 #include "store/audit-text.h"
+#include "jsonw.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -70,6 +72,29 @@ coord_store_session(struct coord *c, const struct session *s, bool end)
 	j->status = s->status;
 	j->ts = end ? coord_now_ms() : s->started_ms;
 	store_submit(c->loop, c->store, coord_store_work, coord_store_done, j);
+}
+
+static void
+coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
+{
+	(void)arg;
+	(void)seq;
+	if (status < 0)
+		coord_log("audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
+}
+
+void
+coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
+    struct lz_jsonw *w)
+{
+	_cleanup_free_ char *detail = NULL;
+	struct audit_rec rec = { 0, kind, actor, session_id, NULL, NULL };
+
+	lz_jsonw_obj_close(w);
+	detail = lz_jsonw_steal(w);
+	rec.detail = detail;
+	if (c->store != NULL)
+		audit_submit(c->loop, c->store, &rec, coord_audit_done, c);
 }
 
 /* Sessions. */
@@ -156,6 +181,15 @@ coord_exit_cb(struct session *s, void *arg)
 		ctl_server_send(s->clients[i], &b);
 	}
 	coord_store_session(c, s, true);
+	{
+		struct lz_jsonw w;
+
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "id"); lz_jsonw_int(&w, s->id);
+		lz_jsonw_key(&w, "exit_status"); lz_jsonw_int(&w, s->status);
+		coord_audit(c, "session.end", "coordinator", s->uuid, &w);
+	}
 	esc_coord_session_end(c->esc, s->uuid);
 	coord_session_remove(c, s);
 	screen_free(s->screen);
@@ -271,6 +305,18 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	proto_encode_session(&b, &reply);
 	ctl_server_send(cl, &b);
 	coord_store_session(c, s, false);
+	{
+		_cleanup_free_ char *who = xasprintf("uid %ld pid %ld", (long)cl->uid, (long)cl->pid);
+		struct lz_jsonw w;
+
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "id"); lz_jsonw_int(&w, s->id);
+		lz_jsonw_key(&w, "command"); lz_jsonw_str(&w, cmd);
+		lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, s->pid);
+		lz_jsonw_key(&w, "tty"); lz_jsonw_bool(&w, s->tty);
+		coord_audit(c, "session.start", who, s->uuid, &w);
+	}
 out:
 	lz_err_clear(&err);
 	lz_strv_free(env);

@@ -53,6 +53,11 @@ void coord_check_idle(struct coord *);
 /* First call: stop listening and end every session; the last session's exit
  * (or the stop timer) then finishes. why NULL: called again from an exit. */
 void coord_shutdown(struct coord *, const char *why);
+/* Append an audit row (kind, actor, session id or NULL, the JSON detail w
+ * closed and freed here), in order with the store's other records. */
+struct lz_jsonw;
+void coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
+    struct lz_jsonw *w);
 
 /* ---- coord-dispatch.c: ctl_server callbacks ---- */
 

@@ -30,6 +30,7 @@
 
 #include "coord/coord-int.h"
 #include "coord/lock.h"
+#include "jsonw.h"
 #include "coord/screen.h"
 #include "sandbox/overlay.h"
 #include "xmalloc.h"
@@ -153,6 +154,15 @@ coord_shutdown(struct coord *c, const char *why)
 	}
 	c->stopping = true;
 	coord_log("tearing down: %s", why != NULL ? why : "");
+	{
+		struct lz_jsonw w;
+
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "reason"); lz_jsonw_str(&w, why != NULL ? why : "");
+		lz_jsonw_key(&w, "sessions"); lz_jsonw_int(&w, (int64_t)c->n_sessions);
+		coord_audit(c, "domain.stop", "coordinator", NULL, &w);
+	}
 	ctl_server_stop(c->srv);
 	uv_timer_stop(&c->idle);
 	for (i = 0; i < c->n_sessions; i++)
@@ -416,6 +426,18 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
 		goto out;
+	{
+		struct lz_jsonw w;
+
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "container"); lz_jsonw_str(&w, a->container);
+		lz_jsonw_key(&w, "mode");
+		lz_jsonw_str(&w, c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+		lz_jsonw_key(&w, "image"); lz_jsonw_str(&w, c->o->resolved->profile->image);
+		lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, getpid());
+		coord_audit(c, "domain.start", "coordinator", NULL, &w);
+	}
 	ret = 0;
 out:
 	free(live);

@@ -1,7 +1,6 @@
 /* esc-coord.c - Host Escalation in the coordinator (see esc-coord.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "escalation/esc-coord.h"
 #include "escalation/esc-server.h"
 #include "policy.h"
+#include "prefix.h"
 #include "strv.h"
 #include "trust.h"
 #include "xmalloc.h"
@@ -208,25 +208,18 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 	struct esc_coord *ec = xcalloc(1, sizeof *ec);
 	struct esc_server_opts so;
 	struct trust_cert cert = { NULL, NULL };
-	char self[PATH_MAX], *ca_pem = NULL, *slash;
+	char *ca_pem = NULL;
 	const char *t = getenv(ESC_COORD_TIMEOUT_ENV), *path = getenv("PATH"), *home;
-	ssize_t n;
 	long timeout_s = o->cfg->esc_timeout > 0 ? o->cfg->esc_timeout : 0;	/* 0: server default */
 
 	ec->o = *o;
 	trust_init();
-	/* lazaret-escalate is built next to lazaret. */
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) {
-		lz_err_sys(err, errno, "readlink /proc/self/exe");
-		goto fail;
-	}
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	ec->esc_bin = xasprintf("%s/lazaret-escalate", self);
-	if (access(ec->esc_bin, X_OK) < 0) {
-		lz_err_sys(err, errno, "%s (the sandbox's escalation client) is missing: build it "
-		    "with 'make' or set escalation.enabled: false", ec->esc_bin);
+	/* PREFIX/libexec/lazaret installed, next to lazaret in a build tree. */
+	if (lz_prefix_helper("lazaret-escalate", &ec->esc_bin, err) < 0) {
+		_cleanup_free_ char *why = lz_steal_ptr(&err->msg);
+
+		lz_err_set(err, ENOENT, "%s (the sandbox's escalation client): build it with 'make' "
+		    "or install it with 'make install', or set escalation.enabled: false", why);
 		goto fail;
 	}
 	ec->exec_path = xstrdup(path != NULL && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin");

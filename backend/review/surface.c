@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prefix.h"
 #include "review/surface.h"
 #include "review/surface-json.h"
 #include "xmalloc.h"
@@ -127,31 +128,27 @@ surface_table_read(const char *path, struct surface_table *out, lz_err_t *err)
 int
 surface_table_load(struct surface_table *out, lz_err_t *err)
 {
-	static const char *const rel[] = {
-		"../share/lazaret/" SURFACE_TABLE_NAME,	/* installed: <prefix>/bin/lazaret */
-		"../data/" SURFACE_TABLE_NAME,		/* source tree: build/lazaret */
-		"../../data/" SURFACE_TABLE_NAME,	/* source tree: build/san/lazaret, build/tests/x */
-	};
+	/* The source tree, from build/lazaret, build/san/lazaret, build/tests/x. */
+	static const char *const rel[] = { "../data/", "../../data/" };
 	const char *env = getenv(SURFACE_TABLE_ENV);
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	_cleanup_free_ char *inst = lz_prefix_data(SURFACE_TABLE_NAME), *dir = NULL;
 	size_t i;
 
 	if (env != NULL && env[0] != '\0')
 		return surface_table_read(env, out, err);
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-		return lz_err_sys(err, errno, "cannot find the executable-surface table: /proc/self/exe");
-	exe[n] = '\0';
-	if ((slash = strrchr(exe, '/')) != NULL)
-		slash[1] = '\0';
+	if (inst != NULL && access(inst, F_OK) == 0)
+		return surface_table_read(inst, out, err);
+	if (lz_prefix_exe_dir(&dir, err) < 0)
+		return lz_err_wrap(err, "cannot find the executable-surface table");
 	for (i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-		_cleanup_free_ char *p = xasprintf("%s%s", exe, rel[i]);
+		_cleanup_free_ char *p = xasprintf("%s/%s%s", dir, rel[i], SURFACE_TABLE_NAME);
 
 		if (access(p, F_OK) == 0)
 			return surface_table_read(p, out, err);
 	}
-	return lz_err_set(err, ENOENT, "executable-surface table not found: install "
-	    "share/lazaret/%s next to %s, or set %s", SURFACE_TABLE_NAME, exe, SURFACE_TABLE_ENV);
+	return lz_err_set(err, ENOENT, "executable-surface table not found: install it as %s, "
+	    "or set %s", inst != NULL ? inst : "PREFIX/share/lazaret/" SURFACE_TABLE_NAME,
+	    SURFACE_TABLE_ENV);
 }
 
 void

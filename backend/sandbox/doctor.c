@@ -19,6 +19,7 @@
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
 #include "coord/proc.h"
+#include "prefix.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -604,7 +605,11 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	memset(&c, 0, sizeof c);
 	c.opts = opts;
 	c.out = out;
-	c.setup = xasprintf("sudo scripts/setup-host %s", user);
+	{
+		_cleanup_free_ char *sh = lz_prefix_setup_host();
+
+		c.setup = xasprintf("sudo %s %s", sh, user);
+	}
 
 	doctor_program(&c, "podman", "podman");
 	/* podman checks after a failed `podman info` would only repeat its error */

@@ -6,6 +6,7 @@
 
 #include "store/audit.h"
 #include "store/audit-text.h"
+#include "audit-line.h"
 #include "esc-ctl.h"
 #include "jsonw.h"
 #include "xmalloc.h"
@@ -13,7 +14,7 @@
 struct audit_text_acc {
 	char *buf;
 	size_t len, cap;
-	bool json;
+	bool json, lines;
 };
 
 static void
@@ -59,6 +60,14 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 		free(line);
 		return 0;
 	}
+	if (a->lines) {
+		line = audit_line_format(r->seq, r->rec.ts, r->rec.kind, r->rec.actor,
+		    r->rec.request_id, r->rec.detail);
+		audit_text_add(a, line);
+		free(line);
+		return 0;
+	}
+	/* the raw form: the workbench's panel reads it */
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	line = xasprintf("%6lld %s %-14s %-24s %s\n", (long long)r->seq, ts, r->rec.kind,
 	    r->rec.actor != NULL ? r->rec.actor : "-",
@@ -71,7 +80,8 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 int
 audit_text_render(struct store *st, uint8_t flags, char **text, int *code, lz_err_t *err)
 {
-	struct audit_text_acc a = { NULL, 0, 0, (flags & ESC_CTL_AUDIT_JSON) != 0 };
+	struct audit_text_acc a = { NULL, 0, 0, (flags & ESC_CTL_AUDIT_JSON) != 0,
+	    (flags & (ESC_CTL_AUDIT_JSON | ESC_CTL_AUDIT_LINES)) == ESC_CTL_AUDIT_LINES };
 	struct audit_verify_result vr;
 
 	*code = 0;
@@ -90,6 +100,12 @@ audit_text_render(struct store *st, uint8_t flags, char **text, int *code, lz_er
 		return 0;
 	}
 	audit_text_add(&a, "");
+	if (a.lines) {
+		char *h = audit_line_header();
+
+		audit_text_add(&a, h);
+		free(h);
+	}
 	if (audit_list(st, 0, 0, audit_text_row_cb, &a, err) < 0) {
 		free(a.buf);
 		return -1;

@@ -136,3 +136,10 @@ lz_domain() {
 	lz_on_exit "as_user podman rm -f -t0 $ctr"
 	lz_on_exit "lz stop -p $p -w '$repo'"
 }
+
+# A configuration with two profiles, web and ml-gpu (in that order), at $1,
+# readable by the test user.
+two_profiles_config() {
+	printf 'profiles:\n  web:\n    image: localhost/lazaret-default:latest\n  ml-gpu:\n    image: localhost/lazaret-default:latest\n' >"$1"
+	[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$1"
+}

@@ -24,13 +24,33 @@ assert_eq "$rc" 1 "no domain yet: audit fails"
 assert_contains "$out" "no audit trail for domain $hash" "and says so"
 
 # A session that escalates, then stays until we are done reading.
-lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- true && echo escalated; sleep 60' >"$T/run.out" 2>&1 &
+# The second request carries an escape sequence and nobody answers it.
+lz run -T -w "$repo" -- sh -c 'lazaret-escalate -- true && echo escalated
+	lazaret-escalate --timeout 1 -- echo "x$(printf "\033")[2Jy"; echo asked; sleep 60' >"$T/run.out" 2>&1 &
 runpid=$!
 lz_on_exit "kill $runpid"
-wait_for 60 grep -q escalated "$T/run.out" || { cat "$T/run.out"; fail "escalation in the session failed"; }
+wait_for 60 grep -q asked "$T/run.out" || { cat "$T/run.out"; fail "escalation in the session failed"; }
+grep -q escalated "$T/run.out" || { cat "$T/run.out"; fail "the auto-approved escalation failed"; }
 text=$(lz audit -w "$repo")
-assert_contains "$text" "esc.request" "text rows through the running coordinator"
-assert_contains "$text" "esc.result" "the result row is there"
+json=$(lz audit -w "$repo" --json)
+req=$(printf '%s\n' "$json" | grep -m1 '"esc.request"' | sed 's/.*"request_id":"\([0-9a-f]*\)".*/\1/')
+[[ $req =~ ^[0-9a-f]{32}$ ]] || fail "no request ID in the JSON rows: $json"
+# one line per event: SEQ TIME WHO EVENT VERDICT REQUEST WHAT
+assert_eq "$(printf '%s\n' "$text" | head -1 | tr -s ' ')" " SEQ TIME WHO EVENT VERDICT REQUEST WHAT" "a header"
+assert_eq "$(printf '%s\n' "$text" | grep -c .)" "$(( $(printf '%s\n' "$json" | grep -c .) + 1 ))" \
+	"one line per event (through the running coordinator)"
+ts='20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z'
+line() { printf '%s\n' "$text" | grep -E "^ +[0-9]+  $ts  $1" ||
+	fail "no audit line like [$1] in: $text"; }
+# (isolated mode: the host directory is the agent's worktree checkout)
+line "session [0-9a-f]{8} +request +auto-approve +$req  true \(in $T/home/data/lazaret/domains/$hash/[^)]+\)\$" >/dev/null
+line "policy +decision +auto-approve +$req  -\$" >/dev/null
+line "coordinator +result +exit 0 +$req  [0-9.]+ m?s, [0-9]+ B of output\$" >/dev/null
+note "ok: request, decision and result lines: time, who, verdict, the prompt's request ID, what"
+# the agent's escape sequence is shown, never sent to the host's terminal
+l=$(line 'session [0-9a-f]{8} +request +needs-prompt +[0-9a-f]{32}  echo ')
+assert_contains "$l" 'x\x1b[2Jy' "an escape in the command is made visible"
+case $text in *$'\033'*) fail "a raw ESC byte in lazaret audit's output" ;; esac
 set +e; as_user sqlite3 "$db" 'SELECT count(*) FROM audit' >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" -ne 0 ] || fail "state.db readable by another process while the coordinator runs"
 note "ok: state.db is the coordinator's alone while it runs"
@@ -53,6 +73,29 @@ res = [r for r in rows if r["kind"] == "esc.result"][0]["detail"]
 assert res["exit_status"] == 0 and "duration_ms" in res and "output_bytes" in res, res
 ' || fail "audit --json is not one JSON row per line with the escalation in it"
 note "ok: --json rows parse, in order, with request, decision and result"
+# the domain's and the session's lifecycle, in order around the escalations
+printf '%s\n' "$json" | timeout 10 python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+kinds = [r["kind"] for r in rows]
+assert kinds[0] == "domain.start" and kinds[1] == "session.start", kinds
+# lazaret stop with the session running: the stop (and why), then the session it ended
+assert kinds[-2:] == ["domain.stop", "session.end"], kinds
+assert rows[-1]["detail"]["exit_status"] == 143 and rows[-1]["session_id"] == rows[1]["session_id"], rows[-1]
+st = rows[1]
+assert st["actor"].startswith("uid ") and len(st["session_id"]) == 32, st
+assert st["detail"]["command"].startswith("sh -c") and st["detail"]["tty"] is False, st
+req = [r for r in rows if r["kind"] == "esc.request"][0]
+assert req["session_id"] == st["session_id"], (req, st)
+assert rows[-2]["detail"]["reason"] == "stop requested" and rows[-2]["detail"]["sessions"] == 1, rows[-2]
+' || fail "audit --json lacks the domain and session lifecycle: $json"
+note "ok: domain.start, session.start (who, command), session.end, domain.stop (why) are audited"
+text=$(lz audit -w "$repo")
+line "coordinator +domain.start +- +- +lazaret-default-$hash \(isolated, localhost/lazaret-default:latest\)\$" >/dev/null
+line "uid [0-9]+ pid [0-9]+ +session.start +- +- +sh -c .* \(session 1, pid [0-9]+, pipes\)\$" >/dev/null
+line "coordinator +session.end +exit 143 +- +session 1\$" >/dev/null
+line "coordinator +domain.stop +- +- +stop requested\$" >/dev/null
+note "ok: and they read as one line each (read directly from state.db)"
 rows=$(printf '%s\n' "$json" | grep -c .)
 assert_eq "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)" "verify directly, no coordinator"
 

@@ -10,8 +10,48 @@ out=$(lz --version); assert_contains "$out" "lazaret version " "--version"
 set +e
 out=$(lz frobnicate 2>&1); rc=$?
 set -e
-assert_eq "$rc" 129 "unknown subcommand exits 129"
+assert_eq "$rc" 1 "unknown subcommand exits 1 (git)"
 assert_contains "$out" "'frobnicate' is not a lazaret command" "unknown subcommand message"
+assert_not_contains "$out" "most similar" "nothing close to frobnicate: no suggestion"
+# git's "did you mean": a swap, a missing letter, a prefix; hidden commands never
+set +e
+out=$(lz stauts 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "mistyped subcommand exits 1"
+assert_eq "$out" "lazaret: 'stauts' is not a lazaret command. See 'lazaret --help'.
+
+The most similar command is
+	status" "did you mean status"
+out=$(lz st 2>&1 || true)
+assert_contains "$out" "The most similar commands are
+	status
+	stop" "a prefix of two commands names both"
+out=$(lz coordinatr 2>&1 || true)
+assert_not_contains "$out" "most similar" "a hidden command is never suggested"
+out=$(lz config chek 2>&1 || true)
+assert_contains "$out" "The most similar command is
+	check" "did you mean for config's subcommand"
+
+# lazaret help CMD is lazaret CMD --help, byte for byte, for every command
+for c in run status ls stop audit image doctor config domain; do
+	assert_eq "$(lz help $c)" "$(lz $c --help)" "lazaret help $c = lazaret $c --help"
+done
+assert_eq "$(lz help)" "$(lz --help)" "lazaret help = lazaret --help"
+set +e
+out=$(lz help frobnicate 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "help for an unknown command exits 1"
+if [ "$(id -u)" -eq 0 ]; then	# help needs no rights: root gets it too
+	out=$("$T/bin/lazaret" help run); assert_contains "$out" "usage: lazaret run" "help as root"
+	out=$("$T/bin/lazaret" ls --help); assert_contains "$out" "usage: lazaret ls" "--help as root"
+	set +e; "$T/bin/lazaret" ls >/dev/null 2>&1; rc=$?; set -e
+	assert_eq "$rc" 1 "but the command itself still refuses root"
+	set +e; out=$("$T/bin/lazaret" run sh -h 2>&1); rc=$?; set -e
+	assert_eq "$rc" 1 "run CMD -h as root: -h is CMD's, root is refused"
+	assert_contains "$out" "refusing to run as root" "and says why"
+	set +e; "$T/bin/lazaret" coordinator --help >/dev/null 2>&1; rc=$?; set -e
+	assert_eq "$rc" 1 "a hidden command gets no help as root"
+fi
 set +e
 out=$(lz --bogus 2>&1); rc=$?
 set -e
@@ -64,4 +104,38 @@ out=$(lz config check "$T/inj.yaml" 2>&1); rc=$?
 set -e
 assert_eq "$rc" 1 "profile name with shell metacharacters refused"
 assert_contains "$out" "inj.yaml:2" "injection error names the line"
+# options after operands (git, podman): FILE first, then --profile
+set +e
+out=$(lz config check "$T/bad.yaml" --profile web 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "config check FILE --profile P: parsed, the file is invalid"
+assert_contains "$out" "$T/bad.yaml:4: profiles.web.image" "the option after FILE was taken"
+two_profiles_config "$T/two.yaml"
+out=$(lz config check "$T/two.yaml" --profile ml-gpu -w "$T/ws dir")
+assert_contains "$out" "valid" "config check FILE --profile P -w DIR"
+assert_contains "$out" "ml-gpu" "resolved for the profile given after FILE"
+out=$(lz domain --workspace "$T/ws dir" --json); out2=$(lz domain --json --workspace "$T/ws dir")
+assert_eq "$out" "$out2" "options in any order"
+set +e
+out=$(lz config check -- --profile 2>&1); rc=$?
+set -e
+assert_eq "$rc" 1 "after --, --profile is the FILE operand"
+assert_contains "$out" "--profile" "the error names the file '--profile'"
+
+# the profile names, for bash completion (hidden)
+assert_eq "$(lz --config "$T/two.yaml" config profiles)" "web
+ml-gpu" "config profiles lists the file's profiles in order"
+assert_eq "$(lz config profiles)" "default" "the embedded default's profile"
+set +e; out=$(lz --config "$T/bad.yaml" config profiles 2>&1); rc=$?; set -e
+assert_eq "$rc:$out" "1:" "a broken config: no profiles, no noise"
+
+# ls with no domain: the header alone, or an empty JSON array (a socket
+# directory of its own: other tests' domains live in the shared one)
+printf 'escalation:\n  socket_dir: %s\nprofiles:\n  default:\n    image: x\n' "$T/sock" > "$T/ls.yaml"
+lz() { as_user lazaret --config "$T/ls.yaml" "$@"; }
+out=$(lz ls)
+assert_eq "$out" "DOMAIN  PROFILE  CONTAINER  STATE  MODE  SESSIONS  CLIENTS  UPTIME  WORKSPACE" "ls header, aligned"
+assert_eq "$(lz ls --json)" "[]" "ls --json with no domain"
+as_user mkdir -m 0700 "$T/sock"
+assert_eq "$(lz ls --json)" "[]" "ls --json with an empty socket directory"
 echo "cli: all checks passed"

@@ -44,7 +44,19 @@ fuse_mounted || fail "no fuse-overlayfs mount for the domain while it runs"
 assert_eq "$(as_user podman exec "$ctr" sh -c 'ps -eo args | grep -c "^sleep 10[12]"')" 2 \
 	"both commands run in the one container"
 out=$(lz ls)
-assert_contains "$out" "$hash	default	$ctr	running	isolated	2	2	" "ls lists the domain with 2 sessions"
+assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $4, $5, $6, $7, $9 }')" \
+	"default $ctr running isolated 2 2 $canon" "ls lists the domain with 2 sessions"
+assert_contains "$(printf '%s\n' "$out" | head -n 1)" "SESSIONS  CLIENTS  UPTIME  WORKSPACE" "ls: aligned header"
+up=$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $8 }')
+[[ $up =~ ^[0-9]+(s|m[0-9][0-9]s)$ ]] || fail "ls: UPTIME with its unit, got [$up]"
+lz ls --json | timeout 10 python3 -c '
+import json, sys
+doms = {d["domain_hash"]: d for d in json.load(sys.stdin)}
+d = doms[sys.argv[1]]
+assert d["running"] and d["container"]["name"] == sys.argv[2], d
+assert len(d["sessions"]) == 2 and d["workspace"] == sys.argv[3], d
+' "$hash" "$ctr" "$canon" || fail "ls --json lacks the domain with its 2 sessions"
+note "ok: ls --json has the domain, its container and 2 sessions"
 
 # --- the control socket: malformed input gets an ERROR frame, never a crash
 cat >"$T/proto.py" <<'PY'

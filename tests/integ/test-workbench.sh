@@ -105,9 +105,9 @@ wait_for 20 pane_has "esc-rc2=126" || show_fail "denied request did not exit 126
 [ ! -e "$mark/denied" ] || fail "the denied command ran"
 "${TM[@]}" send-keys -t wb C-a s
 wait_for 5 pane_lacks "Escalations (0)" || show_fail "panel not hidden"
-aud=$(lz audit -w "$repo1")
-assert_contains "$aud" '{"action":"approve"}' "coordinator audited the approval"
-assert_contains "$aud" '{"action":"deny"}' "coordinator audited the denial"
+aud=$(lz audit -w "$repo1" --json)
+assert_contains "$aud" '"detail":{"action":"approve"}' "coordinator audited the approval"
+assert_contains "$aud" '"detail":{"action":"deny"}' "coordinator audited the denial"
 note "ok: the prompt's [D]eny refused; both decisions are in the audit trail"
 
 # --- detach: the shells keep running; attach: screens back before any new output

@@ -228,6 +228,15 @@ test_theme_find_looks_in_dirs_in_order(void **state)
 	assert_int_equal(theme_find("nope", dirs, &path, &err), -1);
 	assert_non_null(strstr(err.msg, "theme \"nope\" not found"));
 	lz_err_clear(&err);
+	/* a typo names the themes that do exist, each once */
+	{
+		const char *twice[] = { themes, themes, NULL };
+
+		assert_int_equal(theme_find("ligth", twice, &path, &err), -1);
+		assert_string_equal(err.msg, "theme \"ligth\" not found; known themes: default, "
+		    "high-contrast, light");
+		lz_err_clear(&err);
+	}
 	assert_int_equal(theme_find("..", dirs, &path, &err), -1);
 	lz_err_clear(&err);
 	free(themes);
