@@ -107,8 +107,7 @@ merge_audit(struct merge_run *m, const char *outcome, const char *mode, bool acc
 /* Parse, load, connect (when a coordinator runs) and open the review.
  * Returns CLI_GO_ON or the exit status. */
 static int
-merge_begin(struct merge_run *m, const char *profile, const char *workspace, const char *into,
-    bool need_idle)
+merge_begin(struct merge_run *m, const char *profile, const char *workspace, const char *into)
 {
 	lz_err_t err = LZ_ERR_INIT;
 	int r;
@@ -116,11 +115,6 @@ merge_begin(struct merge_run *m, const char *profile, const char *workspace, con
 	if ((r = cli_connect(profile, workspace, &m->cfg, &m->a, &m->cl, &err)) < 0)
 		return cli_fail(&err);
 	lz_err_clear(&err);
-	if (need_idle && m->cl != NULL) {
-		lz_err_set(&err, LZ_EINVAL, "domain %s is running: the agent's checkout is in use; "
-		    "lazaret stop -p %s -w %s first", m->a->hash, m->a->profile, m->a->workspace);
-		return cli_fail(&err);
-	}
 	if (surface_table_load(&m->t, &err) < 0 || review_open(m->a, into, true, &m->r, &err) < 0 ||
 	    review_surface(m->r, &m->t, m->r->base, m->r->tip, &m->s, &err) < 0)
 		return cli_fail(&err);
@@ -177,7 +171,7 @@ cmd_merge(int argc, char **argv)
 		return cli_usage_error("merge", MERGE_USAGE, "--ff-only and --squash exclude each other");
 	mode = ff ? REVIEW_MERGE_FF_ONLY : squash ? REVIEW_MERGE_SQUASH : REVIEW_MERGE_DEFAULT;
 	mname = ff ? "ff-only" : squash ? "squash" : "merge";
-	if ((rc = merge_begin(&m, profile, workspace, into, false)) != CLI_GO_ON)
+	if ((rc = merge_begin(&m, profile, workspace, into)) != CLI_GO_ON)
 		goto out;
 	if (m.s.n > 0 && !accept) {
 		fprintf(stderr, "executable surface of %s (%.12s..%.12s):\n", m.a->branch,
@@ -225,8 +219,15 @@ merge_reset_cmd(int argc, char **argv, bool discard)
 
 	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return rc;
-	if ((rc = merge_begin(&m, profile, workspace, into, true)) != CLI_GO_ON)
+	if ((rc = merge_begin(&m, profile, workspace, into)) != CLI_GO_ON)
 		goto out;
+	if (m.cl != NULL) {
+		/* The agent's checkout and its repository are in use. */
+		lz_err_set(&err, LZ_EINVAL, "domain %s is running: lazaret stop -p %s -w %s first",
+		    m.a->hash, m.a->profile, m.a->workspace);
+		rc = merge_refused(&m, NULL, false, &err);
+		goto out;
+	}
 	if ((discard ? review_discard(m.r, &kept, &err) : review_sync(m.r, &err)) < 0) {
 		rc = merge_refused(&m, NULL, false, &err);
 		goto out;
