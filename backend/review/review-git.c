@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,59 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 fail:
 	review_git_free(g);
 	return -1;
+}
+
+int
+review_git_tree_of(struct review_git *g, const char *work_tree, const char *start, bool ignored,
+    char out[65], lz_err_t *err)
+{
+	const char *rt[] = { "read-tree", start, NULL };
+	const char *add[] = { "add", "-A", "--ignore-errors", ignored ? "--force" : "--", ignored ?
+		"--" : ".", ignored ? "." : NULL, NULL };
+	const char *wt[] = { "write-tree", NULL };
+	_cleanup_free_ char *o = NULL;
+
+	if (review_git_ok(g, false, work_tree, rt, NULL, err) < 0 ||
+	    review_git_ok(g, false, work_tree, add, NULL, err) < 0 ||
+	    review_git_ok(g, false, work_tree, wt, &o, err) < 0)
+		return -1;
+	if (strlen(o) == 0 || strlen(o) > 64)
+		return lz_err_set(err, EIO, "git write-tree: unexpected output");
+	strcpy(out, o);
+	return 0;
+}
+
+int
+review_git_blob_cb(void *arg, const char *oid, size_t max, uint8_t **buf, size_t *len,
+    size_t *size, lz_err_t *err)
+{
+	struct review_git *g = arg;
+	const char *sz[] = { "cat-file", "-s", oid, NULL };
+	const char *cat[] = { "cat-file", "blob", oid, NULL };
+	_cleanup_free_ char *s = NULL;
+	struct proc_result res = { 0 };
+
+	*buf = NULL;
+	*len = *size = 0;
+	if (review_git_ok(g, false, NULL, sz, &s, err) < 0)
+		return -1;
+	*size = (size_t)strtoull(s, NULL, 10);
+	/* Past 64 MiB (proc_run's cap) nothing is read: the caller sees a
+	 * short read and treats it as unreadable. */
+	if (*size > (64u << 20))
+		return 0;
+	if (review_git_run(g, false, NULL, cat, NULL, 0, &res, err) < 0)
+		return -1;
+	if (res.status != 0) {
+		proc_result_clear(&res);
+		return lz_err_set(err, EIO, "git cat-file blob %s failed", oid);
+	}
+	*len = res.out_len < max ? res.out_len : max;
+	*buf = xmalloc(*len + 1);
+	if (*len > 0)
+		memcpy(*buf, res.out, *len);
+	proc_result_clear(&res);
+	return 0;
 }
 
 static int

@@ -10,6 +10,7 @@
 #define LZ_REVIEW_GIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -47,6 +48,19 @@ int review_git_pipe(struct review_git *, const char *const *args, FILE **out, pi
     lz_err_t *err);
 /* Close out and wait for pid; the exit status (128+signal) or -1. */
 int review_git_wait(FILE *out, pid_t pid);
+
+/* The files of work_tree (no filter runs) as a tree in the scratch
+ * repository: an index of tree start, then git add -A (so a file deleted
+ * from start is gone). ignored: also the files its .gitignore names (the
+ * agent writes .gitignore too); else as git status shows them. out takes
+ * the hex id. */
+int review_git_tree_of(struct review_git *, const char *work_tree, const char *start,
+    bool ignored, char out[65], lz_err_t *err);
+
+/* surface_blob_fn (surface.h) over the scratch repository; arg is the
+ * struct review_git. A blob over 64 MiB is not read (*len 0, *size set). */
+int review_git_blob_cb(void *arg, const char *oid, size_t max, uint8_t **buf, size_t *len,
+    size_t *size, lz_err_t *err);
 
 /* rm -rf path without following symlinks; -1 with errno on failure. */
 int review_rmtree(const char *path);

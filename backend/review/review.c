@@ -26,26 +26,20 @@ review_oid(struct review *r, bool host, const char *rev, char out[REVIEW_OID_MAX
 	return 0;
 }
 
-/* The agent checkout's files, uncommitted changes included, as a tree:
- * added to a scratch index (the agent's .gitignore applies; no filter runs,
- * see review-git.c) and written into the scratch object store. */
+/* The agent checkout's files, uncommitted changes included, as a tree
+ * (review_git_tree_of); wt_tree stays "" when it is the tip's. */
 static int
 review_checkout_tree(struct review *r, lz_err_t *err)
 {
-	const char *rt[] = { "read-tree", r->tip_tree, NULL };
-	const char *add[] = { "add", "-A", "--ignore-errors", "--", ".", NULL };
-	const char *wt[] = { "write-tree", NULL };
-	_cleanup_free_ char *o = NULL;
+	char t[REVIEW_OID_MAX + 1];
 	struct stat st;
 
 	if (r->a->worktree == NULL || lstat(r->a->worktree, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
-	if (review_git_ok(r->g, false, r->a->worktree, rt, NULL, err) < 0 ||
-	    review_git_ok(r->g, false, r->a->worktree, add, NULL, err) < 0 ||
-	    review_git_ok(r->g, false, r->a->worktree, wt, &o, err) < 0)
+	if (review_git_tree_of(r->g, r->a->worktree, r->tip_tree, false, t, err) < 0)
 		return lz_err_wrap(err, "the agent checkout %s", r->a->worktree);
-	if (strcmp(o, r->tip_tree) != 0 && strlen(o) <= REVIEW_OID_MAX)
-		strcpy(r->wt_tree, o);
+	if (strcmp(t, r->tip_tree) != 0)
+		strcpy(r->wt_tree, t);
 	return 0;
 }
 
@@ -185,40 +179,6 @@ out:
 	return ret;
 }
 
-/* surface_blob_fn over the scratch repository. */
-static int
-review_blob_cb(void *arg, const char *oid, size_t max, uint8_t **buf, size_t *len,
-    size_t *size, lz_err_t *err)
-{
-	struct review *r = arg;
-	const char *sz[] = { "cat-file", "-s", oid, NULL };
-	const char *cat[] = { "cat-file", "blob", oid, NULL };
-	_cleanup_free_ char *s = NULL;
-	struct proc_result res = { 0 };
-
-	*buf = NULL;
-	*len = *size = 0;
-	if (review_git_ok(r->g, false, NULL, sz, &s, err) < 0)
-		return -1;
-	*size = (size_t)strtoull(s, NULL, 10);
-	/* Past 64 MiB (proc_run's cap) nothing is read: the caller sees a
-	 * short read and treats it as unreadable. */
-	if (*size > (64u << 20))
-		return 0;
-	if (review_git_run(r->g, false, NULL, cat, NULL, 0, &res, err) < 0)
-		return -1;
-	if (res.status != 0) {
-		proc_result_clear(&res);
-		return lz_err_set(err, EIO, "git cat-file blob %s failed", oid);
-	}
-	*len = res.out_len < max ? res.out_len : max;
-	*buf = xmalloc(*len + 1);
-	if (*len > 0)
-		memcpy(*buf, res.out, *len);
-	proc_result_clear(&res);
-	return 0;
-}
-
 int
 review_surface(struct review *r, const struct surface_table *t, const char *from,
     const char *to, struct surface_result *out, lz_err_t *err)
@@ -229,7 +189,7 @@ review_surface(struct review *r, const struct surface_table *t, const char *from
 
 	if (review_changes(r, from, to, &ch, &n, err) < 0)
 		return -1;
-	ret = surface_classify(t, ch, n, review_blob_cb, r, out, err);
+	ret = surface_classify(t, ch, n, review_git_blob_cb, r->g, out, err);
 	surface_changes_free(ch, n);
 	return ret;
 }

@@ -10,8 +10,6 @@
 # every step is an audit row.
 source "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI missing"
-mkdir -p "$T/share/lazaret" && cp "$LZ_SRC/data/surface.tsv" "$T/share/lazaret/"
-[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/share"
 
 repo=$(make_repo rv)
 g() { as_user git -C "$repo" "$@"; }

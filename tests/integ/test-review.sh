@@ -11,8 +11,6 @@
 source "$(dirname "$0")/lib.sh"
 need_stack
 need_default_image
-mkdir -p "$T/share/lazaret" && cp "$LZ_SRC/data/surface.tsv" "$T/share/lazaret/"
-[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/share"
 
 lz_domain rv
 g() { as_user git -C "$repo" "$@"; }
