@@ -7,7 +7,8 @@
 # ones with their reasons; merge refuses without --accept-surface and merges
 # with it (the row through the running coordinator); a dirty user tree is
 # refused untouched; discard and sync do what they say (the domain
-# stopped, rows written to state.db) and everything is audited.
+# stopped, rows written to state.db) and everything is audited. The
+# agent's commits carry "Lazaret agent (<profile>)" and the user's email.
 source "$(dirname "$0")/lib.sh"
 need_stack
 need_default_image
@@ -32,6 +33,12 @@ lz run -T -w "$repo" -- sh -c 'cd /workspace && set -e
 	echo wip > wip.txt' >"$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the agent session failed"; }
 tip=$(g rev-parse lazaret/agent-default)
 [ "$tip" != "$base" ] || fail "the agent's commit did not reach lazaret/agent-default"
+# Its commit says it is the agent's (the sandbox's GIT_AUTHOR_*/GIT_COMMITTER_*
+# take over the -c user.name the agent passed), with the user's email.
+assert_eq "$(g log -1 --format='%an <%ae>|%cn <%ce>' "$tip")" \
+	"Lazaret agent (default) <t@example.invalid>|Lazaret agent (default) <t@example.invalid>" \
+	"the agent's commit carries the agent identity"
+assert_eq "$(g log -1 --format='%an' "$base")" "test" "the user's commits keep theirs"
 
 json=$(lz diff -w "$repo" --surface --json)
 printf '%s\n' "$json" | timeout 10 python3 -c '
