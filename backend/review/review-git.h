@@ -23,6 +23,9 @@ struct review_git {
 	char *scratch;		/* the scratch gitdir (removed by review_git_free) */
 	char **host_env;	/* NULL-terminated */
 	char **scratch_env;
+	int cat_in;		/* git cat-file --batch, started on first use */
+	FILE *cat_out;
+	pid_t cat_pid;
 };
 
 /* Open the repository of workspace ws and make the scratch repository.
@@ -58,7 +61,7 @@ int review_git_tree_of(struct review_git *, const char *work_tree, const char *s
     bool ignored, char out[65], lz_err_t *err);
 
 /* surface_blob_fn (surface.h) over the scratch repository; arg is the
- * struct review_git. A blob over 64 MiB is not read (*len 0, *size set). */
+ * struct review_git. Only the first max bytes are kept. */
 int review_git_blob_cb(void *arg, const char *oid, size_t max, uint8_t **buf, size_t *len,
     size_t *size, lz_err_t *err);
 
