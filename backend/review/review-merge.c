@@ -232,30 +232,44 @@ review_sync(struct review *r, lz_err_t *err)
 	return review_update_ref(r, r->agent_ref, r->target_tip, r->tip, "lazaret sync", err);
 }
 
+/* Remove dir, or with aside set move it to "<dir>.discarded-<stamp>"
+ * (*moved, owned). Absent: nothing to do. */
+static int
+review_set_aside(const char *dir, bool aside, const char *stamp, char **moved, lz_err_t *err)
+{
+	struct stat st;
+
+	*moved = NULL;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (!aside) {
+		if (review_rmtree(dir) < 0)
+			return lz_err_sys(err, errno, "cannot remove %s", dir);
+		return 0;
+	}
+	*moved = xasprintf("%s.discarded-%s", dir, stamp);
+	if (rename(dir, *moved) < 0) {
+		int e = errno;
+
+		free(*moved);
+		*moved = NULL;
+		return lz_err_sys(err, e, "cannot move %s aside", dir);
+	}
+	return 0;
+}
+
 int
 review_checkout_reset(struct review *r, char **aside, lz_err_t *err)
 {
-	struct stat st;
+	/* The agent's own repository (the Sentry's <dr>/git, where it has one):
+	 * left alone, its branch would be imported over the reset one. */
+	_cleanup_free_ char *priv = xasprintf("%s/git", r->a->domain_root), *pmoved = NULL;
+	bool keep = r->wt_tree[0] != '\0';	/* uncommitted work: keep it aside */
 	char stamp[32];
 
 	*aside = NULL;
-	if (r->a->worktree == NULL || lstat(r->a->worktree, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;
-	if (r->wt_tree[0] == '\0') {
-		/* Nothing but committed work, which the branch or the keep ref holds. */
-		if (review_rmtree(r->a->worktree) < 0)
-			return lz_err_sys(err, errno, "cannot remove the agent checkout %s",
-			    r->a->worktree);
-		return 0;
-	}
 	review_stamp(stamp);
-	*aside = xasprintf("%s.discarded-%s", r->a->worktree, stamp);
-	if (rename(r->a->worktree, *aside) < 0) {
-		int e = errno;
-
-		free(*aside);
-		*aside = NULL;
-		return lz_err_sys(err, e, "cannot move the agent checkout %s aside", r->a->worktree);
-	}
-	return 0;
+	if (r->a->worktree != NULL && review_set_aside(r->a->worktree, keep, stamp, aside, err) < 0)
+		return -1;
+	return review_set_aside(priv, keep, stamp, &pmoved, err);
 }

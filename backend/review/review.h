@@ -90,10 +90,11 @@ int review_discard(struct review *, char **kept, lz_err_t *err);
  * lacks: sync never rewrites unreviewed commits. */
 int review_sync(struct review *, lz_err_t *err);
 
-/* The agent checkout after discard or sync: removed when it holds nothing
- * uncommitted, else moved aside to <checkout>.discarded-<UTC time> (*aside,
- * owned, NULL when removed or absent). The Sentry rebuilds it from the
- * branch at the next session. */
+/* The agent checkout (and the agent's own repository <dr>/git, where the
+ * Sentry made one) after discard or sync: removed when the checkout holds
+ * nothing uncommitted, else moved aside to <path>.discarded-<UTC time>
+ * (*aside names the checkout's, owned; NULL when removed or absent). The
+ * Sentry rebuilds both from the branch at the next session. */
 int review_checkout_reset(struct review *, char **aside, lz_err_t *err);
 
 #endif
