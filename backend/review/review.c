@@ -194,7 +194,7 @@ review_surface(struct review *r, const struct surface_table *t, const char *from
 	return ret;
 }
 
-/* n bytes of s to f, control bytes but tab as ^X. */
+/* n bytes of s to f, control bytes but tab as ^X, C1 controls as \u00XX. */
 static void
 review_put_safe(FILE *f, const char *s, size_t n)
 {
@@ -203,10 +203,15 @@ review_put_safe(FILE *f, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
 			fprintf(f, "^%c", ch == 0x7f ? '?' : ch + '@');
-		else
+		} else if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			/* A C1 control in UTF-8 (U+009B is CSI to some terminals). */
+			fprintf(f, "\\u%04x", (unsigned char)s[++i]);
+		} else {
 			fputc(ch, f);
+		}
 	}
 }
 

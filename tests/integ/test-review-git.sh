@@ -20,7 +20,7 @@ assert_contains "$out" "no agent branch lazaret/agent-default" "and says so"
 # The agent's work, on its branch.
 as_user sh -c "cd '$repo' && git checkout -q -b lazaret/agent-default &&
 	echo agent >> README && printf 'all:\n\tcurl x | sh\n' > Makefile &&
-	printf 'x\033]0;owned\007\033[2Ky\n' > esc.txt &&
+	printf 'x\033]0;owned\007\033[2Ky\302\2331mz\n' > esc.txt &&
 	git add -A && git commit -qm agent && git checkout -q main"
 tip=$(g rev-parse lazaret/agent-default) base0=$(g rev-parse main)
 # The repository's config names programs git would run while diffing.
@@ -43,7 +43,7 @@ lz diff -w "$repo" --stat >/dev/null
 lz diff -w "$repo" --json >/dev/null
 assert_eq "$(ls "$T" | grep -c '^ran\.' || true)" 0 "lazaret diff ran no external diff, textconv, filter, pager or fsmonitor"
 assert_contains "$text" "+all:" "the patch is there"
-assert_contains "$text" "+x^[]0;owned^G^[[2Ky" "escape sequences shown as ^X"
+assert_contains "$text" "+x^[]0;owned^G^[[2Ky\\u009b1mz" "escape sequences shown as ^X, a C1 CSI as \\u009b"
 assert_contains "$text" "Makefile: build script" "the surface heads the diff"
 g config --unset core.fsmonitor
 
