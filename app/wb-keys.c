@@ -31,7 +31,7 @@ static const struct {
 	[WB_KEYS_TOGGLE_PANEL] = { "toggle-panel", "panel", "show or hide the side panel" },
 	[WB_KEYS_FOCUS_PANEL] = { "focus-panel", "focus", "move the focus to the side panel and back" },
 	[WB_KEYS_SCROLLBACK] = { "scrollback", "scroll", "scroll back through the tab's history" },
-	[WB_KEYS_APPROVE] = { "approve", "approve", "approve the selected escalation and run it" },
+	[WB_KEYS_REQUEST] = { "request", "request", "open the selected escalation (approve it there with its code)" },
 	[WB_KEYS_DENY] = { "deny", "deny", "deny the selected escalation" },
 	[WB_KEYS_EDIT] = { "edit", "edit", "edit the selected escalation's command" },
 	[WB_KEYS_HELP] = { "help", "help", "list the key bindings" },
@@ -188,8 +188,8 @@ wb_keys_new(void)
 	} defaults[] = {
 		{ 'c', WB_KEYS_NEW_TAB }, { 'n', WB_KEYS_NEXT_TAB }, { 'p', WB_KEYS_PREV_TAB },
 		{ 'x', WB_KEYS_CLOSE_TAB }, { 'd', WB_KEYS_DETACH }, { 's', WB_KEYS_TOGGLE_PANEL },
-		{ 9, WB_KEYS_FOCUS_PANEL }, { '[', WB_KEYS_SCROLLBACK }, { 'a', WB_KEYS_APPROVE },
-		{ 'A', WB_KEYS_APPROVE }, { 'D', WB_KEYS_DENY }, { 'e', WB_KEYS_EDIT },
+		{ 9, WB_KEYS_FOCUS_PANEL }, { '[', WB_KEYS_SCROLLBACK }, { 'a', WB_KEYS_SEND_PREFIX },
+		{ 'r', WB_KEYS_REQUEST }, { 'D', WB_KEYS_DENY }, { 'e', WB_KEYS_EDIT },
 		{ 'E', WB_KEYS_EDIT }, { '?', WB_KEYS_HELP },
 	};
 	struct wb_keys *k = xcalloc(1, sizeof(*k));

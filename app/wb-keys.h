@@ -14,7 +14,8 @@
  *
  * Defaults: c new-tab, n next-tab, p previous-tab, 0..9 select-tab N,
  * x close-tab, d detach, s toggle-panel, Tab focus-panel, [ scrollback,
- * a/A approve, D deny (d is detach, as in tmux), e/E edit, ? help.
+ * r request (the request view: approving is only there), D deny (d is
+ * detach, as in tmux), e/E edit, ? help; a sends the prefix, as in screen.
  */
 #ifndef LZ_WB_KEYS_H
 #define LZ_WB_KEYS_H
@@ -38,7 +39,8 @@ enum wb_keys_action {
 	WB_KEYS_TOGGLE_PANEL,
 	WB_KEYS_FOCUS_PANEL,
 	WB_KEYS_SCROLLBACK,
-	WB_KEYS_APPROVE,	/* the escalation selected in the queue, or the active tab's */
+	WB_KEYS_REQUEST,	/* open the request view of the escalation selected in the
+				 * queue, or the active tab's (approving is there) */
 	WB_KEYS_DENY,
 	WB_KEYS_EDIT,
 	WB_KEYS_HELP,

@@ -21,6 +21,10 @@ wb_tab_new(const char *profile, const char *workspace, const char *mode, int row
 		cols = TERM_MIN_COLS;
 	if (term_new(rows, cols, TERM_SB_DEFAULT, &t, err) < 0)
 		return -1;
+	/* The coordinator's screen is the one that answers terminal queries:
+	 * a reply made here from the agent's output would be typed into the
+	 * session as if by the user. */
+	term_set_replies(t, false);
 	tab = xcalloc(1, sizeof *tab);
 	tab->profile = xstrdup(profile);
 	tab->workspace = xstrdup(workspace);

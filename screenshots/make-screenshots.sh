@@ -83,12 +83,11 @@ keys 'clear; lazaret-escalate --justify "run the host test suite" -- make -C /tm
 wait_for 20 pane_has "Escalations (1)" || fail "no escalation queued"
 shot workbench-escalation-queue 120 32
 keys C-a Tab Enter
-wait_for 5 pane_has "pprove & run" || fail "no prompt"
+wait_for 5 pane_has "Enter: approve & run" || fail "no armed request view"
 shot workbench-escalation-prompt 120 32
 keys d
 wait_for 10 pane_has "Escalations (0)" || fail "deny did not clear the queue"
-keys C-a Tab
-keys 'clear' Enter
+keys 'clear' Enter	# the decision gave the keys back to the tab
 wait_for 10 pane_has 'decision {"action":"deny"}' || true
 shot workbench-panel-history 120 32
 

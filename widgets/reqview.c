@@ -289,8 +289,9 @@ rv_wrap(struct reqview *v, enum reqview_kind kind, const char *indent, const cha
 			} else {
 				/* Inside a word: rather between two non-spaces. */
 				for (k = fit; k > fit / 2; k--)
-					if (s[off + k] != ' ' && s[off + k - 1] != ' ')
-						break;
+					if (s[off + k] != ' ' && s[off + k - 1] != ' ' &&
+					    ((unsigned char)s[off + k] & 0xc0) != 0x80)
+						break;	/* (and not inside a character) */
 				cut = k > fit / 2 ? k : fit > 0 ? fit : 1;
 				next = off + cut;
 			}
@@ -307,6 +308,13 @@ rv_wrap(struct reqview *v, enum reqview_kind kind, const char *indent, const cha
 		*total = count;
 }
 
+/* Text of ours (ASCII), wrapped at spaces like the rest. */
+static void
+rv_text(struct reqview *v, enum reqview_kind kind, const char *text, int width)
+{
+	rv_wrap(v, kind, "", text, NULL, width, SIZE_MAX, NULL);
+}
+
 /* The justification: each of its lines made visible, framed, wrapped, and
  * cut to max lines with "(N more lines)". */
 static void
@@ -314,10 +322,11 @@ rv_justification(struct reqview *v, const char *why, int width, unsigned max)
 {
 	struct reqview sub = { 0 };
 	const char *line = why, *nl;
+	char *more;
 	size_t shown;
 
 	if (why == NULL || why[0] == '\0') {
-		rv_add(v, REQVIEW_TITLE, xstrdup("Justification: (none given)"));
+		rv_text(v, REQVIEW_TITLE, "Justification: (none given)", width);
 		return;
 	}
 	do {
@@ -329,7 +338,7 @@ rv_justification(struct reqview *v, const char *why, int width, unsigned max)
 		free(b.p);
 		line = nl != NULL ? nl + 1 : NULL;
 	} while (line != NULL);
-	rv_add(v, REQVIEW_TITLE, xstrdup("Justification (the agent's words):"));
+	rv_text(v, REQVIEW_TITLE, "Justification (the agent's words):", width);
 	shown = sub.n <= max ? sub.n : max - 1;
 	for (size_t i = 0; i < sub.n; i++) {
 		if (i < shown)
@@ -337,9 +346,11 @@ rv_justification(struct reqview *v, const char *why, int width, unsigned max)
 		else
 			free(sub.lines[i].text);
 	}
-	if (shown < sub.n)
-		rv_add(v, REQVIEW_MORE, xasprintf(RV_FRAME "(%zu more line%s)", sub.n - shown,
-						  sub.n - shown == 1 ? "" : "s"));
+	if (shown < sub.n) {
+		more = xasprintf("(%zu more line%s)", sub.n - shown, sub.n - shown == 1 ? "" : "s");
+		rv_wrap(v, REQVIEW_MORE, RV_FRAME, more, NULL, width, SIZE_MAX, NULL);
+		free(more);
+	}
 	free(sub.lines);
 }
 
@@ -358,7 +369,7 @@ struct reqview *
 reqview_new(const struct reqview_request *req, int width, unsigned why_lines)
 {
 	struct reqview *v = xcalloc(1, sizeof(*v));
-	char **argv = NULL, *cmd;
+	char **argv = NULL, *cmd, *title;
 	bool *sep;
 	size_t len, pos = 0;
 	lz_err_t err = LZ_ERR_INIT;
@@ -373,7 +384,7 @@ reqview_new(const struct reqview_request *req, int width, unsigned why_lines)
 		   lz_shellwords_split(req->command, strlen(req->command), &argv, &err) < 0) {
 		v->split_failed = true;
 		v->command_first = v->n;
-		rv_add(v, REQVIEW_ALERT, xstrdup("Command: does not split into words, cannot run:"));
+		rv_text(v, REQVIEW_ALERT, "Command: does not split into words, cannot run:", width);
 		rv_field(v, REQVIEW_ALERT, RV_INDENT, err.msg != NULL ? err.msg : "?", width);
 		rv_field(v, REQVIEW_COMMAND, RV_INDENT, req->command, width);
 		v->command_end = v->n;
@@ -385,7 +396,9 @@ reqview_new(const struct reqview_request *req, int width, unsigned why_lines)
 		if (argv == NULL)
 			argv = lz_strv_dup(none);
 		v->words = lz_strv_len(argv);
-		rv_add(v, REQVIEW_TITLE, xasprintf("Command, %zu word%s:", v->words, v->words == 1 ? "" : "s"));
+		title = xasprintf("Command, %zu word%s:", v->words, v->words == 1 ? "" : "s");
+		rv_text(v, REQVIEW_TITLE, title, width);
+		free(title);
 		v->command_first = v->n;
 		/* Where the joined line may break: the spaces between words. */
 		cmd = reqview_command(argv);
@@ -627,8 +640,13 @@ reqview_confirm_key(struct reqview_confirm *c, int key, uint64_t now_ms)
 		}
 		break;
 	case REQVIEW_ENTER:
-		if (rv_is_enter(key))
+		if (rv_is_enter(key)) {
+			/* Decided: the next approval needs a new code. */
+			c->state = REQVIEW_READY;
+			c->typed = 0;
+			reqview_code_new(c->code);
 			return REQVIEW_APPROVE;
+		}
 		if (key == 127 || key == 8 || key == REQVIEW_KEY_BS_FN) {
 			c->typed--;
 			c->state = REQVIEW_CODE;
@@ -657,10 +675,9 @@ reqview_confirm_hint(const struct reqview_confirm *c, const char *verb)
 	case REQVIEW_ARMING:
 		return xstrdup("(read the request: keys wait until it has been shown a moment)");
 	case REQVIEW_READY:
-		return xasprintf("a then %s then Enter: %s   d: deny   e: edit   q: quit   Esc: later",
-				 upper, verb);
+		return xasprintf("a %s Enter: %s   d: deny   e: edit   q: quit   Esc: later", upper, verb);
 	case REQVIEW_CODE:
-		return xasprintf("type %s then Enter to %s (typed %zu of %d; Esc: back)", upper, verb,
+		return xasprintf("type %s, then Enter: %s (typed %zu of %d; Esc: back)", upper, verb,
 				 c->typed, REQVIEW_CODE_LEN);
 	case REQVIEW_ENTER:
 		return xasprintf("Enter: %s   (Esc: back)", verb);

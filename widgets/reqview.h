@@ -141,9 +141,10 @@ enum reqview_decision reqview_confirm_key(struct reqview_confirm *, int key, uin
 uint64_t reqview_confirm_arm_in(struct reqview_confirm *, uint64_t now_ms);
 /* The caller tells whether the whole command is on screen now. */
 void reqview_confirm_set_seen(struct reqview_confirm *, bool seen);
-/* The action row for the state, with the code ("a then 7KM then Enter:
- * approve & run  d: deny  e: edit  q: quit"); verb names what approving
- * does ("approve & run", "run the edited command"). Caller frees. */
+/* The action row for the state, with the code in upper case ("a 7KM
+ * Enter: approve & run   d: deny   e: edit   q: quit   Esc: later"); verb
+ * names what approving does ("approve & run", "run the edited command").
+ * Caller frees. */
 char *reqview_confirm_hint(const struct reqview_confirm *, const char *verb);
 
 #endif

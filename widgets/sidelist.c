@@ -241,13 +241,15 @@ draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int
 void
 sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *pal)
 {
-	const struct widget_style *border = &pal->style[THEME_BORDER];
+	struct widget_style border = pal->style[sl->focused ? THEME_PROMPT : THEME_BORDER];
 	cchar_t vl;
-	int pair = border->pair, cy = y;
+	int pair = border.pair, cy = y;
 
 	if (h <= 0 || w <= 0)
 		return;
-	if (setcchar(&vl, L"\x2502", border->attr, 0, &pair) == OK)
+	if (sl->focused)
+		border.attr |= A_BOLD;
+	if (setcchar(&vl, sl->focused ? L"\x2503" : L"\x2502", border.attr, 0, &pair) == OK)
 		mvwvline_set(win, y, x, &vl, h);
 	x++;
 	w--;
@@ -315,7 +317,10 @@ sidelist_handle_key(struct sidelist *sl, int key)
 		break;
 	case 'a':
 	case 'A':
-		return queue ? SIDELIST_APPROVE : SIDELIST_NONE;
+		return queue ? SIDELIST_OPEN : SIDELIST_NONE;
+	case 'q':
+	case 'Q':
+		return queue ? SIDELIST_QUIT : SIDELIST_NONE;
 	case 'd':
 	case 'D':
 		return queue ? SIDELIST_DENY : SIDELIST_NONE;

@@ -34,10 +34,11 @@ struct sidelist_item {
 
 enum sidelist_action {
 	SIDELIST_NONE,		/* key used (or ignored): redraw */
-	SIDELIST_APPROVE,	/* a / A on the selected escalation */
+	SIDELIST_OPEN,		/* a, A, Enter: show the selected escalation's prompt
+				 * (approving is there, never in the list) */
 	SIDELIST_DENY,		/* d / D */
 	SIDELIST_EDIT,		/* e / E */
-	SIDELIST_OPEN,		/* Enter: show the selected escalation's prompt */
+	SIDELIST_QUIT,		/* q / Q: stop the selected escalation's domain (ask first) */
 	SIDELIST_UNFOCUS,	/* Esc: give focus back to the terminal */
 };
 
@@ -63,13 +64,14 @@ void sidelist_select(struct sidelist *, enum sidelist_list, size_t index);
 /* id of the selected item of a list (NULL when empty or no id); owned. */
 const char *sidelist_selected_id(const struct sidelist *, enum sidelist_list);
 
-/* Draw in the rectangle (y, x, h, w) of win: a border column on the left,
- * then the three lists sharing the height (the current one alone when
- * there are fewer than 6 rows). */
+/* Draw in the rectangle (y, x, h, w) of win: a border column on the left
+ * (heavy, in the prompt style, while the panel has focus), then the three
+ * lists sharing the height (the current one alone when there are fewer
+ * than 6 rows). */
 void sidelist_draw(struct sidelist *, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *);
 
 /* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
- * a/d/e and Enter act on the queue's selection; Esc gives focus back. */
+ * a/Enter, d, e and q act on the queue's selection; Esc gives focus back. */
 enum sidelist_action sidelist_handle_key(struct sidelist *, int key);
 
 #endif

@@ -5,6 +5,7 @@
  * an error, never a read past the end.
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
@@ -20,7 +21,7 @@ static const char *const proto_names[] = {
 	[ESC_CTL_NEW_SESSION] = "ESC_NEW_SESSION", [ESC_CTL_PROMPT] = "ESC_PROMPT",
 	[ESC_CTL_DECISION] = "ESC_DECISION", [ESC_CTL_WITHDRAWN] = "ESC_WITHDRAWN",
 	[ESC_CTL_AUDIT_REQ] = "ESC_AUDIT_REQ", [ESC_CTL_AUDIT] = "ESC_AUDIT",
-	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL",
+	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL", [PROTO_SUSPECT] = "SUSPECT",
 	[REVIEW_CTL_AUDIT] = "REVIEW_AUDIT",
 };
 
@@ -558,6 +559,71 @@ void
 proto_encode_kill(struct proto_buf *b, uint32_t id)
 {
 	proto_encode_u32(b, PROTO_KILL, id);
+}
+
+void
+proto_encode_suspect(struct proto_buf *b, const struct proto_suspect *s)
+{
+	const char *str[] = { s->request_id, s->what, s->sample };
+	size_t at = proto_begin(b, PROTO_VERSION, PROTO_SUSPECT);
+
+	proto_put8(b, PROTO_SUSPECT_LAYOUT);
+	proto_put32(b, s->session);
+	for (size_t i = 0; i < sizeof str / sizeof str[0]; i++) {
+		size_t n = str[i] != NULL ? strlen(str[i]) : 0;
+
+		n = n < PROTO_SUSPECT_MAX ? n : PROTO_SUSPECT_MAX;
+		proto_put32(b, (uint32_t)n);
+		proto_put(b, str[i], n);
+	}
+	proto_end(b, at);
+}
+
+/* A string of at most max bytes: the length is checked before anything is read. */
+static char *
+proto_rd_str_max(struct proto_rd *r, uint32_t max)
+{
+	const uint8_t *p = r->p;
+
+	if (r->bad || r->left < 4)
+		return proto_rd_str(r);
+	if (proto_get32(p) > max) {
+		r->bad = 1;
+		return NULL;
+	}
+	return proto_rd_str(r);
+}
+
+int
+proto_decode_suspect(const uint8_t *p, size_t len, struct proto_suspect *out, lz_err_t *err)
+{
+	struct proto_rd r;
+	uint8_t layout;
+
+	memset(out, 0, sizeof *out);
+	proto_rd_init(&r, p, len);
+	layout = proto_rd_u8(&r);
+	if (!r.bad && layout != PROTO_SUSPECT_LAYOUT)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "SUSPECT payload layout %u, this "
+		    "coordinator reads %u", layout, PROTO_SUSPECT_LAYOUT);
+	out->session = proto_rd_u32(&r);
+	out->request_id = proto_rd_str_max(&r, PROTO_SUSPECT_MAX);
+	out->what = proto_rd_str_max(&r, PROTO_SUSPECT_MAX);
+	out->sample = proto_rd_str_max(&r, PROTO_SUSPECT_MAX);
+	if (proto_rd_end(&r, "SUSPECT", err) < 0) {
+		proto_suspect_clear(out);
+		return -1;
+	}
+	return 0;
+}
+
+void
+proto_suspect_clear(struct proto_suspect *s)
+{
+	free(s->request_id);
+	free(s->what);
+	free(s->sample);
+	memset(s, 0, sizeof *s);
 }
 
 void

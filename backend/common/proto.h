@@ -64,10 +64,27 @@ enum proto_type {
 #define ESC_CTL_WITHDRAWN	113
 #define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
 #define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
-/* 64: an audit row from `lazaret merge/discard/sync` (backend/review/
+/* 65: an audit row from `lazaret merge/discard/sync` (backend/review/
  * review-audit.c): string kind "review.*", string detail JSON; reply OK
- * with the row's seq. */
-#define REVIEW_CTL_AUDIT	64
+ * with the row's seq. Outside enum proto_type, like SUSPECT. */
+#define REVIEW_CTL_AUDIT	65
+
+/* SUSPECT (issue 9): a client saw input at an escalation prompt that no
+ * human typed (a terminal's reply to a query) and discarded it; the
+ * coordinator audits it as esc.suspicious. A number outside enum proto_type:
+ * switches over that enum (client.c) list every value, and only clients
+ * send this. An older coordinator answers PROTO_E_UNKNOWN_TYPE, which the
+ * sender ignores; the payload starts with its own layout number, checked. */
+#define PROTO_SUSPECT		64	/* c->s: u8 layout, u32 session, str request id, what, sample */
+#define PROTO_SUSPECT_LAYOUT	1
+#define PROTO_SUSPECT_MAX	512	/* bytes of each string, at most */
+
+struct proto_suspect {
+	uint32_t session;	/* the session whose request was on screen */
+	char *request_id;	/* owned */
+	char *what;		/* owned: "terminal-reply" */
+	char *sample;		/* owned: the discarded input, control characters escaped */
+};
 
 /* ERROR codes. */
 enum proto_errcode {
@@ -206,6 +223,12 @@ void proto_encode_resize(struct proto_buf *b, const struct proto_resize *);
 void proto_encode_exit(struct proto_buf *b, const struct proto_exit *);
 void proto_encode_detach(struct proto_buf *b, uint32_t id);
 void proto_encode_kill(struct proto_buf *b, uint32_t id);
+/* SUSPECT: strings longer than PROTO_SUSPECT_MAX are cut (on a character
+ * boundary is the caller's business: the sample is ASCII). */
+void proto_encode_suspect(struct proto_buf *b, const struct proto_suspect *);
+/* Refuses another layout, strings over PROTO_SUSPECT_MAX, NUL inside. */
+int proto_decode_suspect(const uint8_t *p, size_t len, struct proto_suspect *out, lz_err_t *err);
+void proto_suspect_clear(struct proto_suspect *);
 /* SNAPSHOT: u32 id, then the term_snap_encode bytes (len <= PROTO_MAX_PAYLOAD - 4). */
 void proto_encode_snapshot(struct proto_buf *b, uint32_t id, const void *snap, size_t len);
 /* snap points into p (no copy). */

@@ -546,6 +546,39 @@ coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
 	return s;
 }
 
+/* A client discarded input at a prompt that no human typed: audit it. */
+static void
+coord_suspect(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+{
+	struct proto_suspect s;
+	struct lz_jsonw w;
+	lz_err_t err = LZ_ERR_INIT;
+	char *actor, *detail;
+
+	if (proto_decode_suspect(p, len, &s, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	if (c->esc != NULL) {
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "what");
+		lz_jsonw_str(&w, s.what);
+		lz_jsonw_key(&w, "sample");
+		lz_jsonw_str(&w, s.sample);
+		lz_jsonw_key(&w, "client_session");
+		lz_jsonw_int(&w, (int64_t)s.session);
+		lz_jsonw_obj_close(&w);
+		detail = lz_jsonw_steal(&w);
+		actor = xasprintf("uid %ld pid %ld", (long)cl->uid, (long)cl->pid);
+		esc_coord_audit(c->esc, "esc.suspicious", actor, NULL, s.request_id, detail);
+		free(actor);
+		free(detail);
+	}
+	proto_suspect_clear(&s);
+}
+
 void
 coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const uint8_t *p,
     void *arg)
@@ -566,6 +599,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	}
 	if (h->type == REVIEW_CTL_AUDIT) {
 		review_audit_serve(c->loop, c->store, cl, p, h->length);
+		return;
+	}
+	if (h->type == PROTO_SUSPECT) {
+		coord_suspect(c, cl, p, h->length);
 		return;
 	}
 	switch ((enum proto_type)h->type) {

@@ -21,6 +21,7 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	struct proto_resize rz;
 	struct proto_exit ex;
 	enum proto_status_fmt fmt;
+	struct proto_suspect sus;
 	uint32_t u;
 	char *t;
 
@@ -49,6 +50,9 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 		lz_err_clear(&err);
 	if (proto_decode_text(p, n, &t, &err) == 0)
 		free(t);
+	lz_err_clear(&err);
+	if (proto_decode_suspect(p, n, &sus, &err) == 0)
+		proto_suspect_clear(&sus);
 	lz_err_clear(&err);
 }
 

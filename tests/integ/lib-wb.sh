@@ -12,3 +12,16 @@ pane_lacks() { ! pane_has "$1"; }
 show_fail() { pane; fail "$1"; }
 # a tmux pane command: the workbench, then its exit status, kept on screen
 wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
+# The request view's code ("a K7M Enter: approve & run"), once it is armed.
+wb_code() { pane | grep -o 'a [A-Z0-9][A-Z0-9][A-Z0-9] Enter: ' | head -1 | cut -c3-5; }
+# In the open request view: wait until it takes keys, then a, its code, Enter
+# (as a human does: three separate key presses). $1: what approving does.
+wb_approve() {
+	local verb=${1:-approve & run} code
+	wait_for 5 pane_has " Enter: $verb" || show_fail "the request view did not arm for [$verb]"
+	code=$(wb_code)
+	[ -n "$code" ] || show_fail "no code in the request view"
+	"${TM[@]}" send-keys -t wb a
+	"${TM[@]}" send-keys -t wb -l "$code"
+	"${TM[@]}" send-keys -t wb Enter
+}

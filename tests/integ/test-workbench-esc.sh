@@ -38,27 +38,36 @@ wait_for 20 pane_has "!0:default ws1" || show_fail "the waiting request did not 
 wait_for 5 pane_has "Escalations (1)" || show_fail "the queue did not show the request"
 "${TM[@]}" send-keys -t wb C-a Tab
 "${TM[@]}" send-keys -t wb e
-wait_for 5 pane_has "edit the command, Enter runs it" || show_fail "the panel's e opened no edit form"
+wait_for 5 pane_has "edit the command, Enter shows it" || show_fail "the panel's e opened no edit form"
 pane | grep -F "edit the command" -A 3 | grep -qF "echo one" || show_fail "the edit form lacks the command"
 note "ok: the panel's e opens the edit form on the request's command"
 "${TM[@]}" send-keys -t wb Escape
-wait_for 5 pane_lacks "edit the command, Enter runs it" || show_fail "Esc did not close the edit form"
+wait_for 5 pane_lacks "edit the command, Enter shows it" || show_fail "Esc did not close the edit form"
 assert_contains "$(pane)" "Escalations (1)" "after Esc the request still waits in the queue"
 assert_contains "$(pane | head -1)" "!0:default ws1" "after Esc tab 0 is still marked"
 assert_not_contains "$(pane)" "esc-rc1=" "after Esc lazaret-escalate still waits"
 assert_eq "$(decisions "$repo1")" "" "after Esc no decision is audited"
 
-# --- [E]dit from the request view: Enter opens it, e edits, Enter runs the edit
+# --- [E]dit from the request view: Enter opens it, e edits, Enter shows the
+# edit, and running it takes the code like an approval
+"${TM[@]}" send-keys -t wb C-a Tab	# the form's Esc gave the keys back to the tab
 "${TM[@]}" send-keys -t wb Enter
-wait_for 5 pane_has "pprove & run" || show_fail "Enter in the panel did not open the request"
+wait_for 5 pane_has "Enter: approve & run" || show_fail "Enter in the panel did not open the request"
 assert_contains "$(pane)" "wb-edit" "the request view shows the justification"
-assert_contains "$(pane)" "uit" "the request view offers [Q]uit"
+assert_contains "$(pane)" "q: quit" "the request view offers [Q]uit"
 "${TM[@]}" send-keys -t wb e
-wait_for 5 pane_has "edit the command, Enter runs it" || show_fail "the request view's e opened no edit form"
+wait_for 5 pane_has "edit the command, Enter shows it" || show_fail "the request view's e opened no edit form"
 "${TM[@]}" send-keys -t wb C-u
 "${TM[@]}" send-keys -t wb -l "echo edited-42"
 wait_for 5 pane_has "echo edited-42" || show_fail "typed text not in the edit form"
 "${TM[@]}" send-keys -t wb Enter
+wait_for 5 pane_has "your edit" || show_fail "the edit was not shown again to confirm"
+assert_contains "$(pane)" "  echo edited-42" "the request view shows the edited command"
+wait_for 5 pane_has " Enter: run the edited command" || show_fail "the edit's view did not arm"
+"${TM[@]}" send-keys -t wb a Enter
+wait_for 5 pane_has "not the code: a new code is shown" || show_fail "a then Enter was not refused"
+assert_not_contains "$(pane)" "esc-rc1=" "a then Enter, without the code, did not run the edit"
+wb_approve "run the edited command"
 wait_for 20 pane_has "esc-rc1=" || show_fail "the edited request did not finish"
 assert_contains "$(pane)" "esc-rc1=0 got=[edited-42]" "the edited command's output and exit 0 reach the sandbox"
 wait_for 5 pane_has "Escalations (0)" || show_fail "the queue still holds the edited request"
@@ -74,14 +83,16 @@ assert_contains "$r" '"exit_status":0' "the audit records the edited command's r
 note "ok: [E]dit ran the edited command on the host; the audit has both commands"
 
 # --- [Q]uit in tab 1's request view: denied, ws2 shut down, the workbench stays
-"${TM[@]}" send-keys -t wb C-a Tab	# terminal focus: keys go to the shell again
-"${TM[@]}" send-keys -t wb C-a 1
+"${TM[@]}" send-keys -t wb C-a 1	# (the decision gave the keys back to the tab)
 "${TM[@]}" send-keys -t wb "clear; lazaret-escalate --justify wb-quit -- touch $mark/quit; echo \$? >/workspace/.qrc" Enter
 wait_for 20 pane_has "!1:default ws2" || show_fail "the waiting request did not mark tab 1"
 "${TM[@]}" send-keys -t wb C-a Tab
 "${TM[@]}" send-keys -t wb Enter
 wait_for 5 pane_has "wb-quit" || show_fail "Enter in the panel did not open tab 1's request"
+wait_for 5 pane_has "q: quit" || show_fail "the request view did not arm"
 "${TM[@]}" send-keys -t wb q
+wait_for 5 pane_has "stop this domain's sandbox? y: yes" || show_fail "q did not ask to confirm"
+"${TM[@]}" send-keys -t wb y
 wait_for 30 ctr_gone "$ctr2" || show_fail "ws2's container left after [Q]uit"
 wait_for 30 eval '[ "$(coord_count "$canon2")" = 0 ]' || fail "ws2's coordinator still runs after [Q]uit"
 note "ok: [Q]uit shut ws2's domain down (no container, no coordinator)"
@@ -102,7 +113,6 @@ assert_contains "$(lz audit -w "$repo2" --verify)" "audit trail intact" "ws2's a
 assert_eq "$(coord_count "$canon1")" 1 "ws1's coordinator still runs"
 
 # --- the workbench still opens tabs
-"${TM[@]}" send-keys -t wb C-a Tab
 "${TM[@]}" send-keys -t wb C-a c
 wait_for 5 pane_has "New sandbox tab" || show_fail "prefix c after [Q]uit opened no dialog"
 "${TM[@]}" send-keys -t wb Enter

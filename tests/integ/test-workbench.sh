@@ -88,17 +88,20 @@ wait_for 5 pane_has "Escalations (1)" || show_fail "the queue did not show the r
 assert_contains "$(pane)" "tab 0 default: touch" "queue names the tab and the command"
 "${TM[@]}" send-keys -t wb C-a Tab
 "${TM[@]}" send-keys -t wb a
+wait_for 5 pane_has "Command, 2 words:" || show_fail "a in the focused panel did not open the request"
+assert_not_contains "$(pane)" "esc-rc1=" "a in the panel opened the request, approved nothing"
+wb_approve
 wait_for 20 pane_has "esc-rc1=0" || show_fail "approved request did not finish"
 [ -e "$mark/approved" ] || fail "the approved command did not run on the host"
 wait_for 5 pane_has "Escalations (0)" || show_fail "the queue still holds the approved request"
 wait_for 5 pane_has 'decision {"action":"approve"}' || show_fail "panel history lacks the decision"
-note "ok: [a] in the focused panel approved; the command ran; the history shows it"
-"${TM[@]}" send-keys -t wb C-a Tab	# focus back to the terminal (Esc then a key would be Alt)
+note "ok: a, the code and Enter in the request view approved; the command ran; the history shows it"
+# after a decision the keys go to the tab again
 "${TM[@]}" send-keys -t wb "clear; lazaret-escalate --justify wb-deny -- touch $mark/denied; echo esc-rc2=\$?" Enter
 wait_for 20 pane_has "Escalations (1)" || show_fail "second request not queued"
 "${TM[@]}" send-keys -t wb C-a Tab
 "${TM[@]}" send-keys -t wb Enter
-wait_for 5 pane_has "pprove & run" || show_fail "Enter did not open the request"
+wait_for 5 pane_has "Enter: approve & run" || show_fail "Enter did not open the request"
 assert_contains "$(pane)" "wb-deny" "prompt shows the justification"
 "${TM[@]}" send-keys -t wb d
 wait_for 20 pane_has "esc-rc2=126" || show_fail "denied request did not exit 126"

@@ -355,6 +355,71 @@ test_proto_data_rejects_unknown_stream(void **state)
 	lz_err_clear(&err);
 }
 
+/* SUSPECT: round trip; another layout, an overlong string, every
+ * truncation and trailing bytes are refused. */
+static void
+test_proto_suspect_round_trips_and_checks_its_layout(void **state)
+{
+	struct proto_suspect in = { 7, (char *)"0123abcd", (char *)"terminal-reply",
+				    (char *)"\\x1bP>|tmux 3.3a\\x1b\\" }, out;
+	struct proto_buf b = { 0 };
+	struct proto_header h;
+	const uint8_t *p;
+	lz_err_t err = LZ_ERR_INIT;
+	uint8_t *bad;
+	char big[PROTO_SUSPECT_MAX + 10];
+
+	(void)state;
+	proto_encode_suspect(&b, &in);
+	assert_int_equal(proto_frame_parse(b.data, b.len, &h, &p, &err), PROTO_FRAME);
+	assert_int_equal(h.type, PROTO_SUSPECT);
+	assert_true(proto_type_known(PROTO_SUSPECT));
+	assert_int_equal(proto_decode_suspect(p, h.length, &out, &err), 0);
+	assert_int_equal(out.session, 7);
+	assert_string_equal(out.request_id, "0123abcd");
+	assert_string_equal(out.what, "terminal-reply");
+	assert_string_equal(out.sample, in.sample);
+	proto_suspect_clear(&out);
+	for (uint32_t n = 0; n < h.length; n++) {
+		assert_int_equal(proto_decode_suspect(p, n, &out, &err), -1);
+		lz_err_clear(&err);
+	}
+	bad = xmalloc(h.length + 1);
+	memcpy(bad, p, h.length);
+	bad[h.length] = 0;
+	assert_int_equal(proto_decode_suspect(bad, h.length + 1, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "trailing"));
+	lz_err_clear(&err);
+	bad[0] = PROTO_SUSPECT_LAYOUT + 1;
+	assert_int_equal(proto_decode_suspect(bad, h.length, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "layout 2"));
+	lz_err_clear(&err);
+	free(bad);
+	proto_buf_clear(&b);
+	/* The encoder cuts; a hand-made overlong string is refused before use. */
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	in.sample = big;
+	proto_encode_suspect(&b, &in);
+	assert_int_equal(proto_frame_parse(b.data, b.len, &h, &p, &err), PROTO_FRAME);
+	assert_int_equal(proto_decode_suspect(p, h.length, &out, &err), 0);
+	assert_int_equal(strlen(out.sample), PROTO_SUSPECT_MAX);
+	proto_suspect_clear(&out);
+	bad = xmalloc(h.length + 20);
+	memcpy(bad, p, h.length);
+	{
+		/* sample's length field: after layout, session, id and what. */
+		size_t off = 1 + 4 + 4 + strlen(in.request_id) + 4 + strlen(in.what);
+		uint32_t n = htonl(PROTO_SUSPECT_MAX + 1);
+
+		memcpy(bad + off, &n, 4);
+		assert_int_equal(proto_decode_suspect(bad, h.length + 1, &out, &err), -1);
+		lz_err_clear(&err);
+	}
+	free(bad);
+	proto_buf_clear(&b);
+}
+
 static void
 test_proto_error_and_status_text_round_trip(void **state)
 {
@@ -525,6 +590,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proto_hello_round_trips),
+		cmocka_unit_test(test_proto_suspect_round_trips_and_checks_its_layout),
 		cmocka_unit_test(test_proto_short_header_needs_more),
 		cmocka_unit_test(test_proto_rejects_bad_magic),
 		cmocka_unit_test(test_proto_wrong_version_is_reported_with_header),

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reqview.h"
+#include "shellwords.h"
 #include "xmalloc.h"
 
 #define META(c)	(REQVIEW_KEY_META | (c))
@@ -182,6 +183,30 @@ test_reqview_wraps_whole_command_without_hidden_spaces(void **state)
 	free(all);
 	free(joined);
 	reqview_free(v);
+}
+
+/* Found by fuzz-reqview: titles wider than a narrow view, and a break
+ * inside a word landing inside a UTF-8 character. */
+static void
+test_reqview_narrow_lines_fit_and_stay_utf8(void **state)
+{
+	char *argv[] = { (char *)"\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9",
+			 (char *)"x\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2", NULL };
+	struct reqview_request req = { .request_id = "r", .profile = "p", .argv = argv,
+				       .justification = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12" };
+	struct reqview *v;
+
+	(void)state;
+	for (int width = 16; width < 40; width++) {
+		v = reqview_new(&req, width, 0);
+		for (size_t i = 0; i < v->n; i++) {
+			const char *t = v->lines[i].text;
+
+			assert_true(reqview_width(t) <= width);
+			assert_int_equal(lz_shellwords_scan(t, strlen(t)) & (LZ_SW_BADUTF8 | LZ_SW_CONTROL), 0);
+		}
+		reqview_free(v);
+	}
 }
 
 static void
@@ -424,7 +449,7 @@ test_reqview_confirm_needs_the_whole_command_seen(void **state)
 	assert_int_equal(reqview_confirm_key(&c, 'a', t), REQVIEW_UNSEEN);
 	reqview_confirm_set_seen(&c, true);
 	hint = reqview_confirm_hint(&c, "approve & run");
-	assert_non_null(strstr(hint, "then Enter: approve & run"));
+	assert_non_null(strstr(hint, " Enter: approve & run"));
 	free(hint);
 	assert_int_equal(reqview_confirm_key(&c, 'a', t), REQVIEW_NONE);
 	hint = reqview_confirm_hint(&c, "approve & run");
@@ -441,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_reqview_word_shows_padding),
 		cmocka_unit_test(test_reqview_command_first_then_framed_justification),
 		cmocka_unit_test(test_reqview_wraps_whole_command_without_hidden_spaces),
+		cmocka_unit_test(test_reqview_narrow_lines_fit_and_stay_utf8),
 		cmocka_unit_test(test_reqview_command_that_does_not_split),
 		cmocka_unit_test(test_reqview_code_alphabet),
 		cmocka_unit_test(test_reqview_confirm_approves_with_code_after_arming),

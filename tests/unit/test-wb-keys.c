@@ -131,8 +131,10 @@ test_wb_keys_prefix_then_key_runs_the_default_bindings(void **state)
 		{ 'c', WB_KEYS_NEW_TAB, 0 }, { 'n', WB_KEYS_NEXT_TAB, 0 }, { 'p', WB_KEYS_PREV_TAB, 0 },
 		{ '0', WB_KEYS_SELECT_TAB, 0 }, { '7', WB_KEYS_SELECT_TAB, 7 }, { '9', WB_KEYS_SELECT_TAB, 9 },
 		{ 'x', WB_KEYS_CLOSE_TAB, 0 }, { 'd', WB_KEYS_DETACH, 0 }, { 's', WB_KEYS_TOGGLE_PANEL, 0 },
-		{ '\t', WB_KEYS_FOCUS_PANEL, 0 }, { '[', WB_KEYS_SCROLLBACK, 0 }, { 'a', WB_KEYS_APPROVE, 0 },
-		{ 'A', WB_KEYS_APPROVE, 0 }, { 'D', WB_KEYS_DENY, 0 }, { 'e', WB_KEYS_EDIT, 0 },
+		{ '\t', WB_KEYS_FOCUS_PANEL, 0 }, { '[', WB_KEYS_SCROLLBACK, 0 },
+		/* C-a a sends C-a, as in screen: no key after the prefix approves. */
+		{ 'a', WB_KEYS_SEND_PREFIX, 0 }, { 'A', WB_KEYS_UNBOUND, 0 },
+		{ 'r', WB_KEYS_REQUEST, 0 }, { 'D', WB_KEYS_DENY, 0 }, { 'e', WB_KEYS_EDIT, 0 },
 		{ '?', WB_KEYS_HELP, 0 }, { 1, WB_KEYS_SEND_PREFIX, 0 }, { 'z', WB_KEYS_UNBOUND, 0 },
 	};
 	struct wb_keys *k = wb_keys_new();
@@ -253,7 +255,7 @@ test_wb_keys_hints_and_help_follow_the_table(void **state)
 {
 	struct wb_keys *k = wb_keys_new();
 	lz_err_t err = LZ_ERR_INIT;
-	enum wb_keys_action esc[] = { WB_KEYS_APPROVE, WB_KEYS_DENY, WB_KEYS_EDIT };
+	enum wb_keys_action esc[] = { WB_KEYS_REQUEST, WB_KEYS_DENY, WB_KEYS_EDIT };
 	char *h;
 	char **lines;
 	bool seen_detach = false, seen_send = false;
@@ -263,7 +265,7 @@ test_wb_keys_hints_and_help_follow_the_table(void **state)
 	assert_string_equal(h, "C-a: c new n next s panel Tab focus d detach ? help");
 	free(h);
 	h = wb_keys_hints(k, esc, 3);
-	assert_string_equal(h, "C-a: a approve D deny e edit");
+	assert_string_equal(h, "C-a: r request D deny e edit");
 	free(h);
 	assert_int_equal(wb_keys_set_prefix(k, "C-b", &err), 0);
 	assert_int_equal(wb_keys_bind(k, "q", "detach", &err), 0);

@@ -17,6 +17,8 @@
 #include "editform.h"
 #include "newtab.h"
 #include "prompt.h"
+#include "reqprompt.h"
+#include "reqview.h"
 #include "shellwords.h"
 #include "sidelist.h"
 #include "statusline.h"
@@ -411,10 +413,16 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 	assert_int_equal(cell(stdscr, 3, x + 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
 	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
 	assert_true(cell(stdscr, 1, x + 1).attr & A_REVERSE);	/* focused list's title */
+	/* Focus shows in the border: heavy, bold, in the prompt's style. */
+	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x2503);
+	assert_true(cell(stdscr, 1, x).attr & A_BOLD);
+	assert_int_equal(cell(stdscr, 1, x).pair, f->pal.style[THEME_PROMPT].pair);
 	assert_string_equal(sidelist_selected_id(sl, SIDELIST_QUEUE), "r2");
-	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_APPROVE);
+	/* a only opens the request: the list never approves. */
+	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_OPEN);
 	assert_int_equal(sidelist_handle_key(sl, 'D'), SIDELIST_DENY);
 	assert_int_equal(sidelist_handle_key(sl, 'e'), SIDELIST_EDIT);
+	assert_int_equal(sidelist_handle_key(sl, 'q'), SIDELIST_QUIT);
 	assert_int_equal(sidelist_handle_key(sl, '\r'), SIDELIST_OPEN);
 	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_UNFOCUS);
 	/* The queue changes under the selection: it stays on r2. */
@@ -619,6 +627,225 @@ test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen(void **stat
 	prompt_draw(p, &f->pal);
 	assert_non_null(strstr(row(w, 8), "[A]pprove"));
 	prompt_free(p);
+	lz_strv_free(argv);
+}
+
+/* Keys to a prompt from time t on, one ms apart; the last action. */
+static enum reqprompt_action
+reqprompt_keys(struct reqprompt *p, const char *keys, uint64_t *t)
+{
+	enum reqprompt_action a = REQPROMPT_NONE;
+
+	for (; *keys != '\0'; keys++)
+		a = reqprompt_key_at(p, (unsigned char)*keys, ++*t);
+	return a;
+}
+
+static void
+test_reqprompt_shows_the_command_first_then_the_justification(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = strv("make", "test", "FOO=\x1b[31m red", "a\nb", NULL);
+	struct reqview_request req = {
+		.request_id = "3f2a9c0112345678", .profile = "web",
+		.justification = "run the test suite on the host", .cwd = "/workspace", .argv = argv,
+	};
+	struct reqprompt *p;
+	WINDOW *w;
+	char *cmd, **back = NULL, chord[8];
+	lz_err_t err = LZ_ERR_INIT;
+	uint64_t t = 1000;
+	int y, x;
+
+	mvaddstr(12, 0, "shell output under the prompt");
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	reqprompt_draw(p, &f->pal);
+	show();
+	w = reqprompt_window(p);
+	assert_int_equal(getmaxx(w), 76);
+	y = getbegy(w);
+	x = getbegx(w);
+	/* What the terminal shows, read from curscr: the command first, whole. */
+	assert_non_null(strstr(row(curscr, y), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, y + 1), "Command, 4 words:"));
+	assert_non_null(strstr(row(curscr, y + 2), "  make test $'FOO=\\x1b[31m red' $'a\\nb'"));
+	assert_non_null(strstr(row(curscr, y + 3), "Justification (the agent's words):"));
+	assert_non_null(strstr(row(curscr, y + 4), "  | run the test suite on the host"));
+	assert_non_null(strstr(row(curscr, y + 5), "Request 3f2a9c0112345678"));
+	assert_non_null(strstr(row(curscr, y + 6), "Profile web"));
+	assert_non_null(strstr(row(curscr, y + 7), "Directory /workspace"));
+	/* Not armed yet: the action row says so. */
+	assert_non_null(strstr(row(curscr, y + 9), "read the request"));
+	assert_true(cell(curscr, y + 2, col_of(curscr, y + 2, "make")).attr & A_BOLD);
+	/* The prompt covers what was under it, border and all. */
+	assert_int_equal(cell(curscr, y, x).wch[0], 0x250c);
+	assert_null(strstr(row(curscr, 12), "shell output"));
+	/* Keys before it arms are discarded, and keep it disarmed. */
+	assert_int_equal(reqprompt_keys(p, "d", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_EARLY);
+	t += REQVIEW_ARM_MS;
+	assert_int_equal(reqprompt_arm_in(p, t), 0);
+	reqprompt_draw(p, &f->pal);
+	show();
+	snprintf(chord, sizeof chord, "%c%c%c", reqprompt_code(p)[0] - 32 * (reqprompt_code(p)[0] >= 'a'),
+		 reqprompt_code(p)[1] - 32 * (reqprompt_code(p)[1] >= 'a'), reqprompt_code(p)[2] - 32 * (reqprompt_code(p)[2] >= 'a'));
+	assert_non_null(strstr(row(curscr, y + 9), "Enter: approve & run"));
+	assert_int_equal(cell(curscr, y + 9, col_of(curscr, y + 9, chord)).pair, f->pal.style[THEME_PROMPT].pair);
+	/* a alone, Enter alone: nothing. a, the code, Enter: approve. */
+	assert_int_equal(reqprompt_keys(p, "a\r", &t), REQPROMPT_NONE);
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	assert_int_equal(reqprompt_keys(p, "D", &t), REQPROMPT_DENY);
+	assert_int_equal(reqprompt_keys(p, "e", &t), REQPROMPT_EDIT);
+	assert_int_equal(reqprompt_keys(p, "Q", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_keys(p, "y", &t), REQPROMPT_QUIT);
+	assert_int_equal(reqprompt_key_at(p, WIDGET_KEY_ESC, ++t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_CLOSE);
+	/* A terminal's reply (ESC P folded to Alt-P) is reported, not obeyed. */
+	assert_int_equal(reqprompt_key_at(p, 'P' | WIDGET_KEY_META, ++t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_REPLY);
+	/* [E]dit starts from a string that splits back into the same argv. */
+	cmd = reqprompt_command(p);
+	assert_int_equal(lz_shellwords_split(cmd, strlen(cmd), &back, &err), 0);
+	assert_int_equal(lz_strv_len(back), 4);
+	assert_string_equal(back[2], argv[2]);
+	assert_string_equal(back[3], argv[3]);
+	lz_strv_free(back);
+	free(cmd);
+	/* An edit shown again: its own title, verb and a new code. */
+	reqprompt_restart(p, "make check", "run the edited command", t);
+	reqprompt_draw(p, &f->pal);
+	show();
+	w = reqprompt_window(p);
+	assert_non_null(strstr(row(w, 0), "your edit"));
+	assert_non_null(strstr(row(w, 1), "Command, 2 words:"));
+	assert_non_null(strstr(row(w, 2), "  make check"));
+	t += REQVIEW_ARM_MS;
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	cmd = reqprompt_command(p);
+	assert_string_equal(cmd, "make check");
+	free(cmd);
+	reqprompt_free(p);
+	lz_strv_free(argv);
+	show();
+	/* Gone: the screen under it shows again. */
+	assert_non_null(strstr(row(curscr, 12), "shell output"));
+	erase();
+}
+
+static void
+test_reqprompt_splits_a_command_line_or_shows_why_not(void **state)
+{
+	struct fixture *f = *state;
+	struct reqview_request req = { .request_id = "id", .profile = "web", .justification = "j",
+				      .command = "grep -r 'a b' \"$HOME\"", .note = "not on the list" };
+	struct reqprompt *p = reqprompt_new(&req, LINES, COLS);
+	WINDOW *w = reqprompt_window(p);
+	uint64_t t = 5000;
+	char *cmd;
+
+	reqprompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 1), "Command, 4 words:"));
+	assert_non_null(strstr(row(w, 2), "  grep -r 'a b' '$HOME'"));
+	assert_non_null(strstr(row(w, 7), "Note: not on the list"));
+	assert_int_equal(cell(w, 7, 3).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	/* [E]dit gets the line as the agent wrote it. */
+	cmd = reqprompt_command(p);
+	assert_string_equal(cmd, req.command);
+	free(cmd);
+	reqprompt_free(p);
+	req.command = "echo 'unterminated\x1b";
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	w = reqprompt_window(p);
+	reqprompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 1), "does not split into words, cannot run"));
+	assert_int_equal(cell(w, 1, 3).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_non_null(strstr(row(w, 3), "  echo 'unterminated\\x1b"));
+	/* Nothing to approve: a is refused, d denies. */
+	t += REQVIEW_ARM_MS;
+	assert_int_equal(reqprompt_keys(p, "a", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_UNSEEN);
+	assert_int_equal(reqprompt_keys(p, "d", &t), REQPROMPT_DENY);
+	reqprompt_free(p);
+}
+
+static void
+test_reqprompt_wraps_long_words_and_approves_only_what_was_seen(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = NULL;
+	char longword[301], chord[8];
+	struct reqview_request req = { .request_id = "id", .profile = "p", .justification = "j" };
+	struct reqprompt *p;
+	WINDOW *w;
+	char all[8192] = "", flat[8192] = "", rows[64][128], *joined;
+	uint64_t t = 1000;
+	int y;
+
+	memset(longword, 'x', 300);
+	longword[300] = '\0';
+	longword[150] = '\x1b';
+	lz_strv_push(&argv, longword);
+	for (int i = 0; i < 200; i++)
+		lz_strv_pushf(&argv, "arg%d", i);
+	req.argv = argv;
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_restart(p, NULL, NULL, t);
+	reqprompt_draw(p, &f->pal);
+	w = reqprompt_window(p);
+	assert_int_equal(getmaxy(w), 24);
+	assert_non_null(strstr(row(w, 1), "Command, 201 words:"));
+	assert_true(reqprompt_rows(p) > 20);
+	assert_non_null(strstr(row(w, 21), "rows 1-20 of"));
+	assert_non_null(strstr(row(w, 21), "(scroll to the end to approve)"));
+	/* Not all of the command on screen yet: a is refused. */
+	t += REQVIEW_ARM_MS;
+	assert_int_equal(reqprompt_keys(p, "a", &t), REQPROMPT_NONE);
+	assert_int_equal(reqprompt_last(p), REQVIEW_UNSEEN);
+	/* Scroll through it: every byte is on some row, nothing lost. */
+	for (y = 1; y <= 20; y++)
+		snprintf(rows[y - 1], sizeof rows[0], "%s", text_at(w, y, 2, 72));
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_END), ++t);
+	assert_true(reqprompt_scroll(p) > 0 && reqprompt_scroll(p) <= 20);
+	reqprompt_draw(p, &f->pal);
+	for (y = 1; y <= 20; y++)
+		snprintf(rows[reqprompt_scroll(p) + y - 1], sizeof rows[0], "%s", text_at(w, y, 2, 72));
+	for (y = 1; y < reqprompt_rows(p) && strncmp(rows[y], "Justification", 13) != 0; y++) {
+		assert_memory_equal(rows[y], "  ", 2);
+		for (char *c = rows[y]; *c != '\0'; c++)
+			if (*c != ' ')
+				strncat(all, c, 1);
+	}
+	joined = reqview_command(argv);
+	for (char *c = joined; *c != '\0'; c++)
+		if (*c != ' ')
+			strncat(flat, c, 1);
+	assert_string_equal(all, flat);
+	assert_int_equal(strncmp(all, "$'", 2), 0);
+	assert_int_equal(strspn(all + 2, "x"), 150);
+	assert_int_equal(strncmp(all + 152, "\\x1b", 4), 0);
+	free(joined);
+	assert_non_null(strstr(row(w, 21), "rows "));
+	assert_null(strstr(row(w, 21), "to approve"));
+	snprintf(chord, sizeof chord, "a%s\r", reqprompt_code(p));
+	assert_int_equal(reqprompt_keys(p, chord, &t), REQPROMPT_APPROVE);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_DOWN), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 20);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_UP), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 21);
+	reqprompt_key_at(p, WIDGET_KEY_FN(KEY_PPAGE), ++t);
+	assert_int_equal(reqprompt_scroll(p), reqprompt_rows(p) - 40 > 0 ? reqprompt_rows(p) - 40 : 0);
+	/* A smaller screen re-wraps and re-centres. */
+	reqprompt_resize(p, 10, 40);
+	w = reqprompt_window(p);
+	assert_int_equal(getmaxy(w), 10);
+	assert_int_equal(getmaxx(w), 36);
+	reqprompt_draw(p, &f->pal);
+	assert_non_null(strstr(row(w, 8), "Enter"));
+	reqprompt_free(p);
 	lz_strv_free(argv);
 }
 
@@ -906,13 +1133,13 @@ test_workbench_screen_at_80x24(void **state)
 	const struct tabbar_tab tabs[] = { { "web", "/src/proj", "running", true }, { "ml", "/m", "running", false } };
 	const struct sidelist_item q = { "r1", "3f2a web: make test", true };
 	char **argv = strv("make", "test", NULL);
-	struct prompt_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests",
+	struct reqview_request req = { .request_id = "3f2a", .profile = "web", .justification = "tests",
 				       .note = "not on the auto-approve list", .argv = argv };
 	lz_err_t err = LZ_ERR_INIT;
 	struct term *t = NULL;
 	WINDOW *tw, *pw;
 	PANEL *pp;
-	struct prompt *p;
+	struct reqprompt *p;
 	char *hints;
 
 	erase();
@@ -943,16 +1170,17 @@ test_workbench_screen_at_80x24(void **state)
 	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
 	assert_string_equal(row(curscr, 23), "[ml:m] C-a: c new n next s panel Tab focus d detach ? help");
 	/* The escalation prompt on top of all of it. */
-	p = prompt_new(&req, LINES, COLS);
-	prompt_draw(p, &f->pal);
+	p = reqprompt_new(&req, LINES, COLS);
+	reqprompt_draw(p, &f->pal);
 	update_panels();
 	doupdate();
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p))), "Host escalation request"));
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 4), "Note      not on the auto-approve list"));
-	assert_int_equal(cell(curscr, getbegy(prompt_window(p)) + 4, col_of(curscr, getbegy(prompt_window(p)) + 4, "not on")).pair,
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p))), "Host escalation request"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 1), "Command, 2 words:"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 2), "  make test"));
+	assert_non_null(strstr(row(curscr, getbegy(reqprompt_window(p)) + 7), "Note: not on the auto-approve list"));
+	assert_int_equal(cell(curscr, getbegy(reqprompt_window(p)) + 7, col_of(curscr, getbegy(reqprompt_window(p)) + 7, "not on")).pair,
 			 f->pal.style[THEME_TAB_ALERT].pair);
-	assert_non_null(strstr(row(curscr, getbegy(prompt_window(p)) + 6), "       0  make"));
-	prompt_free(p);
+	reqprompt_free(p);
 	update_panels();
 	doupdate();
 	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
@@ -977,6 +1205,7 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	char **argv = strv("make", "test", "\xe6\xbc\xa2\xe5\xad\x97\x1b", NULL);
 	char **profiles = strv("default", "web", NULL);
 	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
+	struct reqview_request rreq = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
 	const struct tabbar_tab tabs[] = { { "web", "/w/p", "running", true }, { "ml", "/m", NULL, false } };
 	const struct sidelist_item item = { "r", "\xe6\xbc\xa2\xe5\xad\x97 request", true };
 	struct tabbar *tb = tabbar_new();
@@ -992,6 +1221,7 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	for (int lines = 1; lines <= 30; lines += 1)
 		for (int cols = 1; cols <= 90; cols += lines < 8 ? 1 : 7) {
 			struct prompt *p;
+			struct reqprompt *rp;
 			struct editform *ef = NULL;
 			struct newtab *nt = NULL;
 
@@ -1005,6 +1235,14 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 			prompt_draw(p, &f->pal);
 			assert_int_equal(prompt_handle_key(p, WIDGET_KEY_FN(KEY_NPAGE)), PROMPT_NONE);
 			assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
+			prompt_free(p);
+			rp = reqprompt_new(&rreq, lines, cols);
+			assert_true(getmaxy(reqprompt_window(rp)) <= lines && getmaxx(reqprompt_window(rp)) <= cols);
+			reqprompt_draw(rp, &f->pal);
+			reqprompt_restart(rp, NULL, NULL, 0);
+			assert_int_equal(reqprompt_key_at(rp, WIDGET_KEY_FN(KEY_NPAGE), 1), REQPROMPT_NONE);
+			assert_int_equal(reqprompt_key_at(rp, 'd', 1000), REQPROMPT_DENY);
+			reqprompt_free(rp);
 			assert_int_equal(editform_new("Edit", "make test", 100, lines, cols, &ef, &err), 0);
 			editform_draw(ef, &f->pal);
 			editform_handle_key(ef, 'x');
@@ -1016,7 +1254,6 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 			show();
 			newtab_free(nt);
 			editform_free(ef);
-			prompt_free(p);
 		}
 	assert_int_equal(resize_term(24, 80), OK);
 	tabbar_free(tb);
@@ -1041,6 +1278,9 @@ main(void)
 		cmocka_unit_test(test_prompt_shows_the_request_with_the_exact_argv),
 		cmocka_unit_test(test_prompt_splits_a_command_line_or_shows_why_not),
 		cmocka_unit_test(test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen),
+		cmocka_unit_test(test_reqprompt_shows_the_command_first_then_the_justification),
+		cmocka_unit_test(test_reqprompt_splits_a_command_line_or_shows_why_not),
+		cmocka_unit_test(test_reqprompt_wraps_long_words_and_approves_only_what_was_seen),
 		cmocka_unit_test(test_editform_edits_the_command_in_place),
 		cmocka_unit_test(test_editform_long_text_scrolls_and_survives_resize),
 		cmocka_unit_test(test_newtab_picks_a_profile_and_a_workspace),

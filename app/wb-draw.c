@@ -1,0 +1,205 @@
+/* wb-draw.c - the workbench's screen: layout, tab bar and status line,
+ * the tab's terminal (only its dirty rows), the side panel and the dialog on
+ * top, drawn once per loop turn; messages and the panel's log. */
+#include <stdarg.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "term.h"
+#include "wb.h"
+#include "xmalloc.h"
+
+void __attribute__((format(printf, 2, 3)))
+wb_draw_message(struct wb *wb, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	va_start(ap, fmt);
+	m = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (wb->started)
+		statusline_message(wb->status, m, time(NULL) + 5);
+	else
+		fprintf(stderr, "lazaret-workbench: %s\n", m);
+	wb->dirty = true;
+	free(m);
+}
+
+/* The log shown as "audit history": what this workbench saw happen. */
+void __attribute__((format(printf, 3, 4)))
+wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...)
+{
+	struct sidelist_item it = { NULL, NULL, alert };
+	char ts[16], *m, *line;
+	struct tm tm;
+	time_t now = time(NULL);
+	va_list ap;
+
+	va_start(ap, fmt);
+	m = xvasprintf(fmt, ap);
+	va_end(ap);
+	strftime(ts, sizeof ts, "%H:%M:%S", localtime_r(&now, &tm));
+	line = xasprintf("%s %s", ts, m);
+	it.text = line;
+	sidelist_append(wb->side, SIDELIST_AUDIT, &it);
+	free(line);
+	free(m);
+	wb->dirty = true;
+}
+
+void
+wb_draw_relayout(struct wb *wb)
+{
+	size_t i;
+
+	wb_layout_compute(LINES, COLS, wb->panel_shown, &wb->lay);
+	if (wb->lay.term.h > 0 && wb->lay.term.w > 0) {
+		wresize(wb->termwin, wb->lay.term.h, wb->lay.term.w);
+		move_panel(wb->termpanel, wb->lay.term.y, wb->lay.term.x);
+	}
+	if (wb->lay.panel.h > 0 && wb->lay.panel.w > 0) {
+		wresize(wb->sidewin, wb->lay.panel.h, wb->lay.panel.w);
+		move_panel(wb->sidepanel, wb->lay.panel.y, wb->lay.panel.x);
+		show_panel(wb->sidepanel);
+	} else
+		hide_panel(wb->sidepanel);
+	for (i = 0; i < wb->n_tabs; i++)
+		wb_tabs_fit(wb, wb->tabs[i]);
+	if (wb->newtab != NULL)
+		newtab_resize(wb->newtab, LINES, COLS);
+	if (wb->help != NULL)
+		textview_resize(wb->help, LINES, COLS);
+	if (wb->prompt != NULL)
+		reqprompt_resize(wb->prompt, LINES, COLS);
+	if (wb->edit != NULL)
+		editform_resize(wb->edit, LINES, COLS);
+	wb->redraw_all = true;
+}
+
+static void
+wb_draw_bars(struct wb *wb)
+{
+	struct tabbar_tab *tt = xcalloc(wb->n_tabs + 1, sizeof *tt);
+	struct wb_tab *tab = wb_tabs_active(wb);
+	char *state;
+	size_t i;
+
+	for (i = 0; i < wb->n_tabs; i++) {
+		tt[i].profile = wb->tabs[i]->profile;
+		tt[i].workspace = wb->tabs[i]->workspace;
+		tt[i].state = wb_tab_state_name(wb->tabs[i]);
+		tt[i].alert = wb->tabs[i]->alerts > 0;
+	}
+	tabbar_set(wb->tabbar, tt, wb->n_tabs, wb->active);
+	free(tt);
+	if (wb->lay.tabbar.w > 0)
+		tabbar_draw(wb->tabbar, stdscr, wb->lay.tabbar.y, wb->lay.tabbar.x,
+		    wb->lay.tabbar.w, &wb->pal);
+	/* The mode says where keys go: the panel, the request view, or the tab. */
+	if (tab != NULL) {
+		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
+		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
+		    tab->scrolling ? " SCROLL q:leave" : "",
+		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
+		    sidelist_focused(wb->side) ? " PANEL" : "",
+		    wb->n_escs > 0 ? " ESCALATION" : "");
+	} else
+		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
+	statusline_set_state(wb->status, state);
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
+	free(state);
+	if (wb->lay.status.w > 0)
+		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,
+		    wb->lay.status.w, time(NULL), &wb->pal);
+}
+
+void
+wb_draw(struct wb *wb)
+{
+	struct wb_tab *tab = wb_tabs_active(wb);
+	bool cursor_set = false;
+
+	if (term_draw_generation(wb->draw) != wb->draw_gen) {
+		wb->draw_gen = term_draw_generation(wb->draw);
+		widget_palette_init(&wb->pal, wb->theme, wb->draw);
+		wb->redraw_all = true;
+	}
+	if (wb->redraw_all) {
+		werase(stdscr);
+		werase(wb->termwin);
+		if (tab != NULL)
+			term_dirty_all(tab->t);
+		touchwin(wb->termwin);
+		touchwin(wb->sidewin);
+		wb->dirty = true;
+	}
+	if (wb->lay.too_small) {
+		werase(stdscr);
+		mvwaddnstr(stdscr, 0, 0, "screen too small", COLS);
+		hide_panel(wb->termpanel);
+		hide_panel(wb->sidepanel);
+	} else {
+		if (wb->dirty)
+			wb_draw_bars(wb);
+		if (panel_hidden(wb->termpanel) && wb->lay.term.h > 0)
+			show_panel(wb->termpanel);
+		if (tab != NULL)
+			term_draw(wb->draw, tab->t, wb->termwin);
+		if (wb->lay.panel.w > 0 && (wb->dirty || wb->redraw_all))
+			sidelist_draw(wb->side, wb->sidewin, 0, 0, wb->lay.panel.h, wb->lay.panel.w,
+			    &wb->pal);
+	}
+	if (wb->help != NULL)
+		textview_draw(wb->help, &wb->pal);
+	if (wb->newtab != NULL)
+		newtab_draw(wb->newtab, &wb->pal);
+	if (wb->prompt != NULL)
+		reqprompt_draw(wb->prompt, &wb->pal);
+	if (wb->edit != NULL)
+		editform_draw(wb->edit, &wb->pal);
+	update_panels();
+	if (wb->edit != NULL) {
+		editform_cursor(wb->edit);
+		cursor_set = true;
+	} else if (wb->newtab != NULL && wb->help == NULL && wb->prompt == NULL) {
+		newtab_cursor(wb->newtab);
+		cursor_set = true;
+	}
+	if (!cursor_set) {
+		if (tab != NULL && wb->help == NULL && wb->prompt == NULL &&
+		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
+		    term_draw_cursor(tab->t, wb->termwin))
+			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */
+		else
+			curs_set(0);
+	}
+	doupdate();
+	wb->redraw_all = false;
+	wb->dirty = false;
+}
+
+void
+wb_draw_prepare_cb(uv_prepare_t *h)
+{
+	struct wb *wb = h->data;
+	struct wb_tab *tab = wb_tabs_active(wb);
+	int s, e;
+
+	if (wb->quit) {
+		uv_stop(wb->loop);
+		return;
+	}
+	if (wb->dirty || wb->redraw_all || (tab != NULL && term_dirty(tab->t, &s, &e)))
+		wb_draw(wb);
+}
+
+void
+wb_draw_tick_cb(uv_timer_t *t)
+{
+	struct wb *wb = t->data;
+
+	wb->dirty = true;	/* status line messages expire */
+}

@@ -1,0 +1,305 @@
+/* wb-input.c - the workbench's keys: read in bursts from the terminal,
+ * ESC+key folded to Alt, through the prefix table (wb-keys.c) to an action,
+ * the dialog on top, the side panel when it has focus, or the tab's program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strv.h"
+#include "term.h"
+#include "wb.h"
+#include "xmalloc.h"
+
+static void
+wb_input_new_tab_dialog(struct wb *wb)
+{
+	char **profiles = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	const struct cfg_profile *def;
+	struct wb_tab *tab = wb_tabs_active(wb);
+	size_t i;
+
+	for (i = 0; i < wb->cfg->n_profiles; i++)
+		lz_strv_push(&profiles, wb->cfg->profiles[i].name);
+	def = cfg_profile_find(wb->cfg, NULL, &err);
+	lz_err_clear(&err);
+	if (newtab_new(profiles, tab != NULL ? tab->profile : def != NULL ? def->name : NULL,
+	    tab != NULL ? tab->workspace : wb->cwd, LINES, COLS, &wb->newtab, &err) < 0) {
+		wb_draw_message(wb, "%s", err.msg);
+		lz_err_clear(&err);
+	}
+	lz_strv_free(profiles);
+	wb_input_focus_tab(wb);
+	wb->dirty = true;
+}
+
+static void
+wb_input_newtab_key(struct wb *wb, int key)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char *ws;
+
+	switch (newtab_handle_key(wb->newtab, key)) {
+	case NEWTAB_ACCEPT:
+		ws = newtab_workspace(wb->newtab);
+		if (wb_tabs_add(wb, newtab_profile(wb->newtab), ws[0] != '\0' ? ws : wb->cwd,
+		    wb->mode, 0, &err) == NULL) {
+			wb_draw_message(wb, "%s", err.msg);
+			lz_err_clear(&err);
+		} else
+			wb->active = wb->n_tabs - 1;
+		free(ws);
+		/* fall through */
+	case NEWTAB_CANCEL:
+		newtab_free(wb->newtab);
+		wb->newtab = NULL;
+		wb_input_focus_tab(wb);
+		wb->redraw_all = true;
+		break;
+	case NEWTAB_NONE:
+		break;
+	}
+	wb->dirty = true;
+}
+
+static void
+wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
+{
+	int rows, cols;
+
+	term_size(tab->t, &rows, &cols);
+	switch (key) {
+	case WIDGET_KEY_FN(KEY_PPAGE):
+		term_scroll(tab->t, rows > 1 ? rows - 1 : 1);
+		break;
+	case WIDGET_KEY_FN(KEY_NPAGE):
+		term_scroll(tab->t, -(rows > 1 ? rows - 1 : 1));
+		break;
+	case WIDGET_KEY_FN(KEY_UP):
+	case 'k':
+		term_scroll(tab->t, 1);
+		break;
+	case WIDGET_KEY_FN(KEY_DOWN):
+	case 'j':
+		term_scroll(tab->t, -1);
+		break;
+	case WIDGET_KEY_FN(KEY_HOME):
+	case 'g':
+		term_scroll(tab->t, TERM_SB_DEFAULT);
+		break;
+	case WIDGET_KEY_FN(KEY_END):
+	case 'G':
+		term_scroll_reset(tab->t);
+		break;
+	case 'q':
+	case WIDGET_KEY_ESC:
+		term_scroll_reset(tab->t);
+		tab->scrolling = false;
+		break;
+	default:
+		break;
+	}
+	term_dirty_all(tab->t);
+	wb->dirty = true;
+}
+
+void
+wb_input_focus_tab(struct wb *wb)
+{
+	if (sidelist_focused(wb->side)) {
+		sidelist_set_focus(wb->side, false);
+		wb->dirty = true;
+	}
+}
+
+void
+wb_input_select(struct wb *wb, size_t i)
+{
+	wb_input_focus_tab(wb);
+	if (i >= wb->n_tabs || i == wb->active)
+		return;
+	wb->active = i;
+	wb->redraw_all = true;
+	wb_esc_audit_request(wb);
+}
+
+static void
+wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
+{
+	struct wb_tab *tab = wb_tabs_active(wb);
+	struct wb_esc *e;
+	char **help;
+
+	switch (a) {
+	case WB_KEYS_NEW_TAB:
+		wb_input_new_tab_dialog(wb);
+		break;
+	case WB_KEYS_NEXT_TAB:
+		if (wb->n_tabs > 0)
+			wb_input_select(wb, (wb->active + 1) % wb->n_tabs);
+		break;
+	case WB_KEYS_PREV_TAB:
+		if (wb->n_tabs > 0)
+			wb_input_select(wb, (wb->active + wb->n_tabs - 1) % wb->n_tabs);
+		break;
+	case WB_KEYS_SELECT_TAB:
+		/* The bar numbers tabs from 0, like tmux's windows. */
+		wb_input_select(wb, (size_t)arg);
+		break;
+	case WB_KEYS_CLOSE_TAB:
+		if (tab != NULL)
+			wb_tabs_close(wb, tab);
+		break;
+	case WB_KEYS_DETACH:
+		wb_tabs_save(wb);
+		wb->detached = true;
+		wb->quit = true;
+		break;
+	case WB_KEYS_TOGGLE_PANEL:
+		wb->panel_shown = !wb->panel_shown;
+		if (!wb->panel_shown)
+			sidelist_set_focus(wb->side, false);
+		wb_draw_relayout(wb);
+		break;
+	case WB_KEYS_FOCUS_PANEL:
+		if (!wb->panel_shown) {
+			wb->panel_shown = true;
+			wb_draw_relayout(wb);
+		}
+		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
+		break;
+	case WB_KEYS_SCROLLBACK:
+		if (tab != NULL)
+			tab->scrolling = true;
+		break;
+	case WB_KEYS_REQUEST:
+		/* Never a decision: the request view, where approving takes its code. */
+		if ((e = wb_esc_focused(wb)) == NULL)
+			wb_draw_message(wb, "no escalation waits");
+		else
+			wb_esc_open_prompt(wb, e);
+		break;
+	case WB_KEYS_DENY:
+		if ((e = wb_esc_focused(wb)) == NULL)
+			wb_draw_message(wb, "no escalation waits");
+		else
+			wb_esc_decide(wb, e, ESC_CTL_DENY, NULL);
+		break;
+	case WB_KEYS_EDIT:
+		if ((e = wb_esc_focused(wb)) == NULL)
+			wb_draw_message(wb, "no escalation waits");
+		else
+			wb_esc_edit(wb, e, NULL);
+		break;
+	case WB_KEYS_HELP:
+		wb_input_focus_tab(wb);
+		help = wb_keys_help(wb->keys);
+		textview_free(wb->help);
+		wb->help = textview_new("lazaret-workbench keys", help, LINES, COLS);
+		lz_strv_free(help);
+		break;
+	case WB_KEYS_SEND_PREFIX:
+		if (tab != NULL && wb_tab_encode_key(tab->t, wb_keys_prefix(wb->keys)))
+			wb_tabs_flush_output(tab);
+		break;
+	case WB_KEYS_PASS:
+	case WB_KEYS_PREFIX:
+	case WB_KEYS_UNBOUND:
+	case WB_KEYS_N_ACTIONS:
+		break;
+	}
+	wb->dirty = true;
+}
+
+static void
+wb_input_key(struct wb *wb, int key)
+{
+	struct wb_tab *tab = wb_tabs_active(wb);
+	enum wb_keys_action a;
+	int arg = 0;
+
+	/* (In the request view messages stay: they are about what it discarded.) */
+	if (wb->prompt == NULL && statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
+		wb->dirty = true;
+	if (wb->help != NULL) {
+		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {
+			textview_free(wb->help);
+			wb->help = NULL;
+			wb->redraw_all = true;
+		}
+		wb->dirty = true;
+		return;
+	}
+	if (wb->edit != NULL) {
+		wb_esc_edit_key(wb, key);
+		return;
+	}
+	if (wb->prompt != NULL) {
+		wb_esc_prompt_key(wb, key);
+		return;
+	}
+	if (wb->newtab != NULL) {
+		wb_input_newtab_key(wb, key);
+		return;
+	}
+	if (wb->quit_esc != NULL) {
+		wb_esc_quit_key(wb, key);
+		return;
+	}
+	a = wb_keys_feed(wb->keys, key, &arg);
+	if (a == WB_KEYS_PREFIX || a == WB_KEYS_UNBOUND) {
+		wb->dirty = true;
+		return;
+	}
+	if (a != WB_KEYS_PASS) {
+		wb_input_action(wb, a, arg);
+		return;
+	}
+	if (sidelist_focused(wb->side)) {
+		wb_esc_side_key(wb, key);
+		return;
+	}
+	if (tab == NULL)
+		return;
+	if (tab->scrolling) {
+		wb_input_scroll_key(wb, tab, key);
+		return;
+	}
+	if (term_scroll_offset(tab->t) > 0) {
+		term_scroll_reset(tab->t);
+		term_dirty_all(tab->t);
+	}
+	if (wb_tab_encode_key(tab->t, key))
+		wb_tabs_flush_output(tab);
+}
+
+void
+wb_input_cb(uv_poll_t *h, int status, int events)
+{
+	struct wb *wb = h->data;
+	int keys[WB_MAX_KEYS], rc;
+	size_t n = 0, i;
+	wint_t wch;
+
+	(void)events;
+	if (status < 0) {
+		wb->quit = true;
+		return;
+	}
+	while (n < WB_MAX_KEYS && (rc = wget_wch(stdscr, &wch)) != ERR) {
+		int k = widget_key_from_wch(rc, wch);
+
+		/* ncurses' own resize key: we handle SIGWINCH ourselves. */
+		if (k != WIDGET_KEY_NONE && k != WIDGET_KEY_FN(KEY_RESIZE))
+			keys[n++] = k;
+	}
+	n = wb_keys_fold_meta(keys, n);
+	wb->burst = keys;
+	wb->burst_n = n;
+	for (i = 0; i < n && !wb->quit; i++) {
+		wb->burst_i = i;
+		wb_input_key(wb, keys[i]);
+	}
+	wb->burst = NULL;
+	wb->burst_n = 0;
+}

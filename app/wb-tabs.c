@@ -1,0 +1,534 @@
+/* wb-tabs.c - the workbench's tabs: each a session on its domain's
+ * coordinator, tabs of one domain sharing one connection (wb-conn.c); the
+ * frames those connections bring, the tab list saved for attach. */
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anchor.h"
+#include "cli.h"
+#include "client.h"
+#include "proto.h"
+#include "strv.h"
+#include "term-snap.h"
+#include "term.h"
+#include "wb-state.h"
+#include "wb.h"
+#include "xmalloc.h"
+
+static void wb_tabs_send_request(struct wb *, struct wb_tab *);
+static void wb_tabs_conn_state_cb(struct wb_conn *, void *);
+static void wb_tabs_conn_frame_cb(struct wb_conn *, const struct proto_header *, const uint8_t *,
+    void *);
+
+/* Last component of a path, for short labels. */
+const char *
+wb_tabs_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL && b[1] != '\0' ? b + 1 : path;
+}
+
+struct wb_tab *
+wb_tabs_active(struct wb *wb)
+{
+	return wb->n_tabs > 0 ? wb->tabs[wb->active] : NULL;
+}
+
+struct wb_tab *
+wb_tabs_find(struct wb *wb, struct wb_conn *conn, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i]->conn == conn && wb->tabs[i]->id == id && id != 0)
+			return wb->tabs[i];
+	return NULL;
+}
+
+bool
+wb_tabs_exists(struct wb *wb, struct wb_tab *tab)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i] == tab)
+			return true;
+	return false;
+}
+
+static void
+wb_tabs_term_size(struct wb *wb, int *rows, int *cols)
+{
+	*rows = wb->lay.term.h > 0 ? wb->lay.term.h : 1;
+	*cols = wb->lay.term.w >= TERM_MIN_COLS ? wb->lay.term.w : TERM_MIN_COLS;
+}
+
+/* Send what the tab's term queued for the PTY: key encodings only (its
+ * replies are off, see wb_tab_new). */
+void
+wb_tabs_flush_output(struct wb_tab *tab)
+{
+	struct proto_buf b = { 0 };
+	const char *out;
+	size_t len, n;
+
+	out = term_output(tab->t, &len);
+	if (len == 0)
+		return;
+	if (tab->state == WB_TAB_RUNNING && tab->conn != NULL) {
+		for (n = 0; n < len; n += PROTO_DATA_MAX)
+			proto_encode_data(&b, tab->id, PROTO_STREAM_IN, out + n,
+			    len - n > PROTO_DATA_MAX ? PROTO_DATA_MAX : len - n);
+		wb_conn_send(tab->conn, &b);
+	}
+	term_output_consume(tab->t, len);
+}
+
+void
+wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why)
+{
+	char *line;
+
+	tab->state = WB_TAB_FAILED;
+	free(tab->error);
+	tab->error = xstrdup(why);
+	line = xasprintf("\r\n\033[1;31mlazaret-workbench: %s\033[m\r\n"
+	    "(prefix x closes this tab)\r\n", why);
+	term_feed(tab->t, line, strlen(line));
+	free(line);
+	wb_draw_log(wb, true, "%s:%s %s", tab->profile, wb_tabs_base(tab->workspace), why);
+	wb->dirty = true;
+}
+
+void
+wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n_conns; i++)
+		if (wb->conns[i] == conn) {
+			memmove(&wb->conns[i], &wb->conns[i + 1],
+			    (wb->n_conns - i - 1) * sizeof *wb->conns);
+			wb->n_conns--;
+			break;
+		}
+	for (i = 0; i < wb->n_escs;)
+		if (wb->escs[i]->conn == conn)
+			wb_esc_remove(wb, wb->escs[i]);
+		else
+			i++;
+	wb_conn_close(conn);
+}
+
+void
+wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
+{
+	bool was_active;
+	size_t i;
+
+	for (i = 0; i < wb->n_tabs; i++)
+		if (wb->tabs[i] == tab)
+			break;
+	if (i == wb->n_tabs)
+		return;
+	was_active = i == wb->active;
+	memmove(&wb->tabs[i], &wb->tabs[i + 1], (wb->n_tabs - i - 1) * sizeof *wb->tabs);
+	wb->n_tabs--;
+	if (wb->active > i || wb->active >= wb->n_tabs)
+		wb->active = wb->active > 0 ? wb->active - 1 : 0;
+	if (tab->conn != NULL)
+		wb_conn_forget(tab->conn, tab);
+	wb_tab_free(tab);
+	wb_esc_changed(wb);
+	if (was_active) {
+		/* The panel's history was the gone tab's domain's (after [Q]uit, its last). */
+		sidelist_set(wb->side, SIDELIST_AUDIT, NULL, 0);
+		wb_esc_audit_request(wb);
+	}
+	wb->redraw_all = true;
+	if (wb->n_tabs == 0 && !wb->detached && wb->fallback) {
+		lz_err_t err = LZ_ERR_INIT;
+
+		/* Every saved session was gone: start afresh, as with no saved tabs. */
+		wb->fallback = false;
+		if (wb_tabs_add(wb, wb->def_profile, wb->def_workspace, wb->mode, 0, &err) == NULL) {
+			wb_draw_message(wb, "%s", err.msg);
+			lz_err_clear(&err);
+		}
+	}
+	if (wb->n_tabs == 0 && !wb->detached)
+		wb->quit = true;
+	wb_tabs_save(wb);
+}
+
+void
+wb_tabs_save(struct wb *wb)
+{
+	struct wb_state_tab *st;
+	lz_err_t err = LZ_ERR_INIT;
+	size_t i, n = 0;
+
+	if (wb->state_path == NULL)
+		return;
+	st = xcalloc(wb->n_tabs + 1, sizeof *st);
+	for (i = 0; i < wb->n_tabs; i++) {
+		struct wb_tab *tab = wb->tabs[i];
+
+		if (tab->state != WB_TAB_RUNNING || tab->id == 0)
+			continue;
+		st[n].id = tab->id;
+		st[n].mode = tab->mode;
+		st[n].profile = tab->profile;
+		st[n].workspace = tab->workspace;
+		n++;
+	}
+	if (wb_state_write(wb->state_path, st, n, &err) < 0) {
+		wb_draw_message(wb, "%s", err.msg);
+		lz_err_clear(&err);
+	}
+	free(st);
+}
+
+/* The live connection to the domain of (profile, workspace), made on first use. */
+static struct wb_conn *
+wb_tabs_conn_for(struct wb *wb, const struct anchor *a, const char *mode)
+{
+	static const struct wb_conn_cbs cbs = { wb_tabs_conn_state_cb, wb_tabs_conn_frame_cb };
+	struct wb_conn *conn;
+	size_t i;
+
+	for (i = 0; i < wb->n_conns; i++) {
+		enum wb_conn_state s = wb_conn_state(wb->conns[i]);
+
+		if (strcmp(wb_conn_anchor(wb->conns[i])->hash, a->hash) == 0 &&
+		    (s == WB_CONN_CONNECTING || s == WB_CONN_READY))
+			return wb->conns[i];
+	}
+	conn = wb_conn_new(wb->loop, a, mode, &cbs, wb);
+	wb->conns = xreallocarray(wb->conns, wb->n_conns + 1, sizeof *wb->conns);
+	wb->conns[wb->n_conns++] = conn;
+	return conn;
+}
+
+/* Put tab on its domain's connection and ask for its session. */
+static int
+wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err)
+{
+	struct anchor *a = NULL;
+
+	if (cli_domain(wb->cfg, tab->profile, tab->workspace, &a, NULL, err) < 0)
+		return -1;
+	free(tab->workspace);
+	tab->workspace = xstrdup(a->workspace);
+	tab->conn = wb_tabs_conn_for(wb, a, tab->mode);
+	anchor_free(a);
+	tab->state = WB_TAB_STARTING;
+	switch (wb_conn_state(tab->conn)) {
+	case WB_CONN_READY:
+		wb_tabs_send_request(wb, tab);
+		break;
+	case WB_CONN_FAILED:
+		wb_tabs_fail(wb, tab, wb_conn_error(tab->conn));
+		break;
+	case WB_CONN_CONNECTING:
+	case WB_CONN_CLOSED:
+		break;
+	}
+	return 0;
+}
+
+struct wb_tab *
+wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode,
+    uint32_t attach_id, lz_err_t *err)
+{
+	const struct cfg_profile *p;
+	struct wb_tab *tab;
+	int rows, cols;
+
+	if ((p = cfg_profile_find(wb->cfg, profile, err)) == NULL)
+		return NULL;
+	wb_tabs_term_size(wb, &rows, &cols);
+	if (wb_tab_new(p->name, workspace != NULL ? workspace : wb->cwd, mode, rows, cols, &tab,
+	    err) < 0)
+		return NULL;
+	tab->id = attach_id;
+	tab->attach = attach_id != 0;
+	if (wb_tabs_connect(wb, tab, err) < 0) {
+		wb_tab_free(tab);
+		return NULL;
+	}
+	wb->tabs = xreallocarray(wb->tabs, wb->n_tabs + 1, sizeof *wb->tabs);
+	wb->tabs[wb->n_tabs++] = tab;
+	wb->redraw_all = true;
+	return tab;
+}
+
+static void
+wb_tabs_send_request(struct wb *wb, struct wb_tab *tab)
+{
+	struct proto_new_session ns;
+	struct proto_buf b = { 0 };
+	char *none[] = { NULL };
+	lz_err_t err = LZ_ERR_INIT;
+	int rows, cols;
+
+	if (tab->attach) {
+		proto_encode_attach(&b, tab->id);
+	} else {
+		term_size(tab->t, &rows, &cols);
+		memset(&ns, 0, sizeof ns);
+		ns.flags = PROTO_SESSION_TTY | PROTO_SESSION_KEEP |
+		    (strcmp(tab->mode, "direct") == 0 ? PROTO_SESSION_DIRECT : 0);
+		ns.rows = (uint16_t)rows;
+		ns.cols = (uint16_t)cols;
+		ns.term = (char *)WB_TERM_NAME;
+		ns.argv = none;
+		/* With a Session Anchor: its escalations come to this workbench. */
+		if (client_anchor_new_session(&b, &ns, &err) < 0) {
+			wb_tabs_fail(wb, tab, err.msg);
+			lz_err_clear(&err);
+			return;
+		}
+	}
+	wb_conn_expect(tab->conn, tab);
+	wb_conn_send(tab->conn, &b);
+}
+
+static void
+wb_tabs_send_resize(struct wb_tab *tab)
+{
+	struct proto_resize rz;
+	struct proto_buf b = { 0 };
+	int rows, cols;
+
+	if (tab->state != WB_TAB_RUNNING)
+		return;
+	term_size(tab->t, &rows, &cols);
+	rz.id = tab->id;
+	rz.rows = (uint16_t)rows;
+	rz.cols = (uint16_t)cols;
+	proto_encode_resize(&b, &rz);
+	wb_conn_send(tab->conn, &b);
+}
+
+/* A tab's term to the terminal rectangle's size (and its PTY). */
+void
+wb_tabs_fit(struct wb *wb, struct wb_tab *tab)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	int rows, cols, r, c;
+
+	wb_tabs_term_size(wb, &rows, &cols);
+	term_size(tab->t, &r, &c);
+	if (r == rows && c == cols)
+		return;
+	if (term_resize(tab->t, rows, cols, &err) < 0) {
+		wb_draw_message(wb, "resize: %s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	wb_tabs_send_resize(tab);
+}
+
+static void
+wb_tabs_conn_state_cb(struct wb_conn *conn, void *arg)
+{
+	struct wb *wb = arg;
+	size_t i;
+
+	for (i = 0; i < wb->n_tabs; i++) {
+		struct wb_tab *tab = wb->tabs[i];
+
+		if (tab->conn != conn)
+			continue;
+		if (wb_conn_state(conn) == WB_CONN_READY && tab->state == WB_TAB_STARTING)
+			wb_tabs_send_request(wb, tab);
+		else if (wb_conn_state(conn) == WB_CONN_FAILED &&
+		    (tab->state == WB_TAB_STARTING || tab->state == WB_TAB_RUNNING))
+			wb_tabs_fail(wb, tab, wb_conn_error(conn));
+	}
+	wb->dirty = true;
+}
+
+static void
+wb_tabs_snapshot(struct wb *wb, struct wb_tab *tab, const uint8_t *p, size_t len)
+{
+	struct term_snap *snap = NULL;
+	struct term *t = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	char *ansi;
+	size_t n;
+
+	if (term_snap_decode(p, len, &snap, &err) < 0 ||
+	    term_new(snap->rows, snap->cols, TERM_SB_DEFAULT, &t, &err) < 0) {
+		wb_draw_message(wb, "tab %s: screen snapshot: %s", tab->profile, err.msg);
+		lz_err_clear(&err);
+		term_snap_free(snap);
+		return;
+	}
+	term_set_replies(t, false);	/* as wb_tab_new */
+	/* Replay at the coordinator's size, then fit ours (libvterm reflows none). */
+	ansi = term_snap_to_ansi(snap, &n);
+	term_feed(t, ansi, n);
+	free(ansi);
+	term_snap_free(snap);
+	n = 0;
+	(void)term_output(t, &n);
+	term_output_consume(t, n);
+	term_free(tab->t);
+	tab->t = t;
+	wb_tabs_fit(wb, tab);
+	term_dirty_all(t);
+	wb->dirty = true;
+}
+
+static void
+wb_tabs_session_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	struct wb_tab *tab = wb_conn_answered(conn);
+	struct proto_session s;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (proto_decode_session(p, len, &s, &err) < 0) {
+		wb_draw_message(wb, "bad SESSION: %s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	if (tab == NULL || !wb_tabs_exists(wb, tab)) {
+		/* The tab was closed before the answer came: end the session. */
+		struct proto_buf b = { 0 };
+
+		proto_encode_kill(&b, s.id);
+		wb_conn_send(conn, &b);
+		return;
+	}
+	tab->id = s.id;
+	tab->state = WB_TAB_RUNNING;
+	wb->fallback = false;
+	wb_draw_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
+	    tab->profile, wb_tabs_base(tab->workspace));
+	if (tab->attach)
+		wb_tabs_fit(wb, tab);
+	/* The size the coordinator has may not be ours (attach from elsewhere). */
+	wb_tabs_send_resize(tab);
+	wb_tabs_save(wb);
+	if (tab == wb_tabs_active(wb))
+		wb_esc_audit_request(wb);
+	wb->dirty = true;
+}
+
+static void
+wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	struct proto_error e;
+	struct wb_tab *tab;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (proto_decode_error(p, len, &e, &err) < 0) {
+		wb_draw_message(wb, "bad ERROR: %s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	/* Errors to a request come in order; others (DATA to a gone session) are news. */
+	if (wb_conn_expecting(conn)) {
+		tab = wb_conn_answered(conn);
+		if (tab != NULL && wb_tabs_exists(wb, tab)) {
+			if (tab->attach && e.code == PROTO_E_NO_SESSION) {
+				wb_draw_message(wb, "%s:%s: session %u is gone", tab->profile,
+				    wb_tabs_base(tab->workspace), tab->id);
+				wb_tabs_remove(wb, tab);
+			} else if (e.code == PROTO_E_SHUTDOWN && tab->retries++ < WB_RETRIES) {
+				/* It was tearing down as we came: start a new one. */
+				tab->conn = NULL;
+				wb_tabs_conn_drop(wb, conn);
+				if (wb_tabs_connect(wb, tab, &err) < 0) {
+					wb_tabs_fail(wb, tab, err.msg);
+					lz_err_clear(&err);
+				}
+			} else
+				wb_tabs_fail(wb, tab, e.text);
+		}
+	} else if (e.code != PROTO_E_UNKNOWN_TYPE)
+		wb_draw_message(wb, "coordinator: %s", e.text);
+	/* else an older coordinator that does not audit SUSPECT: the panel's log has it */
+	proto_error_clear(&e);
+}
+
+static void
+wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *p,
+    void *arg)
+{
+	struct wb *wb = arg;
+	struct proto_data d;
+	struct proto_exit e;
+	struct wb_tab *tab;
+	lz_err_t err = LZ_ERR_INIT;
+	const uint8_t *snap;
+	size_t snap_len;
+	uint32_t id;
+
+	switch (h->type) {
+	case PROTO_SESSION:
+		wb_tabs_session_frame(wb, conn, p, h->length);
+		break;
+	case PROTO_SNAPSHOT:
+		if (proto_decode_snapshot(p, h->length, &id, &snap, &snap_len, &err) == 0 &&
+		    (tab = wb_tabs_find(wb, conn, id)) != NULL)
+			wb_tabs_snapshot(wb, tab, snap, snap_len);
+		break;
+	case PROTO_DATA:
+		if (proto_decode_data(p, h->length, &d, &err) < 0 ||
+		    (tab = wb_tabs_find(wb, conn, d.id)) == NULL)
+			break;
+		term_feed(tab->t, (const char *)d.data, d.len);
+		wb_tabs_flush_output(tab);
+		if (tab == wb_tabs_active(wb))
+			wb->dirty = true;
+		break;
+	case PROTO_SESSION_EXIT:
+		if (proto_decode_exit(p, h->length, &e, &err) < 0 ||
+		    (tab = wb_tabs_find(wb, conn, e.id)) == NULL)
+			break;
+		wb_draw_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
+		    tab->profile, wb_tabs_base(tab->workspace));
+		wb_draw_message(wb, "%s: session exited with status %d", tab->profile, e.status);
+		tab->state = WB_TAB_EXITED;
+		tab->status = e.status;
+		wb_tabs_remove(wb, tab);
+		break;
+	case PROTO_ERROR:
+		wb_tabs_error_frame(wb, conn, p, h->length);
+		break;
+	case ESC_CTL_PROMPT:
+		wb_esc_prompt_frame(wb, conn, p, h->length);
+		break;
+	case ESC_CTL_WITHDRAWN:
+		if (proto_decode_u32(p, h->length, &id, &err) == 0)
+			wb_esc_withdrawn(wb, conn, id);
+		wb_esc_audit_request(wb);
+		break;
+	case ESC_CTL_AUDIT:
+		wb_esc_audit_frame(wb, conn, p, h->length);
+		break;
+	default:
+		break;		/* OK and what newer coordinators send */
+	}
+	lz_err_clear(&err);
+}
+
+void
+wb_tabs_close(struct wb *wb, struct wb_tab *tab)
+{
+	struct proto_buf b = { 0 };
+
+	if (tab->state == WB_TAB_RUNNING) {
+		proto_encode_kill(&b, tab->id);
+		wb_conn_send(tab->conn, &b);
+		wb_draw_log(wb, false, "session %u closed %s:%s", tab->id, tab->profile,
+		    wb_tabs_base(tab->workspace));
+	}
+	wb_tabs_remove(wb, tab);
+}

@@ -1,0 +1,154 @@
+/* wb.h - what the parts of lazaret-workbench share (internal to it): the
+ * workbench's state and one function list per file.
+ *   workbench.c  start-up: options, theme, screen, loop, teardown
+ *   wb-tabs.c    tabs and their coordinator connections, frames from them
+ *   wb-esc.c     the escalation queue, the request view, decisions
+ *   wb-input.c   keys: the prefix table, dialogs, the tab's program
+ *   wb-draw.c    the screen: layout, bars, panel, dialogs; messages
+ * See workbench.c for the theory of operation.
+ */
+#ifndef LZ_WB_H
+#define LZ_WB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curses.h>
+#include <panel.h>
+#include <uv.h>
+
+#include "config.h"
+#include "editform.h"
+#include "err.h"
+#include "esc-ctl.h"
+#include "newtab.h"
+#include "reqprompt.h"
+#include "sidelist.h"
+#include "statusline.h"
+#include "tabbar.h"
+#include "term-draw.h"
+#include "textview.h"
+#include "theme.h"
+#include "wb-conn.h"
+#include "wb-keys.h"
+#include "wb-layout.h"
+#include "wb-tab.h"
+#include "widget.h"
+
+#define WB_TERM_NAME	"xterm-256color"	/* what libvterm answers to */
+#define WB_MAX_KEYS	512			/* keys handled per read burst */
+#define WB_RETRIES	3			/* coordinator tearing down as we came */
+#define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
+#define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
+
+/* A waiting escalation. */
+struct wb_esc {
+	struct wb_conn *conn;
+	uint32_t session, ticket;
+	char key[24];		/* sidelist id */
+	struct esc_ctl_prompt p;
+};
+
+struct wb {
+	uv_loop_t *loop;
+	struct cfg *cfg;
+	struct wb_keys *keys;
+	struct theme *theme;
+	char *theme_warning;
+	struct term_draw *draw;
+	unsigned draw_gen;
+	struct widget_palette pal;
+	struct tabbar *tabbar;
+	struct sidelist *side;
+	struct statusline *status;
+	char *hints;			/* the status line's key hints for the tab */
+	struct newtab *newtab;
+	struct textview *help;
+	struct reqprompt *prompt;
+	struct editform *edit;
+	struct wb_esc *prompt_esc;	/* what prompt/edit decide on */
+	bool prompt_edited;		/* the prompt shows an edit: approving runs it */
+	struct wb_esc *quit_esc;	/* the panel's q asks whether to stop its domain */
+	struct reqview_confirm edit_filter;	/* drops terminal replies at the edit form */
+	uv_timer_t arm;			/* redraws the prompt when it arms */
+	const int *burst;		/* the keys of this read, while they are handled */
+	size_t burst_n, burst_i;	/* how many, and which one is being handled */
+	WINDOW *termwin, *sidewin;
+	PANEL *termpanel, *sidepanel;
+	struct wb_layout lay;
+	bool panel_shown;
+	struct wb_tab **tabs;
+	size_t n_tabs, active;
+	struct wb_conn **conns;
+	size_t n_conns;
+	struct wb_esc **escs;
+	size_t n_escs;
+	uint32_t n_tickets_seen;
+	uv_poll_t in;
+	uv_signal_t sig_winch, sig_term, sig_hup;
+	uv_prepare_t prep;
+	uv_timer_t tick;
+	bool redraw_all, dirty;
+	char *state_path;
+	char *cwd;
+	const char *mode;
+	/* Without `attach`, a restore that leaves no live tab falls back to one
+	 * new tab for these (cleared once any tab runs). */
+	bool fallback;
+	const char *def_profile, *def_workspace;
+	bool quit, detached, started;
+};
+
+/* wb-draw.c */
+void wb_draw_message(struct wb *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void wb_draw_relayout(struct wb *wb);
+void wb_draw(struct wb *wb);
+void wb_draw_prepare_cb(uv_prepare_t *h);
+void wb_draw_tick_cb(uv_timer_t *t);
+
+/* wb-tabs.c */
+const char *wb_tabs_base(const char *path);
+struct wb_tab *wb_tabs_active(struct wb *wb);
+struct wb_tab *wb_tabs_find(struct wb *wb, struct wb_conn *conn, uint32_t id);
+bool wb_tabs_exists(struct wb *wb, struct wb_tab *tab);
+void wb_tabs_flush_output(struct wb_tab *tab);
+void wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why);
+void wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn);
+void wb_tabs_remove(struct wb *wb, struct wb_tab *tab);
+void wb_tabs_save(struct wb *wb);
+struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
+void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
+void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
+
+/* wb-esc.c */
+void wb_esc_changed(struct wb *wb);
+void wb_esc_remove(struct wb *wb, struct wb_esc *e);
+struct wb_esc *wb_esc_focused(struct wb *wb);
+void wb_esc_audit_request(struct wb *wb);
+void wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const char *command);
+void wb_esc_open_prompt(struct wb *wb, struct wb_esc *e);
+/* The edit form on command (NULL: the request's); Enter shows the edit in
+ * the request view, where running it takes the code. */
+void wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command);
+/* (Re)start the timer that redraws the request view when it arms. */
+void wb_esc_arm(struct wb *wb);
+void wb_esc_quit_key(struct wb *wb, int key);
+/* Record on e's coordinator that something not human was typed at its
+ * request view (what: "terminal-reply"; sample: the keys, shown). */
+void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
+void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
+void wb_esc_prompt_key(struct wb *wb, int key);
+void wb_esc_edit_key(struct wb *wb, int key);
+void wb_esc_side_key(struct wb *wb, int key);
+
+/* wb-input.c */
+void wb_input_select(struct wb *wb, size_t i);
+/* Keys go to the tab again: the side panel loses focus. */
+void wb_input_focus_tab(struct wb *wb);
+void wb_input_cb(uv_poll_t *h, int status, int events);
+
+#endif
