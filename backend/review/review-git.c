@@ -82,16 +82,17 @@ review_env_free(char **env)
 	free(env);
 }
 
-int
-review_git_run(struct review_git *g, bool host, const char *work_tree,
-    const char *const *args, const char *input, int flags, struct proc_result *res,
-    lz_err_t *err)
+/* git's argv: where (host -C ws, or the scratch gitdir and work tree),
+ * the hardening options, then args. own[2] hold the strings it made (free
+ * them and the array). */
+static const char **
+review_git_argv(struct review_git *g, bool host, const char *work_tree,
+    const char *const *args, char *own[2])
 {
 	const char **argv;
 	size_t n = 0, i, na = 0;
-	_cleanup_free_ char *gd = NULL, *wt = NULL;
-	int r;
 
+	own[0] = own[1] = NULL;
 	while (args[na] != NULL)
 		na++;
 	argv = xcalloc(na + 32, sizeof *argv);
@@ -100,19 +101,52 @@ review_git_run(struct review_git *g, bool host, const char *work_tree,
 		argv[n++] = "-C";
 		argv[n++] = g->ws;
 	} else {
-		gd = xasprintf("--git-dir=%s", g->scratch);
-		argv[n++] = gd;
-		if (work_tree != NULL) {
-			wt = xasprintf("--work-tree=%s", work_tree);
-			argv[n++] = wt;
-		}
+		argv[n++] = own[0] = xasprintf("--git-dir=%s", g->scratch);
+		if (work_tree != NULL)
+			argv[n++] = own[1] = xasprintf("--work-tree=%s", work_tree);
 	}
 	for (i = 0; review_git_hard[i] != NULL; i++)
 		argv[n++] = review_git_hard[i];
 	for (i = 0; i < na; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
+	return argv;
+}
+
+/* Start git args in the scratch repository with stdin from in_fd (-1: ours)
+ * and stdout to out_fd. */
+static int
+review_git_spawn(struct review_git *g, const char *const *args, int in_fd, int out_fd,
+    pid_t *pid, lz_err_t *err)
+{
+	char *own[2];
+	const char **argv = review_git_argv(g, false, NULL, args, own);
+	posix_spawn_file_actions_t fa;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	if (in_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	r = posix_spawnp(pid, "git", &fa, NULL, (char *const *)argv, g->scratch_env);
+	posix_spawn_file_actions_destroy(&fa);
+	free(own[0]);
+	free(argv);
+	return r != 0 ? lz_err_sys(err, r, "cannot run git %s", args[0]) : 0;
+}
+
+int
+review_git_run(struct review_git *g, bool host, const char *work_tree,
+    const char *const *args, const char *input, int flags, struct proc_result *res,
+    lz_err_t *err)
+{
+	char *own[2];
+	const char **argv = review_git_argv(g, host, work_tree, args, own);
+	int r;
+
 	r = proc_run((char *const *)argv, host ? g->host_env : g->scratch_env, input, flags, res, err);
+	free(own[0]);
+	free(own[1]);
 	free(argv);
 	return r;
 }
@@ -121,34 +155,15 @@ int
 review_git_pipe(struct review_git *g, const char *const *args, FILE **out, pid_t *pid,
     lz_err_t *err)
 {
-	const char **argv;
-	_cleanup_free_ char *gd = xasprintf("--git-dir=%s", g->scratch);
-	posix_spawn_file_actions_t fa;
-	size_t n = 0, i;
 	int fd[2], r;
 
-	for (i = 0; args[i] != NULL; i++)
-		;
-	argv = xcalloc(i + 32, sizeof *argv);
-	argv[n++] = "git";
-	argv[n++] = gd;
-	for (i = 0; review_git_hard[i] != NULL; i++)
-		argv[n++] = review_git_hard[i];
-	for (i = 0; args[i] != NULL; i++)
-		argv[n++] = args[i];
-	if (pipe2(fd, O_CLOEXEC) < 0) {
-		free(argv);
+	if (pipe2(fd, O_CLOEXEC) < 0)
 		return lz_err_sys(err, errno, "pipe");
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	r = posix_spawnp(pid, "git", &fa, NULL, (char *const *)argv, g->scratch_env);
-	posix_spawn_file_actions_destroy(&fa);
-	free(argv);
+	r = review_git_spawn(g, args, -1, fd[1], pid, err);
 	close(fd[1]);
-	if (r != 0) {
+	if (r < 0) {
 		close(fd[0]);
-		return lz_err_sys(err, r, "cannot run git");
+		return -1;
 	}
 	if ((*out = fdopen(fd[0], "r")) == NULL) {
 		close(fd[0]);
@@ -319,41 +334,22 @@ static int
 review_cat_start(struct review_git *g, lz_err_t *err)
 {
 	const char *args[] = { "cat-file", "--batch", NULL };
-	const char **argv;
-	_cleanup_free_ char *gd = xasprintf("--git-dir=%s", g->scratch);
-	posix_spawn_file_actions_t fa;
-	size_t n = 0, i;
 	int in[2], out[2], r;
 
-	argv = xcalloc(32, sizeof *argv);
-	argv[n++] = "git";
-	argv[n++] = gd;
-	for (i = 0; review_git_hard[i] != NULL; i++)
-		argv[n++] = review_git_hard[i];
-	for (i = 0; args[i] != NULL; i++)
-		argv[n++] = args[i];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0) {
-		free(argv);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0)
 		return lz_err_sys(err, errno, "socketpair");
-	}
 	if (pipe2(out, O_CLOEXEC) < 0) {
 		close(in[0]);
 		close(in[1]);
-		free(argv);
 		return lz_err_sys(err, errno, "pipe");
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	r = posix_spawnp(&g->cat_pid, "git", &fa, NULL, (char *const *)argv, g->scratch_env);
-	posix_spawn_file_actions_destroy(&fa);
-	free(argv);
+	r = review_git_spawn(g, args, in[1], out[1], &g->cat_pid, err);
 	close(in[1]);
 	close(out[1]);
-	if (r != 0) {
+	if (r < 0) {
 		close(in[0]);
 		close(out[0]);
-		return lz_err_sys(err, r, "cannot run git cat-file");
+		return -1;
 	}
 	g->cat_in = in[0];
 	if ((g->cat_out = fdopen(out[0], "r")) == NULL) {
