@@ -31,8 +31,10 @@ lz run -T -w "$repo" -- sh -c 'cd /workspace && set -e
 	git add -A
 	git -c user.name=agent -c user.email=agent@example.invalid commit -qm "agent work"
 	echo wip > wip.txt' >"$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the agent session failed"; }
+# The Sentry imports the agent's branch when its refs change (and at teardown).
+moved() { [ "$(g rev-parse lazaret/agent-default)" != "$1" ]; }
+wait_for 30 moved "$base" || fail "the agent's commit did not reach lazaret/agent-default"
 tip=$(g rev-parse lazaret/agent-default)
-[ "$tip" != "$base" ] || fail "the agent's commit did not reach lazaret/agent-default"
 # Its commit says it is the agent's (the sandbox's GIT_AUTHOR_*/GIT_COMMITTER_*
 # take over the -c user.name the agent passed), with the user's email.
 assert_eq "$(g log -1 --format='%an <%ae>|%cn <%ce>' "$tip")" \
@@ -104,8 +106,8 @@ assert_contains "$out" "lazaret stop" "and names the fix"
 kill "$runpid" 2>/dev/null || true; wait "$runpid" 2>/dev/null || true
 lz stop -w "$repo" >/dev/null 2>&1 || true
 wait_for 60 sh -c "! test -S '$sock'" || fail "the coordinator did not stop"
+wait_for 30 moved "$tip" || fail "the second agent commit did not land"
 old=$(g rev-parse lazaret/agent-default)
-[ "$old" != "$tip" ] || fail "the second agent commit did not land"
 out=$(lz discard -w "$repo")
 assert_contains "$out" "old tip kept as refs/lazaret/discarded/default/" "discard names the keep ref"
 assert_eq "$(g rev-parse lazaret/agent-default)" "$tip" "the agent branch is back at its base"
