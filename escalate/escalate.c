@@ -1,7 +1,8 @@
 /* escalate.c - lazaret-escalate: ask the host to run one command (Host
  * Escalation, docs/escalation.md). Static; runs inside the sandbox.
  *
- * Reads the session credential from the environment, signs one request,
+ * Gets the session credential from the session's holder (hold.c, through
+ * LAZARET_ESC_FD) or from LAZARET_CRED, signs one request,
  * sends it over TLS 1.3 mTLS on the escalation socket, then relays what the
  * host sends back: PENDING notes to stderr, OUTPUT to stdout/stderr, and
  * the RESULT as the exit status.
@@ -21,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cred-fd.h"
+#include "hold.h"
 #include "trust.h"
 #include "esc-payload.h"
 #include "shellwords.h"
@@ -56,7 +59,8 @@ static const char usage_text[] =
 "or the host refused the request; 126 denied; 127 approved but could not\n"
 "start on the host; 129 usage error.\n"
 "\n"
-"Environment: LAZARET_SESSION_ID, LAZARET_CRED (set by Lazaret);\n"
+"Environment: LAZARET_SESSION_ID, LAZARET_ESC_FD (set by Lazaret; or\n"
+"LAZARET_CRED, the credential itself);\n"
 "LAZARET_ESCALATE_SOCK (" DEFAULT_SOCK "), LAZARET_TLS_DIR (" DEFAULT_TLS ").\n";
 
 struct esc_opts {
@@ -177,6 +181,29 @@ esc_read_file(const char *dir, const char *name, char **out, lz_err_t *err)
 	return 0;
 }
 
+/* The credential: LAZARET_CRED if set, else the holder's (caller frees). */
+static int
+esc_get_cred(char **out, lz_err_t *err)
+{
+	const char *v = getenv(LZ_SIGN_ENV_CRED), *fds = getenv(LZ_CRED_FD_ENV);
+	char *end;
+	long fd;
+
+	if (v != NULL && *v != '\0') {
+		*out = xstrdup(v);
+		return 0;
+	}
+	if (fds == NULL || *fds == '\0')
+		return lz_err_set(err, LZ_EINVAL, "neither %s nor %s is set: run this from a "
+		    "Lazaret session", LZ_CRED_FD_ENV, LZ_SIGN_ENV_CRED);
+	errno = 0;
+	fd = strtol(fds, &end, 10);
+	if (errno != 0 || *end != '\0' || fd < 3 || fd > 65535)
+		return lz_err_set(err, LZ_EINVAL, "%s=%s: expected a file descriptor number",
+		    LZ_CRED_FD_ENV, fds);
+	return lz_cred_fd_fetch((int)fd, out, err);
+}
+
 /* The signed request as JSON (caller frees). */
 static int
 esc_build_request(const struct esc_opts *o, char **json, lz_err_t *err)
@@ -185,7 +212,7 @@ esc_build_request(const struct esc_opts *o, char **json, lz_err_t *err)
 	struct lz_sign_cred cred;
 	struct lz_sign_key del;
 	const char *sid = getenv(LZ_SIGN_ENV_SESSION);
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], *cv = NULL;
 	unsigned meta;
 	int rc = -1;
 
@@ -194,8 +221,14 @@ esc_build_request(const struct esc_opts *o, char **json, lz_err_t *err)
 		return lz_err_set(err, LZ_EINVAL,
 		    "%s is missing or not 32 hex digits: run this from a Lazaret session",
 		    LZ_SIGN_ENV_SESSION);
-	if (lz_sign_cred_from_env(getenv(LZ_SIGN_ENV_CRED), &cred, &del, err) < 0)
+	if (esc_get_cred(&cv, err) < 0 || lz_sign_cred_from_env(cv, &cred, &del, err) < 0) {
+		if (cv != NULL)
+			explicit_bzero(cv, strlen(cv));
+		free(cv);
 		return lz_err_wrap(err, "no usable session credential");
+	}
+	explicit_bzero(cv, strlen(cv));
+	free(cv);
 	if (memcmp(cred.session_id, p.session_id, ESC_ID_LEN) != 0) {
 		lz_err_set(err, LZ_EINVAL, "%s belongs to another session than %s",
 		    LZ_SIGN_ENV_CRED, LZ_SIGN_ENV_SESSION);
@@ -367,6 +400,8 @@ main(int argc, char **argv)
 	int64_t deadline;
 	int fd = -1, status = EXIT_FAILED, r;
 
+	if (argc > 1 && strcmp(argv[1], "--hold") == 0)
+		return esc_hold_main(argc - 2, argv + 2);
 	signal(SIGPIPE, SIG_IGN);
 	r = esc_parse_args(argc, argv, &o);
 	if (r != 0)

@@ -29,7 +29,7 @@ struct coord_store_job {
 };
 
 static int coord_esc_session(struct coord *, struct ctl_server_client *,
-    const struct esc_ctl_anchor *, char ***env);
+    const struct esc_ctl_anchor *, char **secret);
 
 /* Store records, in order, on the threadpool. */
 
@@ -231,7 +231,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	struct proto_buf b = { 0 };
 	struct session *s;
 	lz_err_t err = LZ_ERR_INIT;
-	char **env = NULL, **argv = NULL, *cmd = NULL;
+	char **env = NULL, **argv = NULL, *cmd = NULL, *secret = NULL;
 	char uuid[33];
 	unsigned char rnd[16];
 	bool direct;
@@ -255,7 +255,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	else
 		randombytes_buf(rnd, sizeof rnd);
 	sodium_bin2hex(uuid, sizeof uuid, rnd, sizeof rnd);
-	if (anc != NULL && coord_esc_session(c, cl, anc, &env) < 0)
+	if (anc != NULL && coord_esc_session(c, cl, anc, &secret) < 0)
 		goto out;
 	if ((ns.flags & PROTO_SESSION_TTY) && ns.term != NULL && ns.term[0] != '\0')
 		lz_strv_pushf(&env, "TERM=%s", ns.term);
@@ -269,6 +269,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	ex.n_env = lz_strv_len(env);
 	ex.workdir = SENTRY_WORKSPACE_DST;
 	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
+	ex.env_fd3 = secret != NULL;
+	ex.hold = secret != NULL ? ESC_COORD_BIN_DST : NULL;
 	if (c->drv->exec_argv(&ex, &argv, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		goto out;
@@ -282,6 +284,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	so.tty = ex.tty;
 	so.rows = ns.rows;
 	so.cols = ns.cols;
+	so.secret_env = secret;
 	if (session_start(c->loop, &so, &cbs, c, &s, &err) < 0) {
 		coord_log("session %u: %s", so.id, err.msg);
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
@@ -319,6 +322,9 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	}
 out:
 	lz_err_clear(&err);
+	if (secret != NULL)
+		explicit_bzero(secret, strlen(secret));
+	free(secret);
 	lz_strv_free(env);
 	lz_strv_free(argv);
 	free(cmd);
@@ -408,13 +414,13 @@ coord_esc_start(struct coord *c, lz_err_t *err)
 
 static int
 coord_esc_session(struct coord *c, struct ctl_server_client *cl,
-    const struct esc_ctl_anchor *anc, char ***env)
+    const struct esc_ctl_anchor *anc, char **secret)
 {
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (c->esc == NULL)
 		return 0;	/* escalation disabled: the session simply has no credential */
-	if (esc_coord_session(c->esc, anc, env, &err) < 0) {
+	if (esc_coord_session(c->esc, anc, secret, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		lz_err_clear(&err);
 		return -1;

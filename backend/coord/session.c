@@ -9,6 +9,7 @@
  * sees all output before SESSION_EXIT.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,16 +172,40 @@ session_init_handle(struct session *s, uv_handle_t *h)
 	session_ref(s);
 }
 
+/* A pipe holding text (at most a pipe's buffer), its write end closed:
+ * the read end, CLOEXEC, or -1. */
+static int
+session_secret_pipe(const char *text, lz_err_t *err)
+{
+	size_t n = strlen(text);
+	int p[2];
+
+	if (n > 4096)
+		return lz_err_set(err, E2BIG, "session environment of %zu bytes is too long", n);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return lz_err_sys(err, errno, "pipe");
+	if (write(p[1], text, n) != (ssize_t)n) {
+		lz_err_sys(err, errno, "pipe");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(p[1]);
+	return p[0];
+}
+
 int
 session_start(uv_loop_t *loop, const struct session_opts *o, const struct session_cbs *cbs,
     void *arg, struct session **out, lz_err_t *err)
 {
 	uv_process_options_t po;
-	uv_stdio_container_t io[3];
+	uv_stdio_container_t io[4];
 	struct session *s;
-	int master = -1, slave = -1, r, i;
+	int master = -1, slave = -1, secret = -1, r, i;
 
 	*out = NULL;
+	if (o->secret_env != NULL && (secret = session_secret_pipe(o->secret_env, err)) < 0)
+		return -1;
 	s = xcalloc(1, sizeof *s);
 	s->refs = 1;
 	s->loop = loop;
@@ -224,10 +249,12 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 		io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
 		io[2].data.stream = (uv_stream_t *)&s->err;
 	}
+	io[3].flags = UV_INHERIT_FD;
+	io[3].data.fd = secret;
 	po.file = o->exec_argv[0];
 	po.args = o->exec_argv;
 	po.stdio = io;
-	po.stdio_count = 3;
+	po.stdio_count = secret >= 0 ? 4 : 3;
 	po.exit_cb = session_exit_cb;
 	/* setsid(): the exec is no child of the user's terminal session. */
 	po.flags = UV_PROCESS_DETACHED;
@@ -235,6 +262,9 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	r = uv_spawn(loop, &s->proc, &po);
 	if (slave >= 0)
 		close(slave);
+	if (secret >= 0)
+		close(secret);	/* the child has its copy; the pipe dies with it */
+	secret = -1;
 	if (r != 0) {
 		lz_err_set(err, -r, "cannot run %s: %s", o->exec_argv[0], uv_strerror(r));
 		s->exited = true;
@@ -247,6 +277,8 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	*out = s;
 	return 0;
 fail:
+	if (secret >= 0)
+		close(secret);
 	s->done = true;
 	session_close(s);
 	session_unref(s);

@@ -42,6 +42,10 @@ struct session_opts {
 	const char *command;	/* for status: the command as the user gave it */
 	bool tty;
 	uint16_t rows, cols;
+	/* Lines for podman exec --env-file=/dev/fd/3 (the session credential):
+	 * written into a pipe that the spawned process reads as its fd 3, so it
+	 * is on no command line and in no file. NULL: no fd 3. */
+	const char *secret_env;
 };
 
 /* The coordinator's copy of a tty session's screen (screen.h); NULL for

@@ -11,9 +11,11 @@
 
 #include "store/audit.h"
 #include "escalation/esc-coord.h"
+#include "escalation/esc-reserve.h"
 #include "escalation/esc-server.h"
 #include "policy.h"
 #include "prefix.h"
+#include "sign.h"
 #include "strv.h"
 #include "trust.h"
 #include "xmalloc.h"
@@ -27,6 +29,8 @@ struct esc_coord {
 	struct policy *policy;
 	struct esc_server *srv;
 	char *tls_dir, *esc_bin, *exec_path, *home;
+	char *reserve;		/* state.db.reserve; NULL without a store */
+	bool reserve_spent;	/* released for a failed row, not made again yet */
 	bool closed;
 };
 
@@ -163,32 +167,88 @@ esc_coord_withdraw_cb(struct esc_server *s, const struct esc_server_req *r, void
 	proto_buf_clear(&b);
 }
 
+/* A row in flight and who waits for it. */
+struct esc_coord_wait {
+	struct esc_coord *ec;
+	void (*done)(void *, int);
+	void *arg;
+};
+
 static void
 esc_coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
 {
-	struct esc_coord *ec = arg;
+	struct esc_coord_wait *cw = arg;
+	struct esc_coord *ec = cw->ec;
 
 	(void)seq;
-	if (status < 0 && ec != NULL)
+	if (status < 0) {
 		esc_coord_log(ec, "audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
+		/* Room for the refusal and what follows; escalations stay refused
+		 * until the reserve can be made again (esc_coord_audit_ok_cb). */
+		if (ec->reserve != NULL && !ec->reserve_spent) {
+			esc_reserve_release(ec->reserve);
+			ec->reserve_spent = true;
+			esc_coord_log(ec, "audit: released the reserve %s; host commands are refused "
+			    "until there is room for it again", ec->reserve);
+		}
+	}
+	if (cw->done != NULL)
+		cw->done(cw->arg, status);
+	free(cw);
+}
+
+static void
+esc_coord_audit_wait(struct esc_coord *ec, const char *kind, const char *actor,
+    const char *session_id, const char *request_id, const char *detail,
+    void (*done)(void *, int), void *done_arg)
+{
+	struct audit_rec rec = { 0, kind, actor, session_id, request_id, detail };
+	struct esc_coord_wait *cw;
+
+	esc_coord_log(ec, "audit %s %s", kind, detail != NULL ? detail : "");
+	if (ec->o.store == NULL) {
+		if (done != NULL)
+			done(done_arg, 0);
+		return;
+	}
+	cw = xcalloc(1, sizeof *cw);
+	cw->ec = ec;
+	cw->done = done;
+	cw->arg = done_arg;
+	audit_submit(ec->o.loop, ec->o.store, &rec, esc_coord_audit_done, cw);
 }
 
 void
 esc_coord_audit(struct esc_coord *ec, const char *kind, const char *actor,
     const char *session_id, const char *request_id, const char *detail)
 {
-	struct audit_rec rec = { 0, kind, actor, session_id, request_id, detail };
-
-	esc_coord_log(ec, "audit %s %s", kind, detail != NULL ? detail : "");
-	if (ec->o.store != NULL)
-		audit_submit(ec->o.loop, ec->o.store, &rec, esc_coord_audit_done, ec);
+	esc_coord_audit_wait(ec, kind, actor, session_id, request_id, detail, NULL, NULL);
 }
 
 static void
 esc_coord_audit_cb(const char *kind, const char *actor, const char *session_id,
-    const char *request_id, const char *detail, void *arg)
+    const char *request_id, const char *detail, void (*done)(void *, int), void *done_arg,
+    void *arg)
 {
-	esc_coord_audit(arg, kind, actor, session_id, request_id, detail);
+	esc_coord_audit_wait(arg, kind, actor, session_id, request_id, detail, done, done_arg);
+}
+
+static bool
+esc_coord_audit_ok_cb(void *arg)
+{
+	struct esc_coord *ec = arg;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (ec->reserve == NULL || !ec->reserve_spent)
+		return true;
+	if (esc_reserve_make(ec->reserve, &err) < 0) {
+		lz_err_clear(&err);
+		return false;
+	}
+	ec->reserve_spent = false;
+	esc_coord_log(ec, "audit: the reserve %s is back; host commands may run again",
+	    ec->reserve);
+	return true;
 }
 
 static void
@@ -204,6 +264,7 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 {
 	static const struct esc_server_cbs cbs = {
 		esc_coord_prompt_cb, esc_coord_withdraw_cb, esc_coord_audit_cb, esc_coord_quit_cb,
+		esc_coord_audit_ok_cb,
 	};
 	struct esc_coord *ec = xcalloc(1, sizeof *ec);
 	struct esc_server_opts so;
@@ -242,6 +303,18 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 			goto fail;
 		}
 	}
+	/* No room for the reserve: the coordinator starts, but host commands are
+	 * refused until there is (audit first, fail closed). */
+	if (o->store != NULL) {
+		lz_err_t rerr = LZ_ERR_INIT;
+
+		ec->reserve = xasprintf("%s.reserve", store_path(o->store));
+		if (esc_reserve_make(ec->reserve, &rerr) < 0) {
+			esc_coord_log(ec, "%s", rerr.msg);
+			ec->reserve_spent = true;
+			lz_err_clear(&rerr);
+		}
+	}
 	if (trust_ca_new(ESC_COORD_CA_LIFETIME, &ec->ca, err) < 0 ||
 	    trust_issue_client(ec->ca, o->a->profile, o->a->hash, ESC_COORD_CERT_LIFETIME, &cert,
 	    err) < 0)
@@ -264,6 +337,7 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 	so.exec_path = ec->exec_path;
 	so.exec_home = ec->home;
 	so.timeout_ms = (int)timeout_s * 1000;
+	so.audit_down = ec->reserve_spent;
 	if (esc_server_new(o->loop, &so, &cbs, ec, &ec->srv, err) < 0)
 		goto fail;
 	esc_coord_log(ec, "escalation socket %s (TLS files in %s, decisions time out after %ld s)",
@@ -309,12 +383,12 @@ esc_coord_spec(struct esc_coord *ec, struct drv_spec *sp, lz_err_t *err)
 }
 
 int
-esc_coord_session(struct esc_coord *ec, const struct esc_ctl_anchor *anc, char ***env,
+esc_coord_session(struct esc_coord *ec, const struct esc_ctl_anchor *anc, char **secret,
     lz_err_t *err)
 {
 	if (esc_server_register(ec->srv, anc->session_id, anc->pk, err) < 0)
 		return -1;
-	lz_strv_pushf(env, "LAZARET_CRED=%s", anc->cred_env);
+	*secret = xasprintf("%s=%s\n", LZ_SIGN_ENV_CRED, anc->cred_env);
 	return 0;
 }
 
@@ -390,5 +464,6 @@ esc_coord_free(struct esc_coord *ec)
 	free(ec->esc_bin);
 	free(ec->exec_path);
 	free(ec->home);
+	free(ec->reserve);
 	free(ec);
 }

@@ -10,7 +10,8 @@
  * /run/lazaret/escalate.sock (runsc host-uds=open), and lazaret-escalate
  * (found next to the running lazaret binary) read-only at
  * /usr/local/bin/lazaret-escalate. Per session: the Session Anchor's public
- * key registered and LAZARET_CRED for its exec environment. Prompts go to
+ * key registered and LAZARET_CRED handed to its holder (cred-fd.h) through
+ * a pipe, never a command line. Prompts go to
  * the clients attached to the request's session (route_cb); decisions come
  * back from them only.
  */
@@ -54,8 +55,10 @@ struct esc_coord_opts {
 int esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *err);
 /* Add the mounts and the runtime flag to the sandbox's spec. */
 int esc_coord_spec(struct esc_coord *, struct drv_spec *sp, lz_err_t *err);
-/* A session with a Session Anchor: register its key; push LAZARET_CRED on *env. */
-int esc_coord_session(struct esc_coord *, const struct esc_ctl_anchor *anc, char ***env,
+/* A session with a Session Anchor: register its key; *secret (caller
+ * frees) is the LAZARET_CRED line for the exec's fd 3 (session_opts
+ * secret_env), never its argv; the exec runs under ESC_COORD_BIN_DST --hold. */
+int esc_coord_session(struct esc_coord *, const struct esc_ctl_anchor *anc, char **secret,
     lz_err_t *err);
 void esc_coord_session_end(struct esc_coord *, const char *uuid);
 /* A client attached to uuid: show it what waits. */

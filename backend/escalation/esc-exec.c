@@ -1,8 +1,9 @@
 /* esc-exec.c - run one approved host command (see esc-exec.h).
  *
- * Three handles (process, stdout, stderr) and a kill timer; the exec is
- * freed when the last of them is closed, after done_cb. done_cb waits for
- * the exit and both EOFs, so no output is lost.
+ * Three handles (a SIGCHLD watcher, stdout, stderr) and a timer (the first
+ * reap check, then the kill), made only once the child runs (esc-spawn.c reports a failed start
+ * in the call); the exec is freed when the last of them is closed, after
+ * done_cb. done_cb waits for the exit and both EOFs, so no output is lost.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "escalation/esc-exec.h"
+#include "escalation/esc-spawn.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -20,7 +22,8 @@
 
 struct esc_exec {
 	uv_loop_t *loop;
-	uv_process_t proc;
+	uv_signal_t chld;	/* SIGCHLD: is it ours? */
+	pid_t pid;
 	uv_pipe_t out, err;
 	uv_timer_t timer;
 	struct esc_exec_cbs cbs;
@@ -57,21 +60,38 @@ esc_exec_maybe_done(struct esc_exec *x)
 		return;
 	x->done = true;
 	x->cbs.done_cb(x, x->status, esc_exec_now_ms() - x->started_ms, x->bytes, x->arg);
-	uv_close((uv_handle_t *)&x->proc, esc_exec_close_cb);
+	uv_close((uv_handle_t *)&x->chld, esc_exec_close_cb);
 	uv_close((uv_handle_t *)&x->out, esc_exec_close_cb);
 	uv_close((uv_handle_t *)&x->err, esc_exec_close_cb);
 	uv_close((uv_handle_t *)&x->timer, esc_exec_close_cb);
 }
 
 static void
-esc_exec_exit_cb(uv_process_t *p, int64_t status, int sig)
+esc_exec_reap(struct esc_exec *x)
 {
-	struct esc_exec *x = p->data;
+	int st;
 
+	if (x->exited || (st = esc_spawn_reap(x->pid)) < 0)
+		return;
+	uv_signal_stop(&x->chld);
 	x->exited = true;
-	x->status = sig != 0 ? 128 + sig : (int)status;
+	x->status = st;
 	uv_timer_stop(&x->timer);
 	esc_exec_maybe_done(x);
+}
+
+static void
+esc_exec_chld_cb(uv_signal_t *h, int sig)
+{
+	(void)sig;
+	esc_exec_reap(h->data);
+}
+
+/* The child may have exited before the watcher started. */
+static void
+esc_exec_first_cb(uv_timer_t *t)
+{
+	esc_exec_reap(t->data);
 }
 
 static void
@@ -110,7 +130,7 @@ esc_exec_kill_cb(uv_timer_t *t)
 	struct esc_exec *x = t->data;
 
 	if (!x->exited)
-		(void)kill(-x->proc.pid, SIGKILL);
+		(void)kill(-x->pid, SIGKILL);
 }
 
 int
@@ -118,63 +138,56 @@ esc_exec_start(uv_loop_t *loop, const struct esc_exec_opts *o, const struct esc_
     void *arg, struct esc_exec **out, lz_err_t *err)
 {
 	struct esc_exec *x;
-	uv_process_options_t po;
-	uv_stdio_container_t io[3];
-	char **env = NULL, *now = NULL;
+	struct esc_spawn_opts so;
+	uv_file po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	char **env = NULL;
 	const char *lang = getenv("LANG");
+	pid_t pid;
 	int r, ret = -1;
 
-	/* The directory was checked at decision time; it must still be that one. */
-	if ((now = realpath(o->cwd, NULL)) == NULL)
-		return lz_err_sys(err, errno, "host directory %s", o->cwd);
-	if (strcmp(now, o->cwd) != 0) {
-		lz_err_set(err, EXDEV, "host directory %s now resolves to %s: not run", o->cwd, now);
-		free(now);
-		return -1;
-	}
-	free(now);
-	x = xcalloc(1, sizeof *x);
-	x->loop = loop;
-	x->cbs = *cbs;
-	x->arg = arg;
 	lz_strv_pushf(&env, "PATH=%s", o->path);
 	lz_strv_pushf(&env, "HOME=%s", o->home);
 	lz_strv_pushf(&env, "LANG=%s", lang != NULL && *lang != '\0' ? lang : "C.UTF-8");
 	lz_strv_push(&env, "TERM=dumb");
+	if ((r = uv_pipe(po, UV_NONBLOCK_PIPE, 0)) != 0 || (r = uv_pipe(pe, UV_NONBLOCK_PIPE, 0)) != 0) {
+		lz_err_set(err, -r, "cannot run %s: pipe: %s", o->file, uv_strerror(r));
+		goto out;
+	}
+	so = (struct esc_spawn_opts){ o->file, o->argv, env, o->dir_fd, po[1], pe[1] };
+	r = esc_spawn(&so, &pid, err);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (r < 0)
+		goto out;
+	x = xcalloc(1, sizeof *x);
+	x->loop = loop;
+	x->cbs = *cbs;
+	x->arg = arg;
+	x->pid = pid;
+	x->started_ms = esc_exec_now_ms();
 	uv_pipe_init(loop, &x->out, 0);
 	uv_pipe_init(loop, &x->err, 0);
 	uv_timer_init(loop, &x->timer);
-	x->out.data = x->err.data = x->timer.data = x->proc.data = x;
-	memset(&po, 0, sizeof po);
-	io[0].flags = UV_IGNORE;	/* libuv opens /dev/null */
-	io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	io[1].data.stream = (uv_stream_t *)&x->out;
-	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	io[2].data.stream = (uv_stream_t *)&x->err;
-	po.file = o->file;
-	po.args = (char **)o->argv;
-	po.env = env;
-	po.cwd = o->cwd;
-	po.stdio = io;
-	po.stdio_count = 3;
-	po.exit_cb = esc_exec_exit_cb;
-	/* Own process group: a kill reaches what it forked too. */
-	po.flags = UV_PROCESS_DETACHED;
-	x->started_ms = esc_exec_now_ms();
-	if ((r = uv_spawn(loop, &x->proc, &po)) != 0) {
-		lz_err_set(err, -r, "cannot run %s: %s", o->file, uv_strerror(r));
-		x->open_handles = 3;
-		uv_close((uv_handle_t *)&x->out, esc_exec_close_cb);
-		uv_close((uv_handle_t *)&x->err, esc_exec_close_cb);
-		uv_close((uv_handle_t *)&x->timer, esc_exec_close_cb);
-		goto out;
-	}
+	uv_signal_init(loop, &x->chld);
+	x->out.data = x->err.data = x->timer.data = x->chld.data = x;
 	x->open_handles = 4;
+	/* uv_pipe_open of a fresh pipe fd cannot fail but for a bad fd. */
+	LZ_ASSERT(uv_pipe_open(&x->out, po[0]) == 0 && uv_pipe_open(&x->err, pe[0]) == 0);
+	po[0] = pe[0] = -1;
+	uv_signal_start(&x->chld, esc_exec_chld_cb, SIGCHLD);
+	uv_timer_start(&x->timer, esc_exec_first_cb, 0, 0);
 	uv_read_start((uv_stream_t *)&x->out, esc_exec_alloc_cb, esc_exec_read_cb);
 	uv_read_start((uv_stream_t *)&x->err, esc_exec_alloc_cb, esc_exec_read_cb);
 	*out = x;
 	ret = 0;
 out:
+	for (r = 0; r < 2; r++) {
+		if (po[r] >= 0)
+			close(po[r]);
+		if (pe[r] >= 0)
+			close(pe[r]);
+	}
 	lz_strv_free(env);
 	return ret;
 }
@@ -206,12 +219,12 @@ esc_exec_kill(struct esc_exec *x)
 		return;
 	x->killing = true;
 	esc_exec_pause(x, false);
-	(void)kill(-x->proc.pid, SIGTERM);
+	(void)kill(-x->pid, SIGTERM);
 	uv_timer_start(&x->timer, esc_exec_kill_cb, ESC_EXEC_KILL_MS, 0);
 }
 
 int
 esc_exec_pid(const struct esc_exec *x)
 {
-	return x->proc.pid;
+	return x->pid;
 }

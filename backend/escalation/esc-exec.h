@@ -1,12 +1,12 @@
 /* esc-exec.h - the only code that runs a command on the host (spec 5.x).
  *
- * An approved escalation runs as an argv through uv_spawn: no shell, the
+ * An approved escalation runs as an argv through posix_spawn: no shell, the
  * file policy_which() resolved (argv[0] unchanged), stdin /dev/null, its own
- * process group, stdout and stderr on pipes handed to output_cb as they
- * come, and a minimal environment: PATH (the policy's), HOME, LANG and TERM
+ * session and process group, stdout and stderr on pipes handed to output_cb
+ * as they come, and a minimal environment: PATH (the policy's), HOME, LANG and TERM
  * (dumb: the output goes to a pipe and back over a socket, not to a
- * terminal). The cwd is the host directory policy_map_cwd() gave; it is
- * resolved again just before the spawn and must not have moved.
+ * terminal). The cwd is a directory fd (esc-cwd.c), entered by fd in the
+ * child (esc-spawn.c); the path in cwd is only named in messages.
  */
 #ifndef LZ_ESC_EXEC_H
 #define LZ_ESC_EXEC_H
@@ -22,7 +22,8 @@ struct esc_exec;
 struct esc_exec_opts {
 	const char *file;	/* absolute path to exec (policy_which) */
 	char *const *argv;	/* NULL-terminated; argv[0] as requested */
-	const char *cwd;	/* canonical host directory */
+	const char *cwd;	/* canonical host directory (for messages) */
+	int dir_fd;		/* that directory, opened beneath the workspace */
 	const char *path;	/* PATH for the child */
 	const char *home;	/* HOME for the child */
 };
@@ -37,7 +38,7 @@ struct esc_exec_cbs {
 	    void *arg);
 };
 
-/* Spawn. On failure nothing runs and no callback comes. */
+/* Spawn. On failure nothing runs, no handle was made and no callback comes. */
 int esc_exec_start(uv_loop_t *loop, const struct esc_exec_opts *o, const struct esc_exec_cbs *cbs,
     void *arg, struct esc_exec **out, lz_err_t *err);
 /* Stop reading output (the sandbox reads slower) or resume. */

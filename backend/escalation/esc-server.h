@@ -7,12 +7,20 @@
  * one REQUEST frame (header checked first, so an oversized length is refused
  * at once); esc_payload_parse; the Session Anchor registered for its
  * session_id (lz_sign_verify) and the replay window; the cwd mapped into the
- * host workspace; policy_decide_in. Every refusal before a decision is
- * answered with RESULT REJECTED and audited with its reason; the server
- * keeps serving. AUTO_APPROVE runs at once (esc-exec.c); NEEDS_PROMPT is
- * queued, announced through prompt_cb (the coordinator routes it to the
- * clients attached to that session) and denied with TIMEOUT when no decision
- * comes within timeout_ms.
+ * host workspace and opened there by fd (esc-cwd.c); policy_decide_in.
+ * Every refusal before a decision is answered with RESULT REJECTED and
+ * audited with its reason; the server keeps serving. AUTO_APPROVE runs as
+ * soon as its request and decision rows are committed (esc-exec.c);
+ * NEEDS_PROMPT is queued (at most ESC_PENDING_MAX per session, and not while
+ * the session is in its back-off after denials), announced through prompt_cb
+ * (the coordinator routes it to the clients attached to that session) and
+ * denied with TIMEOUT when no decision comes within timeout_ms.
+ *
+ * Audit first, fail closed: a command starts only after its request and
+ * decision rows were committed (audit_cb's done with status 0). When a row
+ * fails, nothing runs, the agent is refused (RESULT FAILED: the client exits
+ * 125 with the message) and every later request is refused too until
+ * audit_ok_cb says the store can write again.
  */
 #ifndef LZ_ESC_SERVER_H
 #define LZ_ESC_SERVER_H
@@ -29,6 +37,10 @@
 
 #define ESC_SERVER_TIMEOUT_MS	120000	/* default: no decision -> TIMEOUT */
 #define ESC_SERVER_IO_MS	10000	/* handshake + request, and the final flush */
+#define ESC_PENDING_MAX		4	/* requests of one session waiting for a human */
+#define ESC_DENIALS_FREE	2	/* denials in a row before the back-off starts */
+#define ESC_BACKOFF_MS		10000	/* after the 3rd denial; doubles, at most: */
+#define ESC_BACKOFF_MAX_MS	300000
 
 struct esc_server;
 
@@ -46,6 +58,7 @@ struct esc_server_opts {
 	const char *exec_path;		/* PATH for host commands (the policy's) */
 	const char *exec_home;		/* HOME for host commands */
 	int timeout_ms;			/* decision deadline; <= 0: ESC_SERVER_TIMEOUT_MS */
+	bool audit_down;		/* refuse until audit_ok_cb says the store can write */
 };
 
 /* What the coordinator sees of a request waiting for a human. */
@@ -61,11 +74,18 @@ struct esc_server_cbs {
 	void (*prompt_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
 	/* It no longer does (decided, timed out, its sandbox side went away). */
 	void (*withdraw_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
-	/* An audit record: kind "esc.*", detail JSON. May be NULL. */
+	/* An audit record: kind "esc.*", detail JSON. done(done_arg, status)
+	 * once it is committed (0) or failed (< 0); it may be called before
+	 * audit_cb returns. NULL: nothing is recorded and everything counts as
+	 * committed. */
 	void (*audit_cb)(const char *kind, const char *actor, const char *session_id,
-	    const char *request_id, const char *detail, void *arg);
+	    const char *request_id, const char *detail, void (*done)(void *, int),
+	    void *done_arg, void *arg);
 	/* The human chose [Q]uit: shut the domain down. */
 	void (*quit_cb)(void *arg);
+	/* After a failed row: can the store write again (e.g. its reserve is
+	 * back)? NULL: yes. */
+	bool (*audit_ok_cb)(void *arg);
 };
 
 /* Bind path (a stale socket there is removed: the caller holds the lifetime

@@ -61,6 +61,9 @@ struct drv_exec {
 	size_t n_env;
 	const char *workdir;
 	bool tty;		/* allocate a terminal (podman exec -t) */
+	bool env_fd3;		/* more KEY=VALUE lines on the exec's fd 3 (never argv) */
+	const char *hold;	/* in-sandbox path of lazaret-escalate: the command
+				 * runs under its --hold (escalate/hold.c); NULL: not */
 };
 
 struct drv_ops {

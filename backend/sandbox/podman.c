@@ -283,6 +283,10 @@ podman_exec_argv(const struct drv_exec *ex, char ***argv, lz_err_t *err)
 		lz_strv_push(&v, "-e");
 		lz_strv_push(&v, ex->env[i]);
 	}
+	/* A secret (the session credential) comes through a pipe, never argv:
+	 * `ps` shows every argument to every user. */
+	if (ex->env_fd3)
+		lz_strv_push(&v, "--env-file=/dev/fd/3");
 	if (ex->workdir != NULL) {
 		if (ex->workdir[0] != '/') {
 			lz_err_set(err, LZ_EINVAL, "working directory '%s' is not absolute", ex->workdir);
@@ -291,6 +295,11 @@ podman_exec_argv(const struct drv_exec *ex, char ***argv, lz_err_t *err)
 		lz_strv_pushf(&v, "--workdir=%s", ex->workdir);
 	}
 	lz_strv_push(&v, ex->name);
+	if (ex->hold != NULL) {
+		lz_strv_push(&v, ex->hold);
+		lz_strv_push(&v, "--hold");
+		lz_strv_push(&v, "--");
+	}
 	if (ex->argv == NULL || ex->argv[0] == NULL) {
 		/* the image's login shell: bash when it has one (runs inside the sandbox) */
 		lz_strv_push(&v, "/bin/sh");

@@ -9,7 +9,8 @@
  * truncjson (a whole frame holding cut JSON), forged (request signed by a key
  * the credential does not name), replay (the same signed request twice; the
  * first line is the first answer), send (a proper request, whatever
- * LAZARET_SESSION_ID says). Built by the test with gcc -static
+ * LAZARET_SESSION_ID says), cred (print this session's credential, asked
+ * from its holder as lazaret-escalate does). Built by the test with gcc -static
  * against the same backend/common sources as lazaret-escalate (the probe
  * binary's rule links no OpenSSL). */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cred-fd.h"
 #include "esc-payload.h"
 #include "sign.h"
 #include "trust.h"
@@ -104,6 +106,23 @@ answer(SSL *ssl)
 	}
 }
 
+/* This session's credential: LAZARET_CRED, else from its holder. */
+static char *
+own_cred(void)
+{
+	const char *v = getenv("LAZARET_CRED"), *fd = getenv(LZ_CRED_FD_ENV);
+	lz_err_t err = LZ_ERR_INIT;
+	char *c = NULL;
+
+	if (v != NULL && *v != '\0')
+		return xstrdup(v);
+	if (fd == NULL || lz_cred_fd_fetch(atoi(fd), &c, &err) < 0) {
+		printf("no credential: %s\n", err.msg != NULL ? err.msg : "no LAZARET_ESC_FD");
+		exit(2);
+	}
+	return c;
+}
+
 /* A request for cmd signed as lazaret-escalate would, or by a stranger's key. */
 static char *
 request(const char *cmd, bool forge)
@@ -116,7 +135,7 @@ request(const char *cmd, bool forge)
 
 	memset(&p, 0, sizeof p);
 	if (esc_payload_unhex(getenv("LAZARET_SESSION_ID"), 32, p.session_id, ESC_ID_LEN) < 0 ||
-	    lz_sign_cred_from_env(getenv("LAZARET_CRED"), &cred, &del, &err) < 0) {
+	    lz_sign_cred_from_env(own_cred(), &cred, &del, &err) < 0) {
 		printf("no session env\n");
 		exit(2);
 	}
@@ -202,12 +221,14 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "send") == 0) {
 		/* As lazaret-escalate, minus its check that the env is consistent. */
 		send_request(request(argc > 2 ? argv[2] : "true", false));
+	} else if (strcmp(mode, "cred") == 0) {
+		printf("%s\n", own_cred());	/* to tamper with it */
 	} else if (strcmp(mode, "replay") == 0) {
 		json = request(argc > 2 ? argv[2] : "true", false);
 		send_request(json);
 		send_request(json);
 	} else {
-		fprintf(stderr, "usage: esc-hostile plain|big|truncated|malformed|truncjson|forged|send|replay [CMD]\n");
+		fprintf(stderr, "usage: esc-hostile plain|big|truncated|malformed|truncjson|forged|send|replay|cred [CMD]\n");
 		return 2;
 	}
 	return 0;

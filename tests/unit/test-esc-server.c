@@ -15,10 +15,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
 #include <cmocka.h>
+#include <valgrind/valgrind.h>
 
 #include "escalation/esc-server.h"
 #include "sign.h"
@@ -35,6 +38,7 @@ struct fx {
 	struct trust_ca *ca;
 	struct policy *policy;
 	struct esc_server *srv;
+	struct esc_server_opts o;
 	struct lz_sign_key client;
 	uint8_t session[ESC_ID_LEN];
 	char **env;
@@ -43,6 +47,8 @@ struct fx {
 	enum esc_ctl_action action;
 	const char *edited;
 	int prompts, quits;
+	bool audit_full;		/* every audit row fails */
+	void (*on_prompt)(struct fx *);	/* the agent acts while the human looks */
 	char *reason;
 	char *audit;			/* kinds and details, one per line */
 	uv_process_t proc;
@@ -74,6 +80,8 @@ prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
 	free(f->reason);
 	f->reason = xstrdup(r->reason);
 	f->ticket = r->ticket;
+	if (f->on_prompt != NULL)
+		f->on_prompt(f);
 	if (f->decide)
 		uv_timer_start(&f->later, later_cb, 10, 0);
 }
@@ -86,17 +94,31 @@ withdraw_cb(struct esc_server *s, const struct esc_server_req *r, void *arg)
 	(void)arg;
 }
 
+/* The store is faked here (a string, or a failure when f->audit_full);
+ * tests/integ/test-audit.sh fills a real filesystem. */
 static void
 audit_cb(const char *kind, const char *actor, const char *sid, const char *rid,
-    const char *detail, void *arg)
+    const char *detail, void (*done)(void *, int), void *done_arg, void *arg)
 {
 	struct fx *f = arg;
-	char *t = xasprintf("%s%s %s %s\n", f->audit != NULL ? f->audit : "", kind, actor, detail);
+	char *t;
 
 	(void)sid;
 	(void)rid;
+	if (f->audit_full) {
+		done(done_arg, -1);
+		return;
+	}
+	t = xasprintf("%s%s %s %s\n", f->audit != NULL ? f->audit : "", kind, actor, detail);
 	free(f->audit);
 	f->audit = t;
+	done(done_arg, 0);
+}
+
+static bool
+audit_ok_cb(void *arg)
+{
+	return !((struct fx *)arg)->audit_full;
 }
 
 static void
@@ -105,14 +127,18 @@ quit_cb(void *arg)
 	((struct fx *)arg)->quits++;
 }
 
+static const struct esc_server_cbs cbs = {
+	prompt_cb, withdraw_cb, audit_cb, quit_cb, audit_ok_cb,
+};
+
 static int
 setup(void **state)
 {
-	static const struct esc_server_cbs cbs = { prompt_cb, withdraw_cb, audit_cb, quit_cb };
-	char *entries[] = { (char *)"echo hi", (char *)"false" };
+	char *entries[] = { (char *)"echo hi", (char *)"false", (char *)"pwd", (char *)"./noint.sh", (char *)"./badfmt",
+	    (char *)"touch ran" };
 	struct fx *f = xcalloc(1, sizeof *f);
 	const char *b = getenv("LAZARET_BUILD");
-	struct esc_server_opts o;
+	struct esc_server_opts *o;
 	struct lz_sign_cred cred;
 	struct lz_sign_key del;
 	struct trust_cert c;
@@ -156,23 +182,23 @@ setup(void **state)
 	lz_strv_pushf(&f->env, "LAZARET_ESCALATE_SOCK=%s", f->sock);
 	lz_strv_pushf(&f->env, "LAZARET_TLS_DIR=%s", f->tlsdir);
 	free(cenv);
-	if (policy_new(entries, 2, NULL, &f->policy, &err) < 0)
+	if (policy_new(entries, 6, NULL, &f->policy, &err) < 0)
 		fail_msg("%s", err.msg);
 	uv_loop_init(&f->loop);
 	uv_timer_init(&f->loop, &f->later);
 	f->later.data = f;
-	memset(&o, 0, sizeof o);
-	o.path = f->sock;
-	o.profile = "web";
-	o.sandbox_id = "sb1";
-	o.ca = f->ca;
-	o.policy = f->policy;
-	o.host_workspace = f->ws;
-	o.sandbox_workspace = f->ws;
-	o.exec_path = "/usr/bin:/bin";
-	o.exec_home = f->dir;
-	o.timeout_ms = 1000;
-	if (esc_server_new(&f->loop, &o, &cbs, f, &f->srv, &err) < 0)
+	o = &f->o;
+	o->path = f->sock;
+	o->profile = "web";
+	o->sandbox_id = "sb1";
+	o->ca = f->ca;
+	o->policy = f->policy;
+	o->host_workspace = f->ws;
+	o->sandbox_workspace = f->ws;
+	o->exec_path = "/usr/bin:/bin";
+	o->exec_home = f->dir;
+	o->timeout_ms = 1000;
+	if (esc_server_new(&f->loop, o, &cbs, f, &f->srv, &err) < 0)
 		fail_msg("%s", err.msg);
 	if (esc_server_register(f->srv, f->session, f->client.pk, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -299,6 +325,62 @@ assert_has(const char *hay, const char *needle)
 }
 
 #define NEED_BIN(f) do { if ((f) == NULL) skip(); } while (0)
+
+/* The server again, with another decision timeout. */
+static void
+restart(struct fx *f, int timeout_ms)
+{
+	lz_err_t err = LZ_ERR_INIT;
+
+	esc_server_close(f->srv);
+	for (int i = 0; i < 20; i++)
+		uv_run(&f->loop, UV_RUN_NOWAIT);
+	f->o.timeout_ms = timeout_ms;
+	if (esc_server_new(&f->loop, &f->o, &cbs, f, &f->srv, &err) < 0 ||
+	    esc_server_register(f->srv, f->session, f->client.pk, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+struct bg {
+	uv_process_t p;
+	int status;
+	bool exited;
+};
+
+static void
+bg_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct bg *b = (struct bg *)p;
+
+	b->status = sig != 0 ? 128 + sig : (int)status;
+	b->exited = true;
+	uv_close((uv_handle_t *)p, NULL);
+}
+
+/* lazaret-escalate args in the background, output ignored. */
+static void
+bg_start(struct fx *f, struct bg *b, const char *const *args)
+{
+	uv_process_options_t po;
+	uv_stdio_container_t io[3] = { { .flags = UV_IGNORE }, { .flags = UV_IGNORE },
+	    { .flags = UV_IGNORE } };
+	char **argv = NULL;
+
+	lz_strv_push(&argv, f->bin);
+	for (size_t i = 0; args[i] != NULL; i++)
+		lz_strv_push(&argv, args[i]);
+	memset(&po, 0, sizeof po);
+	po.file = argv[0];
+	po.args = argv;
+	po.env = f->env;
+	po.cwd = f->ws;
+	po.stdio = io;
+	po.stdio_count = 3;
+	po.exit_cb = bg_exit_cb;
+	memset(b, 0, sizeof *b);
+	assert_int_equal(uv_spawn(&f->loop, &b->p, &po), 0);
+	lz_strv_free(argv);
+}
 
 static void
 test_esc_server_auto_approves_exact_entry_and_runs_it(void **state)
@@ -471,6 +553,204 @@ test_esc_server_refuses_connections_beyond_the_limit(void **state)
 	assert_int_equal(f->status, 0);
 }
 
+/* The agent swaps a directory of its workspace with a symlink to outside
+ * (renameat2 RENAME_EXCHANGE in a real process, as fast as it can) while an
+ * auto-approved pwd runs there, 300 times: the command never runs outside. */
+static void
+test_esc_server_cwd_symlink_swap_never_runs_outside(void **state)
+{
+	struct fx *f = *state;
+	char *a, *l, *out, *cwd, *o;
+	int i, ran = 0, outside = 0;
+	pid_t sw;
+
+	NEED_BIN(f);
+	a = xasprintf("%s/a", f->ws);
+	l = xasprintf("%s/l", f->ws);
+	out = xasprintf("%s/out", f->dir);
+	cwd = xasprintf("%s/a/b", f->ws);
+	o = xasprintf("%s/b", out);
+	assert_int_equal(mkdir(a, 0700), 0);
+	assert_int_equal(mkdir(cwd, 0700), 0);
+	assert_int_equal(mkdir(out, 0700), 0);
+	assert_int_equal(mkdir(o, 0700), 0);
+	assert_int_equal(symlink(out, l), 0);
+	if ((sw = fork()) == 0) {
+		for (;;)
+			(void)renameat2(AT_FDCWD, a, AT_FDCWD, l, RENAME_EXCHANGE);
+	}
+	assert_true(sw > 0);
+	f->cwd = cwd;
+	for (i = 0; i < 300; i++) {
+		run(f, (const char *[]){ "pwd", NULL });
+		if (f->status == 0)
+			ran++;
+		if (strstr(f->got_out, "/out/b") != NULL)
+			outside++;
+	}
+	kill(sw, SIGKILL);
+	waitpid(sw, NULL, 0);
+	print_message("pwd ran %d of 300 times, %d outside the workspace\n", ran, outside);
+	assert_int_equal(outside, 0);
+	assert_true(ran > 0);
+	free(a);
+	free(l);
+	free(out);
+	free(cwd);
+	free(o);
+}
+
+/* Approved commands that cannot start (127): a script whose interpreter is
+ * missing, a file of no known format; 50 times each, and the server stays
+ * healthy and still runs the next command. Under valgrind (tests/integ/
+ * test-esc-valgrind.sh) only the second, and only its status: valgrind turns
+ * posix_spawn's vfork into a fork, so the child's exec error never reaches
+ * the parent (the child exits 127), and it cannot survive a child whose
+ * execve fails after its own checks passed, as a missing interpreter's does. */
+static void
+test_esc_server_failed_start_50_times_then_still_serves(void **state)
+{
+	struct fx *f = *state;
+	const char *cmd[] = { "./badfmt", "./noint.sh" };
+	int i, k;
+
+	NEED_BIN(f);
+	tu_write_file(f->ws, "noint.sh", "#!/nonexistent/interpreter\necho never\n");
+	tu_write_file(f->ws, "badfmt", "\x01\x02 no format\n");
+	for (k = 0; k < 2; k++) {
+		char *p = xasprintf("%s/%s", f->ws, cmd[k] + 2);
+
+		assert_int_equal(chmod(p, 0755), 0);
+		free(p);
+	}
+	for (k = 0; k < (RUNNING_ON_VALGRIND ? 1 : 2); k++)
+		for (i = 0; i < 50; i++) {
+			run(f, (const char *[]){ cmd[k], NULL });
+			assert_int_equal(f->status, 127);
+			if (!RUNNING_ON_VALGRIND) {
+				assert_has(f->got_err, "cannot run");
+				assert_has(f->audit, "\"outcome\":\"failed\"");
+			}
+		}
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 0);
+	assert_string_equal(f->got_out, "hi\n");
+}
+
+static void
+swap_to_echo(struct fx *f)
+{
+	char *p = xasprintf("%s/swap.sh", f->ws);
+
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/bin/echo", p), 0);
+	free(p);
+}
+
+/* While the human reads the prompt for ./swap.sh, the agent makes it a
+ * symlink to another program: what was resolved and checked is not what
+ * the path names any more, so nothing runs. */
+static void
+test_esc_server_program_swapped_after_the_check_does_not_run(void **state)
+{
+	struct fx *f = *state;
+	char *p;
+
+	NEED_BIN(f);
+	tu_write_file(f->ws, "swap.sh", "#!/bin/sh\necho script\n");
+	p = xasprintf("%s/swap.sh", f->ws);
+	assert_int_equal(chmod(p, 0755), 0);
+	free(p);
+	f->decide = true;
+	f->action = ESC_CTL_APPROVE;
+	f->on_prompt = swap_to_echo;
+	run(f, (const char *[]){ "./swap.sh", "swapped", NULL });
+	assert_int_equal(f->prompts, 1);
+	assert_int_equal(f->status, 127);
+	assert_has(f->got_err, "changed after the policy looked at it: not run");
+	assert_null(strstr(f->got_out, "swapped"));
+}
+
+/* Prompt fatigue: a fifth request of a session while four wait is refused
+ * (125, audited); the four still get their answers. */
+static void
+test_esc_server_caps_pending_requests_per_session(void **state)
+{
+	struct fx *f = *state;
+	struct bg b[ESC_PENDING_MAX];
+	int i;
+
+	NEED_BIN(f);
+	restart(f, 60000);
+	for (i = 0; i < ESC_PENDING_MAX; i++)
+		bg_start(f, &b[i], (const char *[]){ "--", "echo", "waits", NULL });
+	while (f->prompts < ESC_PENDING_MAX && !b[0].exited)
+		uv_run(&f->loop, UV_RUN_ONCE);
+	assert_int_equal(f->prompts, ESC_PENDING_MAX);
+	run(f, (const char *[]){ "--", "echo", "fifth", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "4 requests waiting for a decision already (at most 4)");
+	assert_has(f->audit, "esc.refused coordinator {\"reason\":\"session ");
+	assert_int_equal(f->prompts, ESC_PENDING_MAX);
+	restart(f, 1000);	/* denies the four: the coordinator is shutting down */
+	for (i = 0; i < ESC_PENDING_MAX; i++) {
+		while (!b[i].exited)
+			uv_run(&f->loop, UV_RUN_ONCE);
+		assert_int_equal(b[i].status, 126);
+	}
+}
+
+/* After three denials in a row the session waits before it may prompt
+ * again; auto-approved commands still run; an approval would reset it. */
+static void
+test_esc_server_backs_off_after_denials(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	NEED_BIN(f);
+	f->decide = true;
+	f->action = ESC_CTL_DENY;
+	for (i = 0; i <= ESC_DENIALS_FREE; i++) {
+		run(f, (const char *[]){ "echo", "again", NULL });
+		assert_int_equal(f->status, 126);
+	}
+	run(f, (const char *[]){ "echo", "again", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "the last 3 requests were denied; ask again in 10 s");
+	assert_has(f->audit, "esc.refused coordinator {\"reason\":\"session ");
+	assert_int_equal(f->prompts, ESC_DENIALS_FREE + 1);
+	run(f, (const char *[]){ "echo", "hi", NULL });
+	assert_int_equal(f->status, 0);
+}
+
+/* Audit first, fail closed: when the rows cannot be written, an
+ * auto-approved command does not run and the agent is told (125); once the
+ * store can write again it runs. */
+static void
+test_esc_server_runs_nothing_unaudited(void **state)
+{
+	struct fx *f = *state;
+	char *m;
+
+	NEED_BIN(f);
+	m = xasprintf("%s/ran", f->ws);
+	f->audit_full = true;
+	run(f, (const char *[]){ "touch", "ran", NULL });
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "the audit trail cannot be written");
+	assert_int_not_equal(access(m, F_OK), 0);
+	run(f, (const char *[]){ "touch", "ran", NULL });	/* still down: refused at once */
+	assert_int_equal(f->status, 125);
+	assert_has(f->got_err, "nothing runs on the host until it can");
+	assert_int_not_equal(access(m, F_OK), 0);
+	f->audit_full = false;
+	run(f, (const char *[]){ "touch", "ran", NULL });
+	assert_int_equal(f->status, 0);
+	assert_int_equal(access(m, F_OK), 0);
+	free(m);
+}
+
 int
 main(void)
 {
@@ -487,6 +767,12 @@ main(void)
 		T(test_esc_server_unregistered_session_is_rejected_and_audited),
 		T(test_esc_server_cwd_outside_the_workspace_is_rejected),
 		T(test_esc_server_refuses_connections_beyond_the_limit),
+		T(test_esc_server_cwd_symlink_swap_never_runs_outside),
+		T(test_esc_server_failed_start_50_times_then_still_serves),
+		T(test_esc_server_program_swapped_after_the_check_does_not_run),
+		T(test_esc_server_caps_pending_requests_per_session),
+		T(test_esc_server_backs_off_after_denials),
+		T(test_esc_server_runs_nothing_unaudited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

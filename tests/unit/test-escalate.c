@@ -385,6 +385,28 @@ test_escalate_without_credential_exits_125(void **state)
 	proc_result_clear(&r);
 }
 
+/* Under --hold the command's environment has no credential, the holder's
+ * environ shows none either, and lazaret-escalate run below it gets it from
+ * the holder (LAZARET_ESC_FD) and signs a request the host accepts. */
+static void
+test_escalate_hold_hands_the_credential_only_on_request(void **state)
+{
+	struct fx *f = *state;
+	struct proc_result r;
+	const char *script = "[ -z \"$LAZARET_CRED\" ] || exit 90; [ -n \"$LAZARET_ESC_FD\" ] || exit 91; "
+	    "tr '\\0' '\\n' </proc/$PPID/environ 2>/dev/null | grep -q lzc1 && exit 92; "
+	    "exec \"$0\" -- make test";
+
+	run(f, SC_RUN, (const char *[]){ "--hold", "--", "/bin/sh", "-c", script, f->bin, NULL }, &r);
+	join(f, r.status >= 90 && r.status <= 92 ? false : true);
+	if (f->srv_err != NULL)
+		fail_msg("server: %s", f->srv_err);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.out, "hello\n");
+	assert_memory_equal(f->got.session_id, f->session, ESC_ID_LEN);
+	proc_result_clear(&r);
+}
+
 static void
 test_escalate_usage_errors_exit_129(void **state)
 {
@@ -422,6 +444,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_escalate_no_socket_exits_125, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_without_credential_exits_125, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_usage_errors_exit_129, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escalate_hold_hands_the_credential_only_on_request,
+		    setup, teardown),
 	};
 
 	const char *b = getenv("LAZARET_BUILD");

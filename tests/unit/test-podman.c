@@ -275,6 +275,31 @@ test_podman_exec_argv_without_command_starts_a_login_shell(void **state)
 	lz_strv_free(v);
 }
 
+/* The session credential comes on fd 3 and the command runs under the
+ * holder: argv names neither the credential nor its variable. */
+static void
+test_podman_exec_argv_credential_on_fd3_under_the_holder(void **state)
+{
+	char *cmd[] = { (char *)"make", NULL };
+	struct drv_exec ex = { .name = "c1", .argv = cmd, .env_fd3 = true,
+	    .hold = "/usr/local/bin/lazaret-escalate" };
+	lz_err_t err = LZ_ERR_INIT;
+	char **v;
+	int i;
+
+	(void)state;
+	assert_int_equal(podman_exec_argv(&ex, &v, &err), 0);
+	assert_true(argv_find(v, "--env-file=/dev/fd/3") > 0);
+	i = argv_find(v, "c1");
+	assert_string_equal(v[i + 1], "/usr/local/bin/lazaret-escalate");
+	assert_string_equal(v[i + 2], "--hold");
+	assert_string_equal(v[i + 3], "--");
+	assert_string_equal(v[i + 4], "make");
+	for (i = 0; v[i] != NULL; i++)
+		assert_null(strstr(v[i], "LAZARET_CRED"));
+	lz_strv_free(v);
+}
+
 static void
 test_podman_state_parse_maps_statuses(void **state)
 {
@@ -311,6 +336,7 @@ main(void)
 		cmocka_unit_test(test_podman_run_argv_rejects_bare_env_that_would_copy_host_value),
 		cmocka_unit_test(test_podman_run_argv_rejects_flag_like_values_and_bad_names),
 		cmocka_unit_test(test_podman_exec_argv_disables_detach_keys_and_keeps_order),
+		cmocka_unit_test(test_podman_exec_argv_credential_on_fd3_under_the_holder),
 		cmocka_unit_test(test_podman_exec_argv_without_command_starts_a_login_shell),
 		cmocka_unit_test(test_podman_state_parse_maps_statuses),
 		cmocka_unit_test(test_podman_stale_ns_recognises_podmans_pause_message),

@@ -1,0 +1,113 @@
+/* cred-fd.c - asking the session's holder for its credential (see cred-fd.h). */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cred-fd.h"
+#include "xmalloc.h"
+
+#define LZ_CRED_FD_ASK		"cred?"
+#define LZ_CRED_FD_WAIT_MS	10000
+
+int
+lz_cred_fd_fetch(int fd, char **out, lz_err_t *err)
+{
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+	struct iovec iov = { (void *)LZ_CRED_FD_ASK, sizeof LZ_CRED_FD_ASK - 1 };
+	struct msghdr m = { 0 };
+	struct pollfd p;
+	char buf[LZ_CRED_FD_MAX];
+	struct stat st;
+	int sv[2], ret = -1;
+	ssize_t n;
+
+	/* Checked first: a closed fd would be reused by the socketpair below. */
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return lz_err_set(err, EBADF, "%s=%d is no socket: the session's credential "
+		    "holder cannot be reached (was the fd closed?)", LZ_CRED_FD_ENV, fd);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return lz_err_sys(err, errno, "socketpair");
+	memset(&u, 0, sizeof u);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof u.b;
+	CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+	CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &sv[1], sizeof(int));
+	if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0) {
+		lz_err_sys(err, errno, "the session's credential holder (%s=%d) is gone",
+		    LZ_CRED_FD_ENV, fd);
+		goto out;
+	}
+	close(sv[1]);
+	sv[1] = -1;
+	p = (struct pollfd){ sv[0], POLLIN, 0 };
+	if (poll(&p, 1, LZ_CRED_FD_WAIT_MS) <= 0) {
+		lz_err_set(err, ETIMEDOUT, "the session's credential holder did not answer");
+		goto out;
+	}
+	n = recv(sv[0], buf, sizeof buf - 1, 0);
+	if (n <= 0) {
+		lz_err_set(err, EPROTO, "the session's credential holder gave no credential");
+		goto out;
+	}
+	buf[n] = '\0';
+	*out = xstrdup(buf);
+	ret = 0;
+out:
+	explicit_bzero(buf, sizeof buf);
+	close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return ret;
+}
+
+int
+lz_cred_fd_serve(int fd, const char *cred)
+{
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 4)]; } u;
+	char buf[16];
+	struct iovec iov = { buf, sizeof buf };
+	struct msghdr m = { 0 };
+	struct cmsghdr *c;
+	int rfd = -1;
+	ssize_t n;
+
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof u.b;
+	n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n == 0)
+		return -1;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c)) {
+		size_t k, nfd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < nfd; k++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + k * sizeof(int), sizeof f);
+			if (rfd < 0)
+				rfd = f;
+			else
+				close(f);	/* one reply socket per request */
+		}
+	}
+	if (rfd < 0)
+		return 0;
+	if ((size_t)n == sizeof LZ_CRED_FD_ASK - 1 && memcmp(buf, LZ_CRED_FD_ASK, (size_t)n) == 0)
+		(void)send(rfd, cred, strlen(cred), MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(rfd);
+	return 0;
+}
