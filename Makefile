@@ -194,6 +194,7 @@ install: all
 	$(INSTALL) -m 0755 $(INST_HELP) scripts/setup-host $(DESTDIR)$(LIBEXECDIR)/lazaret/
 	$(INSTALL) -m 0644 $(THEMES) $(DESTDIR)$(DATADIR)/lazaret/themes/
 	$(INSTALL) -m 0644 scripts/packages $(DESTDIR)$(DATADIR)/lazaret/packages
+	$(INSTALL) -m 0644 data/surface.tsv $(DESTDIR)$(DATADIR)/lazaret/surface.tsv
 	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	$(INSTALL) -m 0644 scripts/lazaret.bash-completion $(DESTDIR)$(BASHCOMPDIR)/lazaret
@@ -206,7 +207,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,lazaret lazaret-workbench) \
 	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar setup-host) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
-	    $(DESTDIR)$(DATADIR)/lazaret/packages \
+	    $(DESTDIR)$(DATADIR)/lazaret/packages $(DESTDIR)$(DATADIR)/lazaret/surface.tsv \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
 	    $(DESTDIR)$(BASHCOMPDIR)/lazaret $(DESTDIR)$(BASHCOMPDIR)/lazaret-workbench

@@ -9,14 +9,18 @@ int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
 int cmd_guard(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_discard(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);
 int cmd_egress(int argc, char **argv);
 int cmd_driver(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 
 #endif

@@ -48,9 +48,12 @@ wt=$T/home/data/lazaret/domains/$hash/lazaret-$hash
 lz run -T -w "$repo" -- sleep 600 >/dev/null 2>&1 &
 lz_on_exit "kill $!"
 wait_for 60 test -d "$wt" || fail "domain did not start"
-cp "$T/timer" "$wt/.timer"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/.timer"
+# Not +x in the checkout (a new executable there suspends auto_approve: the
+# review gate); the sandbox installs it in its /tmp.
+install -m 0644 "$T/timer" "$wt/.timer"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/.timer"
+lz run -T -w "$repo" -- install -m 0755 /workspace/.timer /tmp/.timer
 
 echo "escalate: auto-approved 'true' from inside the sandbox (N=$N)"
-echo "  lazaret-escalate -- true   $(lz run -T -w "$repo" -- /workspace/.timer "$N" lazaret-escalate -- true)"
-echo "  fork+exec true in gVisor   $(lz run -T -w "$repo" -- /workspace/.timer "$N" true)"
+echo "  lazaret-escalate -- true   $(lz run -T -w "$repo" -- /tmp/.timer "$N" lazaret-escalate -- true)"
+echo "  fork+exec true in gVisor   $(lz run -T -w "$repo" -- /tmp/.timer "$N" true)"
 echo "  podman exec CTR true       $(as_user "$T/timer" "$N" podman exec "$ctr" true)"

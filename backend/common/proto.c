@@ -28,6 +28,7 @@ static const char *const proto_names[] = {
 	[NETCTL_EVENT] = "NET_EVENT",
 	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL", [PROTO_SUSPECT] = "SUSPECT",
 	[PROTO_NOTE] = "NOTE",
+	[REVIEW_CTL_AUDIT] = "REVIEW_AUDIT",
 };
 
 bool

@@ -67,6 +67,10 @@ enum proto_type {
 #define ESC_CTL_WITHDRAWN	113
 #define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
 #define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
+/* 67: an audit row from `lazaret merge/discard/sync` (backend/review/
+ * review-audit.c): string kind "review.*", string detail JSON; reply OK
+ * with the row's seq. Outside enum proto_type, like SUSPECT. */
+#define REVIEW_CTL_AUDIT	67
 
 /* SUSPECT (issue 9): a client saw input at an escalation prompt that no
  * human typed (a terminal's reply to a query) and discarded it; the

@@ -14,6 +14,7 @@
 #include "coord/coord-int.h"
 #include "coord/note.h"
 #include "coord/screen.h"
+#include "review/review-audit.h"
 #include "store/audit.h"
 #include "store/audit-text.h"
 #include "jsonw.h"
@@ -629,6 +630,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	}
 	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
 		coord_esc_frame(c, cl, h, p);
+		return;
+	}
+	if (h->type == REVIEW_CTL_AUDIT) {
+		review_audit_serve(c->loop, c->store, cl, p, h->length);
 		return;
 	}
 	if (h->type == PROTO_SUSPECT) {

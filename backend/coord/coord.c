@@ -36,10 +36,11 @@
 #include "effcfg.h"
 #include "jsonw.h"
 #include "coord/screen.h"
-#include "jsonw.h"
+#include "review/review-ident.h"
 #include "sandbox/overlay.h"
 #include "sandbox/sentry-watch.h"
 #include "store/audit.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define COORD_LINGER_MS		500	/* idle -> teardown */
@@ -277,6 +278,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 {
 	const struct cfg_resolved *r = c->o->resolved;
 	struct drv_spec *sp;
+	char **ident;
 	size_t i;
 	int ret = -1;
 
@@ -285,6 +287,14 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	sp->image = xstrdup(r->profile->image);
 	sp->network = xstrdup("none");	/* network: none, or joined to the sidecar below */
 	sp->workdir = xstrdup(SENTRY_WORKSPACE_DST);
+	/* The agent's commits say so (git log tells them from yours), unless
+	 * the profile's env sets the GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
+	ident = review_ident_env(c->a->profile, c->a->workspace, r->env);
+	for (i = 0; ident != NULL && ident[i] != NULL; i++) {
+		sp->env = xreallocarray(sp->env, sp->n_env + 1, sizeof *sp->env);
+		sp->env[sp->n_env++] = xstrdup(ident[i]);
+	}
+	lz_strv_free(ident);
 	for (i = 0; i < r->n_env; i++) {
 		sp->env = xreallocarray(sp->env, sp->n_env + 1, sizeof *sp->env);
 		sp->env[sp->n_env++] = xstrdup(r->env[i]);

@@ -364,6 +364,7 @@ esc_coord_new(const struct esc_coord_opts *o, struct esc_coord **out, lz_err_t *
 	so.ca = ec->ca;
 	so.policy = ec->policy;
 	so.host_workspace = o->host_workspace;
+	so.review_repo = o->a->workspace;
 	so.exec_path = ec->exec_path;
 	so.exec_home = ec->home;
 	so.timeout_ms = (int)timeout_s * 1000;

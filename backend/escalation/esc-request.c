@@ -11,6 +11,7 @@
 
 #include "escalation/esc-cwd.h"
 #include "escalation/esc-server-int.h"
+#include "review/review-gate.h"
 #include "sign.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -265,6 +266,14 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 		goto out;
 	}
 	policy_decide_in(s->o.policy, c->p.command, c->host_cwd, &c->argv, &v, &why);
+	/* An auto_approve entry runs a host tool on the agent's files: not by
+	 * itself while the agent changed what such tools execute. */
+	if (v == POLICY_AUTO_APPROVE && s->o.review_repo != NULL &&
+	    (msg = review_gate_autoapprove(s->o.review_repo, s->o.host_workspace)) != NULL) {
+		free(why);
+		why = msg;
+		v = POLICY_NEEDS_PROMPT;
+	}
 	/* Resolved once, when the policy looks: what runs is this file, by this
 	 * path, whatever PATH or a symlink says by the time a human approves. */
 	esc_request_resolve(c);

@@ -52,6 +52,9 @@ struct esc_server_opts {
 	const struct policy *policy;
 	const char *host_workspace;	/* what /workspace is on the host */
 	const char *sandbox_workspace;	/* the sandbox's side of it; NULL: /workspace */
+	const char *review_repo;	/* the user's checkout: auto_approve is suspended while
+					 * the agent's executable surface differs from it
+					 * (review/review-gate.h); NULL: no such check */
 	const char *exec_path;		/* PATH for host commands (the policy's) */
 	const char *exec_home;		/* HOME for host commands */
 	int timeout_ms;			/* decision deadline; <= 0: ESC_SERVER_TIMEOUT_MS */

@@ -36,6 +36,9 @@ for b in "$LZ_BUILD"/lazaret "$LZ_BUILD"/lazaret-*; do
 	[ -f "$b" ] && [ -x "$b" ] && cp "$b" "$T/bin/"
 done
 [ -x "$T/bin/lazaret" ] || fail "no $LZ_BUILD/lazaret: run make first"
+# Data the programs find as installed, in PREFIX/share/lazaret ($T is PREFIX).
+mkdir -p "$T/share/lazaret"
+cp "$LZ_SRC/data/surface.tsv" "$T/share/lazaret/"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T"
 
 LZ_CLEANUPS=()

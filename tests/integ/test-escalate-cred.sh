@@ -58,6 +58,10 @@ set +e; inbox lazaret-escalate -- true; rc=$?; set -e
 assert_eq "$rc" 0 "session B's own request works (its holder answers)"
 
 # --- an approved command that cannot start, 50 times
+# Also on the user's branch: a new executable only the agent's checkout has
+# is executable surface, which suspends auto_approve (the review gate).
+as_user sh -c "cd '$repo' && printf '#!/nonexistent/interpreter\\necho never\\n' >noint.sh &&
+	chmod 0755 noint.sh && git add noint.sh && git commit -qm noint"
 printf '#!/nonexistent/interpreter\necho never\n' >"$wt/noint.sh"
 chmod 0755 "$wt/noint.sh"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/noint.sh"
 out=$(inbox sh -c 'n=0; for i in $(seq 50); do lazaret-escalate -- ./noint.sh 2>/dev/null; [ $? = 127 ] && n=$((n+1)); done; echo n=$n')

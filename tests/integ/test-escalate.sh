@@ -144,8 +144,11 @@ assert_contains "$(pane)" "no decision within 8 s" "the sandbox is told why"
 [ ! -e "$mark/late" ] || fail "the timed-out command ran"
 
 # --- hostile requests from inside the sandbox; each refused, then a good one works
-cp "$HOSTILE" "$wt/.esc-hostile"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/.esc-hostile"
-H=/workspace/.esc-hostile
+# Not +x in the checkout: a new executable there is executable surface, which
+# suspends auto_approve (review gate); the sandbox installs it in its /tmp.
+install -m 0644 "$HOSTILE" "$wt/.esc-hostile"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$wt/.esc-hostile"
+inbox install -m 0755 /workspace/.esc-hostile /tmp/.esc-hostile
+H=/tmp/.esc-hostile
 r=$(inbox $H forged "uname -r"); assert_contains "$r" "outcome=3" "forged signature refused"
 assert_contains "$r" "bad request signature" "forged: reason given"
 r=$(inbox $H replay true); assert_contains "$r" "outcome=0" "first of a replayed pair runs"
@@ -155,7 +158,7 @@ assert_contains "$r" "credential not signed by the session's key" "another sessi
 r=$(inbox sh -c "LAZARET_SESSION_ID=0123456789abcdef0123456789abcdef $H send true")
 assert_contains "$r" "unknown session" "an unknown session id refused"
 set +e
-r=$(inbox sh -c 'c=$(/workspace/.esc-hostile cred); h=${c:0:150}; t=${c:151}; [ "${c:150:1}" = a ] && m=b || m=a
+r=$(inbox sh -c 'c=$(/tmp/.esc-hostile cred); h=${c:0:150}; t=${c:151}; [ "${c:150:1}" = a ] && m=b || m=a
 	LAZARET_CRED=$h$m$t lazaret-escalate -- true' 2>&1); rc=$?
 set -e
 assert_eq "$rc" 125 "tampered credential: exit 125"

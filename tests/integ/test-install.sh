@@ -20,6 +20,7 @@ libexec/lazaret/setup-host
 share/bash-completion/completions/lazaret
 share/bash-completion/completions/lazaret-workbench
 share/lazaret/packages
+share/lazaret/surface.tsv
 share/lazaret/themes/default.yaml
 share/lazaret/themes/high-contrast.yaml
 share/lazaret/themes/light.yaml
