@@ -40,6 +40,7 @@
 #include "coord/lock.h"
 #include "prompt-run.h"
 #include "sign.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define CLIENT_LIVE_WAIT_MS	30000	/* an old coordinator tearing down */
@@ -723,6 +724,7 @@ client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *
 		return -1;
 	if (proto_decode_session(p, h.length, &s, err) < 0)
 		return lz_err_wrap(err, "the coordinator's SESSION");
+	lz_trace("session %u started", s.id);
 	*id = s.id;
 	return 0;
 }

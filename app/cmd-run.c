@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "client.h"
 #include "sandbox/sentry.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
@@ -47,6 +48,7 @@ cmd_run(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
 
+	lz_trace_start("run");
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
@@ -55,6 +57,7 @@ cmd_run(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	lz_trace("configuration and domain");
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;
 	ro.direct = sm == SENTRY_DIRECT;
@@ -65,8 +68,10 @@ cmd_run(int argc, char **argv)
 			rc = cli_fail(&err);
 			goto out;
 		}
+		lz_trace("coordinator connected");
 		if (client_run(cl, &ro, &status, &err) == 0) {
 			rc = status;
+			lz_trace("session ended (exit %d)", status);
 			break;
 		}
 		/* The coordinator was tearing down as we came: start a new one. */

@@ -33,6 +33,7 @@
 #include "jsonw.h"
 #include "coord/screen.h"
 #include "sandbox/overlay.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define COORD_LINGER_MS		500	/* idle -> teardown */
@@ -407,11 +408,14 @@ coord_start(struct coord *c, lz_err_t *err)
 	}
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
+	lz_trace("log, locks, state store");
 	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
 		goto out;
+	lz_trace("image check");
 	if (sentry_prepare(a, c->o->mode, &c->layout, err) < 0)
 		goto out;
 	c->layout_ok = true;
+	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
 	/* Marked before the call: a half-made mount set is unmounted too. */
@@ -419,11 +423,14 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
 	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0)
 		goto out;
+	lz_trace("overlays");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
+	lz_trace("trust anchor, escalation socket");
 	if (coord_create_container(c, err) < 0)
 		goto out;
+	lz_trace("container");
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
 		goto out;
 	{
@@ -438,6 +445,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, getpid());
 		coord_audit(c, "domain.start", "coordinator", NULL, &w);
 	}
+	lz_trace("listening");
 	ret = 0;
 out:
 	free(live);
