@@ -38,4 +38,16 @@ out=$(lz run -T -w "$repo" -- echo hi 2>"$T/err")
 assert_not_contains "$(cat "$T/err")" "trace:" "no LAZARET_TRACE prints nothing"
 wait_for 30 sh -c "! $(as_user_line test -S "$LZ_RUNDIR/lazaret/$hash.ctl")" || fail "domain not torn down"
 assert_not_contains "$(as_user cat "$log")" "trace:" "the coordinator logs no trace by default"
+
+# lazaret-escalate in the sandbox: its phases on its stderr, the command still runs
+mkdir -p "$T/home/config/lazaret"
+printf 'profiles:\n  default:\n    image: localhost/lazaret-default:latest\nescalation:\n  auto_approve: ["true"]\n' >"$T/home/config/lazaret/config.yaml"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
+set +e
+out=$(lz run -T -w "$repo" -- sh -c 'LAZARET_TRACE=1 lazaret-escalate -- true; echo "rc=$?"' 2>&1)
+set -e
+assert_contains "$out" "rc=0" "the traced escalation ran"
+for phase in "credential, signed request" "TLS context" "connected" "TLS handshake" "request to result"; do
+	assert_contains "$out" "lazaret: trace: escalate: $phase" "escalate traces '$phase'"
+done
 note "PASS"
