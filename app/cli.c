@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sandbox/sentry.h"
 #include "client.h"
 #include "prefix.h"
 #include "xmalloc.h"
@@ -46,14 +47,17 @@ cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
     struct anchor **a, struct cfg_resolved **r, lz_err_t *err)
 {
 	const struct cfg_profile *p;
+	_cleanup_free_ char *ws = NULL;
 
 	*a = NULL;
 	if (r != NULL)
 		*r = NULL;
 	if ((p = cfg_profile_find(cfg, profile, err)) == NULL)
 		return -1;
-	if (anchor_new(p->name, workspace != NULL ? workspace : ".", cfg->data_root,
-	    cfg->esc_socket_dir, a, err) < 0)
+	/* A subdirectory of a repository is the repository's domain. */
+	if (sentry_workspace_resolve(workspace != NULL ? workspace : ".", cfg->data_root,
+	    cfg->esc_socket_dir, true, &ws, err) < 0 ||
+	    anchor_new(p->name, ws, cfg->data_root, cfg->esc_socket_dir, a, err) < 0)
 		return -1;
 	if (r != NULL && cfg_profile_resolve(cfg, p, (*a)->workspace, (*a)->hash, r, err) < 0) {
 		anchor_free(*a);

@@ -357,7 +357,8 @@ client_spawn(const struct anchor *a, const struct client_start *st, lz_err_t *er
 	char exe[PATH_MAX], buf[1024], *msg = NULL;
 	char *argv[] = { exe, (char *)"coordinator", (char *)"--profile", a->profile,
 	    (char *)"--workspace", a->workspace, (char *)"--mode", (char *)st->mode,
-	    (char *)"--ready-fd", (char *)"3", NULL };
+	    (char *)"--ready-fd", (char *)"3",
+	    st->allow_unsafe ? (char *)"--allow-unsafe-workspace" : NULL, NULL };
 	struct pollfd pfd;
 	int64_t deadline;
 	size_t len = 0;

@@ -26,6 +26,7 @@ struct client {
 /* What the leader passes to a coordinator it starts. */
 struct client_start {
 	const char *mode;	/* "isolated" or "direct" */
+	bool allow_unsafe;	/* --allow-unsafe-workspace */
 };
 
 /* Connect to the coordinator of a and exchange HELLO. With start != NULL,

@@ -25,6 +25,7 @@ cmd_coordinator(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "allow-unsafe-workspace", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
@@ -34,6 +35,8 @@ cmd_coordinator(int argc, char **argv)
 	struct cfg_resolved *res = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int c, ready_fd = -1, rc = 1;
+	bool allow_unsafe = false;
+	char *ws = NULL;
 	char *end;
 	long v;
 
@@ -43,6 +46,7 @@ cmd_coordinator(int argc, char **argv)
 		case 'p': profile = optarg; break;
 		case 'w': workspace = optarg; break;
 		case 'm': mode = optarg; break;
+		case 'U': allow_unsafe = true; break;
 		case 'c': setenv(CLI_CONFIG_ENV, optarg, 1); break;
 		case 'r':
 			errno = 0;
@@ -70,7 +74,9 @@ cmd_coordinator(int argc, char **argv)
 	o.ready_fd = ready_fd;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &o.mode, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0) {
+	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
+	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+	    allow_unsafe, &ws, &err) < 0) {
 		if (ready_fd >= 0) {
 			(void)!write(ready_fd, err.msg, strlen(err.msg));
 			close(ready_fd);
@@ -87,6 +93,7 @@ cmd_coordinator(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	free(ws);
 	cfg_resolved_free(res);
 	anchor_free(a);
 	cfg_free(cfg);

@@ -50,6 +50,8 @@ debug_mounts(const struct anchor *a, const struct cfg_resolved *r, enum sentry_m
 		return -1;
 	if (l.notice != NULL)
 		fprintf(stderr, "lazaret: %s\n", l.notice);
+	if (l.report != NULL)
+		fprintf(stderr, "lazaret: %s\n", l.report);
 	if (overlay && overlay_mount(a, r->profile->image, r->profile->persistent_dirs,
 	    r->profile->n_persistent_dirs, &om, &n_om, err) < 0) {
 		/* Leave nothing half-mounted behind (the first dirs may be up). */
@@ -80,6 +82,7 @@ cmd_debug(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "no-overlay", no_argument, NULL, 'O' },
+		{ "allow-unsafe-workspace", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,7 +92,8 @@ cmd_debug(int argc, char **argv)
 	struct cfg_resolved *r = NULL;
 	struct anchor *a = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	bool overlay = true;
+	bool overlay = true, allow_unsafe = false;
+	char *ws = NULL;
 	int c, rc = 1;
 
 	opterr = 0;
@@ -105,6 +109,7 @@ cmd_debug(int argc, char **argv)
 			}
 			break;
 		case 'O': overlay = false; break;
+		case 'U': allow_unsafe = true; break;
 		case 'h':
 			printf("usage: %s\n\n"
 			    "Debugging aid (hidden). 'mounts' prepares the workspace layout (Git\n"
@@ -129,15 +134,26 @@ cmd_debug(int argc, char **argv)
 	    cli_domain(cfg, profile, workspace, &a, &r, &err) < 0)
 		goto fail;
 	if (strcmp(what, "mounts") == 0) {
-		if (debug_mounts(a, r, mode, overlay, &err) < 0)
+		if (sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+		    allow_unsafe, &ws, &err) < 0 || debug_mounts(a, r, mode, overlay, &err) < 0)
 			goto fail;
-	} else if (overlay_unmount(a, &err) < 0 || sentry_release(a, &err) < 0)
-		goto fail;
+	} else {
+		char *note = NULL;
+
+		if (overlay_unmount(a, &err) < 0 || sentry_release(a, &note, &err) < 0) {
+			free(note);
+			goto fail;
+		}
+		if (note != NULL)
+			fprintf(stderr, "lazaret: %s\n", note);
+		free(note);
+	}
 	rc = 0;
 	goto out;
 fail:
 	rc = cli_fail(&err);
 out:
+	free(ws);
 	cfg_resolved_free(r);
 	anchor_free(a);
 	cfg_free(cfg);

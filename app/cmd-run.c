@@ -12,7 +12,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[-T] [--] [CMD [ARG...]]"
+	"[--allow-unsafe-workspace] [-T] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -23,9 +23,13 @@ static const char run_help[] =
     "EOF is passed on. The exit status is CMD's. The session ends when lazaret\n"
     "exits; the sandbox is torn down when its last session ends.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
-    "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  -m, --mode MODE      isolated (default: a private worktree on branch\n"
-    "                       lazaret/agent-<profile>) or direct (the checkout itself)\n"
+    "  -w, --workspace DIR  workspace (default: the current directory; inside a git\n"
+    "                       repository, its top level)\n"
+    "  -m, --mode MODE      isolated (default: the agent's own checkout and git\n"
+    "                       repository, imported into branch lazaret/agent-<profile>)\n"
+    "                       or direct (the agent edits the checkout itself)\n"
+    "  --allow-unsafe-workspace  accept $HOME, / or a directory holding lazaret's\n"
+    "                       data, config or sockets, ~/.ssh or container storage\n"
     "  -T, --no-tty         no terminal even when stdin is one\n"
     "  --config FILE        configuration file\n";
 
@@ -33,10 +37,11 @@ int
 cmd_run(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL, *mode = "isolated";
-	bool no_tty = false;
+	bool no_tty = false, allow_unsafe = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_STR("mode", 'm', &mode), CLI_CONFIG,
-		CLI_FLAG("no-tty", 'T', &no_tty), CLI_END,
+		CLI_FLAG("no-tty", 'T', &no_tty),
+		CLI_FLAG("allow-unsafe-workspace", 0, &allow_unsafe), CLI_END,
 	};
 	const struct cli_cmd cmd = { "run", RUN_USAGE, run_help, opts, true, true };
 	struct client_start start;
@@ -45,6 +50,7 @@ cmd_run(int argc, char **argv)
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
 	enum sentry_mode sm;
+	char *ws = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
 
@@ -53,7 +59,9 @@ cmd_run(int argc, char **argv)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0) {
+	    cli_domain(cfg, profile, workspace, &a, NULL, &err) < 0 ||
+	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+	    allow_unsafe, &ws, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
@@ -63,6 +71,7 @@ cmd_run(int argc, char **argv)
 	ro.direct = sm == SENTRY_DIRECT;
 	ro.tty = !no_tty && isatty(STDIN_FILENO);
 	start.mode = sm == SENTRY_DIRECT ? "direct" : "isolated";
+	start.allow_unsafe = allow_unsafe;
 	for (attempt = 0; ; attempt++) {
 		if (client_connect(a, &start, &cl, &err) < 0) {
 			rc = cli_fail(&err);
@@ -87,6 +96,7 @@ cmd_run(int argc, char **argv)
 		(void)client_wait_coordinator_exit(a, 30000, NULL);
 	}
 out:
+	free(ws);
 	client_free(cl);
 	anchor_free(a);
 	cfg_free(cfg);

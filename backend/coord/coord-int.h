@@ -25,6 +25,7 @@ struct coord {
 	struct store *store;
 	struct sentry_layout layout;
 	bool layout_ok;
+	struct sentry_watch *watch;	/* imports the agent's commits (sentry-watch.c) */
 	struct drv_mount *ovl;	/* State Anchor binds (overlay.c) */
 	size_t n_ovl;
 	bool ovl_ok;

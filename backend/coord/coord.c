@@ -33,6 +33,8 @@
 #include "jsonw.h"
 #include "coord/screen.h"
 #include "sandbox/overlay.h"
+#include "sandbox/sentry-watch.h"
+#include "store/audit.h"
 #include "trace.h"
 #include "xmalloc.h"
 
@@ -320,6 +322,44 @@ out:
 	return ret;
 }
 
+/* A Sentry report (import refused, refs left out, .git quarantined): the
+ * log and the audit trail; through coord_audit (in order) while the loop
+ * runs, at once after it (teardown). */
+static void
+coord_sentry_audit(struct coord *c, const char *kind, const char *msg, bool on_loop)
+{
+	struct lz_jsonw w;
+	struct audit_rec rec = { 0, kind, "coordinator", NULL, NULL, NULL };
+	lz_err_t err = LZ_ERR_INIT;
+	char *detail;
+
+	coord_log("%s", msg);
+	if (c->store == NULL)
+		return;
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "report");
+	lz_jsonw_str(&w, msg);
+	if (on_loop) {
+		coord_audit(c, kind, "coordinator", NULL, &w);
+		return;
+	}
+	lz_jsonw_obj_close(&w);
+	detail = lz_jsonw_steal(&w);
+	rec.detail = detail;
+	if (audit_append(c->store, &rec, NULL, &err) < 0) {
+		coord_log("%s", err.msg);
+		lz_err_clear(&err);
+	}
+	free(detail);
+}
+
+static void
+coord_watch_log(void *arg, const char *msg)
+{
+	coord_sentry_audit(arg, "sentry.import", msg, true);
+}
+
 /* Undo start-up, in reverse; used after the loop and on a failed start. */
 static void
 coord_teardown(struct coord *c)
@@ -345,11 +385,18 @@ coord_teardown(struct coord *c)
 		drv_mount_clear(&c->ovl[--c->n_ovl]);
 	free(c->ovl);
 	c->ovl = NULL;
+	sentry_watch_free(c->watch);
+	c->watch = NULL;
 	if (c->layout_ok) {
-		if (sentry_release(c->a, &err) < 0) {
+		char *note = NULL;
+
+		if (sentry_release(c->a, &note, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
 		}
+		if (note != NULL)
+			coord_sentry_audit(c, "sentry.release", note, false);
+		free(note);
 		sentry_layout_clear(&c->layout);
 		c->layout_ok = false;
 	}
@@ -418,6 +465,8 @@ coord_start(struct coord *c, lz_err_t *err)
 	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
+	if (c->layout.is_git)
+		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, c);
 	/* Marked before the call: a half-made mount set is unmounted too. */
 	c->ovl_ok = true;
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
@@ -445,6 +494,9 @@ coord_start(struct coord *c, lz_err_t *err)
 		lz_jsonw_key(&w, "pid"); lz_jsonw_int(&w, getpid());
 		coord_audit(c, "domain.start", "coordinator", NULL, &w);
 	}
+	/* What the Sentry found at prepare (imports, conversions, quarantine). */
+	if (c->layout.report != NULL)
+		coord_sentry_audit(c, "sentry.prepare", c->layout.report, true);
 	lz_trace("listening");
 	ret = 0;
 out:

@@ -1,11 +1,16 @@
 /* sentry.h - the Git Sentry and branch isolation (spec 4.2, DESIGN "Git
- * Sentry" and "Branch isolation"): the mounts that give the sandbox a
- * /workspace whose git metadata it can commit to but not subvert.
+ * Sentry" and "Branch isolation"): the agent's own git repository, the
+ * mounts that show it at /workspace, and the verified import of its
+ * branches and tags into the host repository.
  *
- * sentry_prepare() runs host git (argv only, never on the user's own index or
- * working tree), creates what must exist on the host before the container
- * starts, and returns the mounts in podman order. See sentry.c for the theory
- * of operation.
+ * sentry_prepare() runs host git (argv only, never on the user's own index
+ * or working tree), creates what must exist before the container starts
+ * and returns the mounts in podman order. See sentry.c for the theory of
+ * operation; the parts are sentry-repo.c (host probe, private repository),
+ * sentry-import.c and sentry-refs.c (import), sentry-guard.c (nested .git,
+ * submodule placeholders, quarantine), sentry-workspace.c (which
+ * directories may be workspaces), sentry-watch.c (import on ref change),
+ * sentry-util.c (tools).
  */
 #ifndef LZ_SENTRY_H
 #define LZ_SENTRY_H
@@ -18,19 +23,25 @@
 #include "sandbox/driver.h"
 #include "err.h"
 
-/* Where the host's common git dir appears in the container (isolated mode,
- * and direct mode when the workspace's .git is a file). */
-#define SENTRY_GIT_DST "/run/lazaret/git"
 #define SENTRY_WORKSPACE_DST "/workspace"
+/* The host's object directory, read-only, at a path that names no host path. */
+#define SENTRY_OBJECTS_DST "/run/lazaret/git-objects"
+/* The object dirs the host repository borrows itself, read-only: <dst>/<i>. */
+#define SENTRY_ALTERNATES_DST "/run/lazaret/git-alternates"
+/* The agent's gitdir when /workspace/.git is a file (a linked worktree in
+ * direct mode). */
+#define SENTRY_GITDIR_DST "/run/lazaret/gitdir"
 
 enum sentry_mode {
-	SENTRY_ISOLATED,	/* a linked worktree under the Domain Root at /workspace */
+	SENTRY_ISOLATED,	/* the agent's own checkout under the Domain Root */
 	SENTRY_DIRECT,		/* the host checkout itself at /workspace */
 };
 
 struct sentry_layout {
 	bool is_git;
 	char *notice;		/* user-facing note, or NULL */
+	char *report;		/* what the agent left that the Sentry undid or
+				 * refused (for the audit trail), or NULL */
 	char *branch;		/* lazaret/agent-<profile>, or NULL */
 	struct drv_mount *mounts;	/* in the order to pass to podman */
 	size_t n_mounts;
@@ -38,18 +49,31 @@ struct sentry_layout {
 };
 
 /* Prepare the workspace mounts for anchor a. On success *out is filled (free
- * with sentry_layout_clear). Creates the agent branch and its linked worktree
- * when missing; never touches the host's HEAD, index or working tree. */
+ * with sentry_layout_clear). Creates the agent's repository and branch when
+ * missing, imports what a crashed session left; never touches the host's
+ * HEAD, index or working tree. */
 int sentry_prepare(const struct anchor *a, enum sentry_mode mode,
     struct sentry_layout *out, lz_err_t *err);
 void sentry_layout_clear(struct sentry_layout *);
 
-/* Teardown: binds need no unmount; the worktree and branch (the user's data)
- * are kept. */
-int sentry_release(const struct anchor *a, lz_err_t *err);
+/* Import the agent's branches and tags into the host repository (see
+ * sentry-import.c). *notice (may be NULL) gains what was left out. */
+int sentry_import(const struct anchor *a, char **notice, lz_err_t *err);
+
+/* Teardown: the last import, any .git the agent created quarantined, its
+ * refs scrubbed. The checkout, repository and branches (the user's data)
+ * are kept. *notice (may be NULL) gains what was done. */
+int sentry_release(const struct anchor *a, char **notice, lz_err_t *err);
 
 /* "isolated" / "direct" -> mode; -1 with err for anything else. */
 int sentry_mode_parse(const char *s, enum sentry_mode *mode, lz_err_t *err);
+
+/* The workspace a user named (a path that exists) as lazaret uses it: the
+ * top level of the git repository holding it, else itself; canonical.
+ * Refuses $HOME, / and a directory holding the Storage Root, the config
+ * directory, socket_dir, ~/.ssh or container storage unless allow_unsafe. */
+int sentry_workspace_resolve(const char *path, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, char **out, lz_err_t *err);
 
 /* Refuse a host path podman's CSV --mount syntax or fuse-overlayfs' option
  * syntax cannot carry (',', '"', ':' when colon_ok is false, control

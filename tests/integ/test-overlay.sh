@@ -36,7 +36,7 @@ mounted() { as_user podman unshare cat /proc/self/mountinfo | grep -cF " $ovl/" 
 daemon() { pgrep -u "$LZ_USER" -f -- "upperdir=$ovl/$1/upper" || true; }
 
 # --- first container: writes to /usr and /etc
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 assert_contains "${SX_ARGS[*]}" "--mount=type=bind,src=$ovl/usr/merged,dst=/usr" "/usr is the merged overlay"
 assert_contains "${SX_ARGS[*]}" "--mount=type=bind,src=$ovl/etc/merged,dst=/etc" "/etc is the merged overlay"
 assert_eq "$(mounted)" 2 "two overlays mounted in podman's namespace"
@@ -57,7 +57,7 @@ assert_eq "$(cat "$ovl/usr/upper/share/persist.txt")" "run1" "the change lives i
 # --- second container, same overlay (reused, same daemon)
 pid=$(daemon usr)
 [ -n "$pid" ] || fail "no fuse-overlayfs for /usr"
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 assert_eq "$(daemon usr)" "$pid" "healthy overlay reused"
 sx_start lz-ov2-$$
 sx_exec lz-ov2-$$ sh -c 'echo run2 >> /usr/share/persist.txt; chown 1000:1000 /usr/share/persist.txt'
@@ -70,7 +70,7 @@ as_user podman rm -f -t0 lz-ov2-$$ >/dev/null
 # --- the daemon dies (a crash): the stale mount is replaced, data kept
 kill -9 "$pid"
 wait_for 10 sh -c "! kill -0 $pid 2>/dev/null" || fail "fuse-overlayfs $pid did not die"
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 new=$(daemon usr)
 [ -n "$new" ] && [ "$new" != "$pid" ] || fail "stale overlay not remounted (pid $pid -> '$new')"
 note "ok: stale overlay remounted"
@@ -80,7 +80,7 @@ as_user podman rm -f -t0 lz-ov3-$$ >/dev/null
 
 # --- the image is rebuilt: new lower layer, the agent's changes on top
 build_image v2
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 sx_start lz-ov4-$$
 assert_eq "$(sx_exec lz-ov4-$$ cat /usr/share/marker)" "v2" "rebuilt image is the new lower layer"
 assert_eq "$(sx_exec lz-ov4-$$ cat /etc/motd)" "image-v2" "rebuilt image's /etc too"
@@ -89,13 +89,13 @@ as_user podman rm -f -t0 lz-ov4-$$ >/dev/null
 
 # --- rebuilt while a container runs on it (a coordinator restarted): the
 # running container keeps a working /usr; the new image comes next time.
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 sx_start lz-ov5-$$
 build_image v3
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 assert_eq "$(sx_exec lz-ov5-$$ cat /usr/share/marker)" "v2" "running container keeps its /usr over a rebuild"
 as_user podman rm -f -t0 lz-ov5-$$ >/dev/null
-sx_mounts "$ws"
+sx_mounts "$ws" --mode direct
 sx_start lz-ov6-$$
 assert_eq "$(sx_exec lz-ov6-$$ cat /usr/share/marker)" "v3" "next start takes the rebuilt image"
 as_user podman rm -f -t0 lz-ov6-$$ >/dev/null

@@ -5,6 +5,9 @@
  *
  *   lazaret-probe write|append|truncate|chmod|unlink|rename-over|rename-away|
  *                 mkdir|owner PATH [PATH...]
+ *   lazaret-probe forge-idx IDX HEX   (an attack, issue 8: rewrite the one
+ *                 object name of a one-object pack index IDX to HEX, so
+ *                 the pack's bytes answer for object HEX)
  *
  * One line per path: "CMD PATH: ok", "CMD PATH: EROFS", or for owner
  * "owner PATH: UID:GID". Exit 0 whatever the outcome; 2 on a usage error.
@@ -155,11 +158,56 @@ probe_one(const char *cmd, const char *path)
 	return 0;
 }
 
+/* The pack .idx v2 of a one-object pack names that object HEX instead:
+ * header (8), fanout (256 x 4, big-endian counts), then the 20-byte name.
+ * Git checks neither the idx checksum nor the name against the pack when
+ * it loads an index, which is the attack. */
+static int
+probe_forge_idx(const char *path, const char *hex)
+{
+	unsigned char buf[8 + 1024 + 20];
+	unsigned char name[20];
+	unsigned int v;
+	int fd, i;
+
+	if (strlen(hex) != 40)
+		return -1;
+	for (i = 0; i < 20; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		name[i] = (unsigned char)v;
+	}
+	if ((fd = open(path, O_RDWR)) < 0)
+		return -1;
+	if (pread(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf ||
+	    memcmp(buf, "\377tOc\0\0\0\2", 8) != 0 || buf[8 + 1023] != 1) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < 256; i++)
+		buf[8 + 4 * i + 3] = i >= name[0] ? 1 : 0;
+	memcpy(buf + 8 + 1024, name, 20);
+	if (pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
 	int i;
 
+	if (argc == 4 && strcmp(argv[1], "forge-idx") == 0) {
+		if (probe_forge_idx(argv[2], argv[3]) < 0) {
+			printf("forge-idx %s: %s\n", argv[2], probe_errname(errno));
+			return 1;
+		}
+		printf("forge-idx %s: ok\n", argv[2]);
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: lazaret-probe write|append|truncate|chmod|unlink|"
 		    "rename-over|rename-away|mkdir|owner PATH [PATH...]\n");

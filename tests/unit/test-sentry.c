@@ -20,6 +20,7 @@
 #include "anchor.h"
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
+#include "sandbox/sentry-int.h"
 #include "strv.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -256,17 +257,6 @@ assert_bind(const struct sentry_layout *l, const char *dst, const char *src, boo
 		fail_msg("%s: expected %s", dst, ro ? "ro" : "rw");
 }
 
-static const char *
-env_get(const struct sentry_layout *l, const char *key)
-{
-	size_t n = strlen(key), i;
-
-	for (i = 0; l->env != NULL && l->env[i] != NULL; i++)
-		if (strncmp(l->env[i], key, n) == 0 && l->env[i][n] == '=')
-			return l->env[i] + n + 1;
-	return NULL;
-}
-
 /* Every mount destination is below its parent's: podman gets them in an
  * order where a parent is always mounted first. */
 static void
@@ -309,23 +299,6 @@ expect_refused(const struct anchor *a, enum sentry_mode mode, const char *want)
 	lz_err_clear(&err);
 }
 
-/* First session: prepare, then the agent commits agent.txt in its checkout.
- * Returns the agent branch's commit. */
-static char *
-agent_first_session(const struct anchor *a)
-{
-	struct sentry_layout l;
-	char *f = xasprintf("%s/agent.txt", a->worktree);
-
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
-	write_file(f, "agent\n");
-	free(f);
-	git_do(a->worktree, "add", "agent.txt", NULL);
-	git_do(a->worktree, "commit", "-qm", "agent work", NULL);
-	return git_in(a->worktree, "rev-parse", "lazaret/agent-default", NULL);
-}
-
 static void
 expect_file(const char *path, const char *want)
 {
@@ -359,8 +332,97 @@ teardown_tmp(void **state)
 	return 0;
 }
 
+/* The domain of ws, prepared once in isolated mode (the layout dropped). */
+static struct anchor *
+anchor_prepared(const char *ws)
+{
+	struct anchor *a = anchor_for(ws);
+	struct sentry_layout l;
+
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	sentry_layout_clear(&l);
+	return a;
+}
+
+/* Run git as the agent would in its sandbox: its own gitdir <dr>/git, its
+ * checkout, the host's objects where the sandbox's alternates line points. */
+static char *
+agent_vin(const struct anchor *a, const char *wt, va_list ap)
+{
+	char **argv = NULL, **env = NULL, *out = NULL;
+	struct proc_result res;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *s;
+	char *gobj = NULL;
+
+	{
+		char *top = git_in(a->workspace, "rev-parse", "--path-format=absolute",
+		    "--git-common-dir", NULL);
+
+		gobj = xasprintf("%s/objects", top);
+		free(top);
+	}
+	lz_strv_pushf(&env, "GIT_DIR=%s/git", a->domain_root);
+	lz_strv_pushf(&env, "GIT_WORK_TREE=%s", wt);
+	lz_strv_pushf(&env, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s", gobj);
+	lz_strv_push(&env, "PATH=/usr/bin:/bin");
+	lz_strv_push(&env, "HOME=/nonexistent");
+	lz_strv_push(&env, "GIT_AUTHOR_NAME=agent");
+	lz_strv_push(&env, "GIT_AUTHOR_EMAIL=a@example.invalid");
+	lz_strv_push(&env, "GIT_COMMITTER_NAME=agent");
+	lz_strv_push(&env, "GIT_COMMITTER_EMAIL=a@example.invalid");
+	lz_strv_push(&argv, "git");
+	lz_strv_push(&argv, "-C");
+	lz_strv_push(&argv, wt);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		lz_strv_push(&argv, s);
+	if (proc_run(argv, env, NULL, 0, &res, &err) < 0)
+		fail_msg("%s", err.msg);
+	if (res.status != 0)
+		fail_msg("agent git %s: %s", argv[3], res.errout);
+	out = xstrdup(res.out);
+	for (size_t n = strlen(out); n > 0 && out[n - 1] == '\n'; n--)
+		out[n - 1] = '\0';
+	proc_result_clear(&res);
+	lz_strv_free(argv);
+	lz_strv_free(env);
+	free(gobj);
+	return out;
+}
+
+static char *
+agent_in(const struct anchor *a, const char *wt, ...)
+{
+	va_list ap;
+	char *out;
+
+	va_start(ap, wt);
+	out = agent_vin(a, wt, ap);
+	va_end(ap);
+	return out;
+}
+
+#define agent_do(a, wt, ...) free(agent_in((a), (wt), __VA_ARGS__))
+
 static void
-test_sentry_non_git_workspace_is_plain_rw_with_notice(void **state)
+import_ok(const struct anchor *a)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char *note = NULL;
+
+	if (sentry_import(a, &note, &err) < 0)
+		fail_msg("sentry_import: %s", err.msg);
+	free(note);
+}
+
+static char *
+priv_path(const struct anchor *a, const char *rel)
+{
+	return xasprintf("%s/git/%s", a->domain_root, rel);
+}
+
+static void
+test_sentry_non_git_workspace_refused_in_isolated_plain_in_direct(void **state)
 {
 	char *ws = path_in("plain");
 	struct sentry_layout l;
@@ -369,10 +431,11 @@ test_sentry_non_git_workspace_is_plain_rw_with_notice(void **state)
 	(void)state;
 	assert_int_equal(mkdir(ws, 0755), 0);
 	a = anchor_for(ws);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
+	expect_refused(a, SENTRY_ISOLATED, "is not a git repository");
+	expect_refused(a, SENTRY_ISOLATED, "--mode direct");
+	prepare_ok(a, SENTRY_DIRECT, &l);
 	assert_false(l.is_git);
 	assert_null(l.branch);
-	assert_non_null(l.notice);
 	assert_non_null(strstr(l.notice, "not a git repository"));
 	assert_int_equal(l.n_mounts, 1);
 	assert_bind(&l, "/workspace", a->workspace, false);
@@ -380,6 +443,658 @@ test_sentry_non_git_workspace_is_plain_rw_with_notice(void **state)
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(ws);
+}
+
+/* The agent's own repository at /workspace/.git, the host's objects
+ * read-only at a neutral path, nothing else of the host's .git. */
+static void
+test_sentry_isolated_mounts_private_repo_and_read_only_objects(void **state)
+{
+	char *r = make_repo("repo"), *gobj, *priv, *alt, *head;
+	struct sentry_layout l;
+	struct anchor *a;
+	size_t i;
+
+	(void)state;
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	priv = xasprintf("%s/git", a->domain_root);
+	gobj = xasprintf("%s/.git/objects", r);
+	assert_bind(&l, "/workspace", a->worktree, false);
+	assert_bind(&l, "/workspace/.git", priv, false);
+	assert_bind(&l, "/run/lazaret/git-objects", gobj, true);
+	for (i = 0; i < l.n_mounts; i++)
+		if (l.mounts[i].src != NULL && strncmp(l.mounts[i].src, r, strlen(r)) == 0 &&
+		    strcmp(l.mounts[i].src, gobj) != 0)
+			fail_msg("host path %s mounted at %s", l.mounts[i].src, l.mounts[i].dst);
+	assert_null(l.env);
+	assert_parents_first(&l);
+	alt = priv_path(a, "objects/info/alternates");
+	expect_file(alt, "/run/lazaret/git-objects\n");
+	head = priv_path(a, "HEAD");
+	expect_file(head, "ref: refs/heads/lazaret/agent-default\n");
+	/* The checkout holds the agent branch; its .git is an empty directory
+	 * on the host, so host git run there finds no repository. */
+	{
+		char *readme = xasprintf("%s/README", a->worktree);
+		char *dg = xasprintf("%s/.git", a->worktree);
+		struct stat st;
+
+		expect_file(readme, "hello\n");
+		assert_int_equal(lstat(dg, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		free(readme);
+		free(dg);
+	}
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(head);
+	free(alt);
+	free(priv);
+	free(gobj);
+	free(r);
+}
+
+/* The agent's main line, branches and tags reach the host in the Lazaret
+ * namespace only; a branch it deletes leaves it; main never moves. */
+static void
+test_sentry_import_takes_branches_and_tags_into_the_namespace(void **state)
+{
+	char *r = make_repo("repo"), *main0, *tip, *topic, *f, *v;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_prepared(r);
+	main0 = git_in(r, "rev-parse", "main", NULL);
+	f = xasprintf("%s/agent.txt", a->worktree);
+	write_file(f, "agent\n");
+	agent_do(a, a->worktree, "add", "agent.txt", NULL);
+	agent_do(a, a->worktree, "commit", "-qm", "agent work", NULL);
+	agent_do(a, a->worktree, "branch", "topic", NULL);
+	agent_do(a, a->worktree, "tag", "-a", "v1", "-m", "v1", NULL);
+	agent_do(a, a->worktree, "tag", "main", NULL);	/* a tag named like a branch */
+	agent_do(a, a->worktree, "gc", "-q", NULL);
+	tip = agent_in(a, a->worktree, "rev-parse", "HEAD", NULL);
+	import_ok(a);
+	expect_git(tip, r, "rev-parse", "refs/heads/lazaret/agent-default", NULL);
+	expect_git(tip, r, "rev-parse", "refs/heads/lazaret/default/topic", NULL);
+	expect_git("tag", r, "cat-file", "-t", "refs/tags/lazaret/default/v1", NULL);
+	expect_git(tip, r, "rev-parse", "refs/tags/lazaret/default/main", NULL);
+	expect_git(main0, r, "rev-parse", "refs/heads/main", NULL);
+	expect_git("agent work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	/* The objects are the host's own now: no alternates, fsck clean. */
+	v = xasprintf("%s/.git/objects/info/alternates", r);
+	assert_int_equal(access(v, F_OK), -1);
+	free(v);
+	git_do(r, "fsck", "--no-progress", "--no-dangling", NULL);
+	/* Deleting a branch inside deletes it from the namespace. */
+	agent_do(a, a->worktree, "branch", "-D", "topic", NULL);
+	import_ok(a);
+	topic = git_in(r, "for-each-ref", "refs/heads/lazaret/default/", NULL);
+	assert_string_equal(topic, "");
+	free(topic);
+	free(tip);
+	free(f);
+	free(main0);
+	anchor_free(a);
+	free(r);
+}
+
+/* A loose object in the agent's store named like the host's README blob
+ * but holding other bytes, plus every other kind of file git would obey
+ * in a store: the host keeps its own bytes and gets none of those files. */
+static void
+test_sentry_import_forged_objects_never_shadow_host_objects(void **state)
+{
+	char *r = make_repo("repo"), *blob, *forged, *fdir, *f, *alt, *other, *content;
+	static const char *const junk[] = { "objects/pack/multi-pack-index",
+	    "objects/info/commit-graph", "objects/pack/pack-x.keep", "objects/info/alternates" };
+	struct anchor *a;
+	size_t i;
+
+	(void)state;
+	a = anchor_prepared(r);
+	blob = git_in(r, "rev-parse", "main:README", NULL);
+	/* The forgery: a real loose object of other content, renamed to blob. */
+	other = xasprintf("%s/other", tmp);
+	write_file(other, "echo pwned\n");
+	{
+		char *id = agent_in(a, a->worktree, "hash-object", "-w", other, NULL);
+		char *src = xasprintf("%s/git/objects/%.2s/%s", a->domain_root, id, id + 2);
+		fdir = xasprintf("%s/git/objects/%.2s", a->domain_root, blob);
+		(void)mkdir(fdir, 0755);
+		forged = xasprintf("%s/%s", fdir, blob + 2);
+		assert_int_equal(rename(src, forged), 0);
+		free(src);
+		free(id);
+	}
+	for (i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+		f = priv_path(a, junk[i]);
+		write_file(f, strcmp(junk[i], "objects/info/alternates") == 0 ? "/etc\n" : "junk");
+		free(f);
+	}
+	/* The agent points a commit at "its" README. */
+	f = xasprintf("%s/new", a->worktree);
+	write_file(f, "new\n");
+	agent_do(a, a->worktree, "add", "new", NULL);
+	agent_do(a, a->worktree, "commit", "-qm", "uses README", NULL);
+	free(f);
+	import_ok(a);
+	content = git_in(r, "cat-file", "-p", blob, NULL);
+	assert_string_equal(content, "hello");
+	free(content);
+	content = git_in(r, "show", "lazaret/agent-default:README", NULL);
+	assert_string_equal(content, "hello");
+	free(content);
+	alt = xasprintf("%s/.git/objects/info/alternates", r);
+	assert_int_equal(access(alt, F_OK), -1);
+	f = xasprintf("%s/.git/objects/pack/multi-pack-index", r);
+	assert_int_equal(access(f, F_OK), -1);
+	free(f);
+	git_do(r, "fsck", "--no-progress", "--no-dangling", NULL);
+	free(alt);
+	free(forged);
+	free(fdir);
+	free(other);
+	free(blob);
+	anchor_free(a);
+	free(r);
+}
+
+/* Symbolic refs, symlinks, bad names: skipped and reported, never followed
+ * or written on the host. */
+static void
+test_sentry_import_skips_symbolic_and_symlinked_refs(void **state)
+{
+	char *r = make_repo("repo"), *main0, *f, *refs, *note = NULL;
+	struct anchor *a;
+	lz_err_t err = LZ_ERR_INIT;
+	int i;
+
+	(void)state;
+	a = anchor_prepared(r);
+	main0 = git_in(r, "rev-parse", "main", NULL);
+	f = priv_path(a, "refs/heads/evil");
+	write_file(f, "ref: refs/heads/main\n");
+	free(f);
+	f = priv_path(a, "refs/heads/link");
+	assert_int_equal(symlink("/etc/passwd", f), 0);
+	free(f);
+	/* A symlinked directory 20 levels down. */
+	f = priv_path(a, "refs/heads/d");
+	for (i = 0; i < 20; i++) {
+		char *n = xasprintf("%s/d", f);
+
+		assert_int_equal(mkdir(f, 0755), 0);
+		free(f);
+		f = n;
+	}
+	assert_int_equal(symlink(r, f), 0);
+	free(f);
+	if (sentry_import(a, &note, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "left out"));
+	refs = git_in(r, "for-each-ref", "--format=%(refname)", "refs/heads/lazaret/", NULL);
+	assert_string_equal(refs, "refs/heads/lazaret/agent-default");
+	expect_git(main0, r, "rev-parse", "main", NULL);
+	/* Teardown scrubs the symlinks, however deep. */
+	assert_int_equal(sentry_release(a, NULL, &err), 0);
+	f = priv_path(a, "refs/heads/link");
+	assert_int_equal(access(f, F_OK), -1);
+	free(f);
+	free(refs);
+	free(note);
+	free(main0);
+	anchor_free(a);
+	free(r);
+}
+
+/* A HEAD the agent broke stays its own problem: the host's gc works, and
+ * the next prepare repairs it. */
+static void
+test_sentry_corrupt_private_head_leaves_host_gc_working(void **state)
+{
+	char *r = make_repo("repo"), *head;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_prepared(r);
+	head = priv_path(a, "HEAD");
+	write_file(head, "ref: ../../../x\n");
+	git_do(r, "gc", "-q", NULL);
+	git_do(r, "prune", NULL);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	expect_file(head, "ref: refs/heads/lazaret/agent-default\n");
+	sentry_layout_clear(&l);
+	free(head);
+	anchor_free(a);
+	free(r);
+}
+
+/* A restart keeps the checkout and its uncommitted work; a deleted checkout
+ * comes back from the agent branch. */
+static void
+test_sentry_restart_reuses_checkout_and_rebuilds_a_deleted_one(void **state)
+{
+	char *r = make_repo("repo"), *f, *wip, *tip;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_prepared(r);
+	f = xasprintf("%s/one", a->worktree);
+	write_file(f, "one\n");
+	agent_do(a, a->worktree, "add", "one", NULL);
+	agent_do(a, a->worktree, "commit", "-qm", "one", NULL);
+	wip = xasprintf("%s/wip", a->worktree);
+	write_file(wip, "wip\n");
+	assert_int_equal(sentry_release(a, NULL, NULL), 0);
+	tip = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_null(l.notice == NULL ? NULL : strstr(l.notice, "created branch"));
+	sentry_layout_clear(&l);
+	expect_file(wip, "wip\n");
+	tu_rmrf(a->worktree);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	sentry_layout_clear(&l);
+	expect_file(f, "one\n");
+	{
+		char *st = agent_in(a, a->worktree, "status", "--porcelain", NULL);
+		char *h = agent_in(a, a->worktree, "rev-parse", "HEAD", NULL);
+
+		assert_string_equal(st, "");
+		assert_string_equal(h, tip);
+		free(st);
+		free(h);
+	}
+	free(tip);
+	free(wip);
+	free(f);
+	anchor_free(a);
+	free(r);
+}
+
+/* Direct mode: the host checkout at /workspace, the private repo over its
+ * .git, the host's index and HEAD untouched. */
+static void
+test_sentry_direct_covers_host_git_with_private_repo(void **state)
+{
+	char *r = make_repo("repo"), *before, *after, *priv;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	before = host_snapshot(r);
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	priv = xasprintf("%s/git", a->domain_root);
+	assert_bind(&l, "/workspace", r, false);
+	assert_bind(&l, "/workspace/.git", priv, false);
+	assert_null(l.env);
+	after = host_snapshot(r);
+	assert_string_equal(before, after);
+	/* The agent commits the host file it edited: on its branch only. */
+	agent_do(a, r, "add", "README", NULL);
+	agent_do(a, r, "commit", "-qm", "direct", NULL);
+	import_ok(a);
+	expect_git("direct", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	expect_git("init", r, "log", "-1", "--format=%s", "main", NULL);
+	sentry_layout_clear(&l);
+	free(before);
+	free(after);
+	free(priv);
+	anchor_free(a);
+	free(r);
+}
+
+/* Nested repositories at any depth are read-only; an uninitialised
+ * submodule path gets a placeholder; a .git the agent makes is quarantined
+ * at release. */
+static void
+test_sentry_guards_nested_git_at_any_depth_and_quarantines_new_ones(void **state)
+{
+	char *ws = path_in("src"), *deep = xstrdup("src"), *o, *q = NULL;
+	struct sentry_layout l;
+	struct anchor *a;
+	lz_err_t err = LZ_ERR_INIT;
+	int i;
+
+	(void)state;
+	assert_int_equal(mkdir(ws, 0755), 0);
+	for (i = 0; i < 12; i++) {
+		char *n = xasprintf("%s/d%d", deep, i);
+
+		free(deep);
+		deep = n;
+	}
+	free(make_repo(deep));
+	free(make_repo("src/node_modules/c"));
+	a = anchor_for(ws);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	o = xasprintf("/workspace/%s/.git", deep + 4);
+	assert_bind(&l, o, NULL, true);
+	free(o);
+	assert_bind(&l, "/workspace/node_modules/c/.git", NULL, true);
+	assert_non_null(strstr(l.notice, "2 nested git repositories read-only"));
+	sentry_layout_clear(&l);
+	/* The agent plants a repository: release moves it away. */
+	o = xasprintf("%s/planted/.git", ws);
+	run_ok("mkdir", "-p", o, NULL);
+	assert_int_equal(sentry_release(a, &q, &err), 0);
+	assert_non_null(q);
+	assert_non_null(strstr(q, "quarantined 1 .git"));
+	assert_int_equal(access(o, F_OK), -1);
+	free(o);
+	o = xasprintf("%s/%s/.git", tmp, deep);
+	assert_int_equal(access(o, F_OK), 0);	/* the user's own stays */
+	free(o);
+	free(q);
+	anchor_free(a);
+	free(deep);
+	free(ws);
+}
+
+static void
+test_sentry_submodule_path_without_checkout_gets_a_placeholder(void **state)
+{
+	char *sub = make_repo("subsrc"), *sup = make_repo("super"), *dir;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	git_do(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub,
+	    "lib/sub", NULL);
+	git_do(sup, "commit", "-qm", "add sub", NULL);
+	git_do(sup, "submodule", "deinit", "-q", "-f", "lib/sub", NULL);
+	dir = xasprintf("%s/lib/sub", sup);
+	a = anchor_for(sup);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_bind(&l, "/workspace/lib/sub", NULL, true);
+	assert_non_null(strstr(l.notice, "submodule path"));
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	/* Isolated: the agent's checkout has the empty gitlink directory too. */
+	a = anchor_for(sup);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_bind(&l, "/workspace/lib/sub", NULL, true);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(dir);
+	free(sub);
+	free(sup);
+}
+
+static void
+test_sentry_workspace_resolve_top_level_and_refuses_unsafe(void **state)
+{
+	char *r = make_repo("repo"), *sub, *out = NULL, *data, *home, *oldhome;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	sub = xasprintf("%s/a/b", r);
+	run_ok("mkdir", "-p", sub, NULL);
+	data = path_in("data");
+	assert_int_equal(sentry_workspace_resolve(sub, data, NULL, false, &out, &err), 0);
+	assert_string_equal(out, r);
+	free(out);
+	oldhome = getenv("HOME") != NULL ? xstrdup(getenv("HOME")) : NULL;
+	home = path_in("home");
+	run_ok("mkdir", "-p", home, NULL);
+	setenv("HOME", home, 1);
+	assert_int_equal(sentry_workspace_resolve(home, data, NULL, false, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "home directory"));
+	lz_err_clear(&err);
+	assert_int_equal(sentry_workspace_resolve(home, data, NULL, true, &out, &err), 0);
+	free(out);
+	assert_int_equal(sentry_workspace_resolve("/", data, NULL, false, &out, &err), -1);
+	lz_err_clear(&err);
+	/* A directory holding the Storage Root. */
+	assert_int_equal(sentry_workspace_resolve(tmp, data, NULL, false, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "Storage Root"));
+	lz_err_clear(&err);
+	if (oldhome != NULL)
+		setenv("HOME", oldhome, 1);
+	free(oldhome);
+	free(home);
+	free(data);
+	free(sub);
+	free(r);
+}
+
+static void
+test_sentry_refname_and_packed_refs_parse(void **state)
+{
+	static const char pk[] =
+	    "# pack-refs with: peeled fully-peeled sorted \n"
+	    "0123456789012345678901234567890123456789 refs/heads/ok\n"
+	    "^0123456789012345678901234567890123456789\n"
+	    "0123456789012345678901234567890123456789 refs/heads/../x\n"
+	    "01234 refs/heads/short\n"
+	    "0123456789012345678901234567890123456789 refs/remotes/o/m\n"
+	    "0123456789012345678901234567890123456789 refs/tags/v1";
+	struct sentry_refs r;
+
+	(void)state;
+	assert_true(sentry_refname_ok("refs/heads/a/b-c_d.e+f", 22));
+	assert_false(sentry_refname_ok("refs/heads/a..b", 15));
+	assert_false(sentry_refname_ok("refs/heads/.x", 13));
+	assert_false(sentry_refname_ok("refs/heads/x.lock", 17));
+	assert_false(sentry_refname_ok("refs/heads/x@{1}", 16));
+	assert_false(sentry_refname_ok("refs/heads//x", 13));
+	assert_false(sentry_refname_ok("HEAD", 4));
+	memset(&r, 0, sizeof r);
+	assert_int_equal(sentry_packed_refs_parse(pk, sizeof pk - 1, 40, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.v[0].name, "refs/heads/ok");
+	assert_string_equal(r.v[1].name, "refs/tags/v1");
+	assert_int_equal(r.skipped, 2);
+	sentry_refs_clear(&r);
+	assert_int_equal(sentry_packed_refs_parse("a\0b", 3, 40, &r), -1);
+	sentry_refs_clear(&r);
+}
+
+/* Direct mode on a linked worktree: its .git file (a host path) is covered
+ * by ours, read-only, naming the agent's repository at a neutral path. */
+static void
+test_sentry_direct_linked_worktree_gets_a_neutral_gitfile(void **state)
+{
+	char *r = make_repo("repo"), *lw = path_in("linked"), *priv;
+	struct sentry_layout l;
+	const struct drv_mount *m;
+	struct anchor *a;
+
+	(void)state;
+	git_do(r, "worktree", "add", "-q", "-b", "side", lw, NULL);
+	a = anchor_for(lw);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	priv = xasprintf("%s/git", a->domain_root);
+	assert_bind(&l, "/run/lazaret/gitdir", priv, false);
+	m = find_mount(&l, "/workspace/.git");
+	assert_non_null(m);
+	assert_true(m->ro);
+	expect_file(m->src, "gitdir: /run/lazaret/gitdir\n");
+	assert_null(l.env);
+	assert_parents_first(&l);
+	sentry_layout_clear(&l);
+	free(priv);
+	anchor_free(a);
+	free(lw);
+	free(r);
+}
+
+/* A domain of the Sentry before issue 8 (the agent's gitdir registered as
+ * the host's worktree, its objects borrowed through an alternates line): at
+ * the next prepare the registration and the line are gone, the agent's
+ * commit is imported (verified), the uncommitted work kept. */
+static void
+test_sentry_converts_the_layout_of_an_earlier_lazaret(void **state)
+{
+	char *r = make_repo("repo"), *dr, *store, *wt, *gitfile, *admin, *alt, *tip, *f, *txt;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_for(r);
+	dr = xstrdup(a->domain_root);
+	run_ok("mkdir", "-p", dr, NULL);
+	store = xasprintf("%s/objects", dr);
+	wt = xstrdup(a->worktree);
+	/* What the old prepare made: a linked worktree, a private store. */
+	git_do(r, "worktree", "add", "-q", "-b", "lazaret/agent-default", wt, "HEAD", NULL);
+	admin = xasprintf("%s/.git/worktrees/%s", r, strrchr(wt, '/') + 1);
+	run_ok("mkdir", "-p", store, NULL);
+	alt = xasprintf("%s/.git/objects/info/alternates", r);
+	txt = xasprintf("%s\n", store);
+	write_file(alt, txt);
+	free(txt);
+	f = xasprintf("%s/agent.txt", wt);
+	write_file(f, "agent\n");
+	free(f);
+	{
+		char **argv = NULL, **env = NULL;
+		struct proc_result res;
+		lz_err_t err = LZ_ERR_INIT;
+
+		lz_strv_pushf(&env, "GIT_OBJECT_DIRECTORY=%s", store);
+		lz_strv_pushf(&env, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/.git/objects", r);
+		lz_strv_push(&env, "PATH=/usr/bin:/bin");
+		lz_strv_push(&env, "HOME=/nonexistent");
+		lz_strv_push(&argv, "sh");
+		lz_strv_push(&argv, "-c");
+		lz_strv_pushf(&argv, "cd '%s' && git add agent.txt && git -c user.name=a "
+		    "-c user.email=a@example.invalid commit -qm 'old agent'", wt);
+		assert_int_equal(proc_run(argv, env, NULL, 0, &res, &err), 0);
+		if (res.status != 0)
+			fail_msg("%s", res.errout);
+		proc_result_clear(&res);
+		lz_strv_free(argv);
+		lz_strv_free(env);
+	}
+	tip = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
+	f = xasprintf("%s/wip", wt);
+	write_file(f, "wip\n");
+	free(f);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_non_null(strstr(l.notice, "earlier lazaret"));
+	sentry_layout_clear(&l);
+	assert_int_equal(access(alt, F_OK), -1);
+	assert_int_equal(access(admin, F_OK), -1);
+	assert_int_equal(access(store, F_OK), -1);
+	expect_git(tip, r, "rev-parse", "lazaret/agent-default", NULL);
+	expect_git("old agent", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
+	git_do(r, "fsck", "--no-progress", "--no-dangling", NULL);
+	f = xasprintf("%s/wip", wt);
+	expect_file(f, "wip\n");
+	free(f);
+	gitfile = xasprintf("%s/.git", wt);
+	{
+		struct stat st;
+
+		assert_int_equal(lstat(gitfile, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+	}
+	free(gitfile);
+	free(tip);
+	free(alt);
+	free(admin);
+	free(wt);
+	free(store);
+	free(dr);
+	anchor_free(a);
+	free(r);
+}
+
+/* A repository that borrows objects itself (clone --shared): each borrowed
+ * dir read-only at a neutral path, named in the agent's alternates; the
+ * host's own alternates file (host paths) covered. */
+static void
+test_sentry_host_alternates_reach_the_sandbox_read_only(void **state)
+{
+	char *src = make_repo("src"), *r = path_in("shared"), *alt, *srcobj;
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	git_do(tmp, "clone", "-q", "--shared", src, r, NULL);
+	a = anchor_for(r);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	srcobj = xasprintf("%s/.git/objects", src);
+	assert_bind(&l, "/run/lazaret/git-alternates/0", srcobj, true);
+	assert_bind(&l, "/run/lazaret/git-objects/info/alternates", NULL, true);
+	assert_parents_first(&l);
+	alt = priv_path(a, "objects/info/alternates");
+	expect_file(alt, "/run/lazaret/git-objects\n/run/lazaret/git-alternates/0\n");
+	sentry_layout_clear(&l);
+	free(alt);
+	free(srcobj);
+	anchor_free(a);
+	free(r);
+	free(src);
+}
+
+/* Objects the agent plants as symlinks (to another repository's objects,
+ * to any file of the user's) are never staged, so host git never reads
+ * them: the import takes only what the agent's refs reach in its own files. */
+static void
+test_sentry_import_never_follows_symlinked_objects(void **state)
+{
+	char *r = make_repo("repo"), *other = make_repo("secret"), *id, *f, *link, *dir;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_prepared(r);
+	/* A blob only the other repository has, linked into the agent's store
+	 * and referenced by a commit the agent builds by hand. */
+	f = xasprintf("%s/only-secret", other);
+	write_file(f, "secret\n");
+	free(f);
+	id = git_in(other, "hash-object", "-w", "only-secret", NULL);
+	dir = xasprintf("%s/git/objects/%.2s", a->domain_root, id);
+	(void)mkdir(dir, 0755);
+	link = xasprintf("%s/%s", dir, id + 2);
+	f = xasprintf("%s/.git/objects/%.2s/%s", other, id, id + 2);
+	assert_int_equal(symlink(f, link), 0);
+	free(f);
+	{
+		char *ci = xasprintf("100644,%s,leak", id);
+
+		agent_do(a, a->worktree, "update-index", "--add", "--cacheinfo", ci, NULL);
+		free(ci);
+	}
+	agent_do(a, a->worktree, "commit", "-qm", "leak", NULL);
+	{
+		lz_err_t err = LZ_ERR_INIT;
+		char *note = NULL;
+
+		/* The import fails (the blob is missing), or succeeds without it. */
+		(void)sentry_import(a, &note, &err);
+		lz_err_clear(&err);
+		free(note);
+	}
+	{
+		char **argv = NULL;
+		struct proc_result res;
+		lz_err_t err = LZ_ERR_INIT;
+
+		lz_strv_push(&argv, "git");
+		lz_strv_push(&argv, "-C");
+		lz_strv_push(&argv, r);
+		lz_strv_push(&argv, "cat-file");
+		lz_strv_push(&argv, "-e");
+		lz_strv_push(&argv, id);
+		assert_int_equal(proc_run(argv, NULL, NULL, 0, &res, &err), 0);
+		assert_int_not_equal(res.status, 0);
+		proc_result_clear(&res);
+		lz_strv_free(argv);
+	}
+	free(link);
+	free(dir);
+	free(id);
+	anchor_free(a);
+	free(other);
+	free(r);
 }
 
 static void
@@ -419,263 +1134,6 @@ test_sentry_isolated_leaves_host_checkout_byte_identical(void **state)
 }
 
 static void
-test_sentry_isolated_mounts_git_dir_read_only_with_writable_parts(void **state)
-{
-	char *r = make_repo("repo"), *g, *s, *wt, *gitfile, *o;
-	struct sentry_layout l;
-	struct anchor *a;
-	const struct drv_mount *m;
-	char dr[PATH_MAX];
-
-	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_non_null(realpath(a->domain_root, dr));
-	g = xasprintf("%s/.git", r);
-	wt = xasprintf("%s/lazaret-%s", dr, a->hash);
-	assert_bind(&l, "/workspace", wt, false);
-	assert_bind(&l, "/workspace/.git", NULL, true);
-	gitfile = read_file(find_mount(&l, "/workspace/.git")->src);
-	s = xasprintf("gitdir: /run/lazaret/git/worktrees/lazaret-%s\n", a->hash);
-	assert_string_equal(gitfile, s);
-	free(s);
-	free(gitfile);
-	assert_bind(&l, "/run/lazaret/git", g, true);
-	/* The user's objects read-only; new ones go to the private store,
-	 * which the host borrows from through alternates. */
-	assert_null(find_mount(&l, "/run/lazaret/git/objects"));
-	s = xasprintf("%s/objects", dr);
-	assert_bind(&l, s, s, false);
-	assert_string_equal(env_get(&l, "GIT_OBJECT_DIRECTORY"), s);
-	assert_string_equal(env_get(&l, "GIT_ALTERNATE_OBJECT_DIRECTORIES"),
-	    "/run/lazaret/git/objects");
-	gitfile = xasprintf("%s/objects/info/alternates", g);
-	o = xasprintf("%s\n", s);
-	expect_file(gitfile, o);
-	free(o);
-	free(gitfile);
-	free(s);
-	s = xasprintf("%s/refs/heads/lazaret", g);
-	assert_bind(&l, "/run/lazaret/git/refs/heads/lazaret", s, false);
-	assert_true(access(s, F_OK) == 0);
-	free(s);
-	s = xasprintf("%s/logs/refs/heads/lazaret", g);
-	assert_bind(&l, "/run/lazaret/git/logs/refs/heads/lazaret", s, false);
-	assert_true(access(s, F_OK) == 0);
-	free(s);
-	/* Not all of refs/: the user's branches stay read-only. */
-	assert_null(find_mount(&l, "/run/lazaret/git/refs"));
-	assert_null(find_mount(&l, "/run/lazaret/git/refs/heads"));
-	assert_null(find_mount(&l, "/run/lazaret/git/config"));
-	s = xasprintf("/run/lazaret/git/worktrees/lazaret-%s", a->hash);
-	assert_bind(&l, s, NULL, false);
-	free(s);
-	s = xasprintf("/run/lazaret/git/worktrees/lazaret-%s/commondir", a->hash);
-	assert_bind(&l, s, NULL, true);
-	free(s);
-	s = xasprintf("/run/lazaret/git/worktrees/lazaret-%s/gitdir", a->hash);
-	assert_bind(&l, s, NULL, true);
-	free(s);
-	s = xasprintf("/run/lazaret/git/worktrees/lazaret-%s/config.worktree", a->hash);
-	assert_bind(&l, s, NULL, true);
-	m = find_mount(&l, s);
-	expect_file(m->src, "");
-	free(s);
-	m = find_mount(&l, "/run/lazaret/git/hooks");
-	assert_non_null(m);
-	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
-	assert_null(env_get(&l, "GIT_DIR"));
-	assert_parents_first(&l);
-	/* The checkout is there, on the agent branch. */
-	s = xasprintf("%s/README", wt);
-	expect_file(s, "hello\n");
-	free(s);
-	expect_git("refs/heads/lazaret/agent-default", wt, "symbolic-ref", "HEAD", NULL);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(g);
-	free(wt);
-	free(r);
-}
-
-static void
-test_sentry_isolated_restart_reuses_checkout_and_commits(void **state)
-{
-	char *r = make_repo("repo"), *f, *c1, *c2, *gf;
-	struct stat st1, st2;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	a = anchor_for(r);
-	/* The agent works: a commit and an uncommitted file. */
-	c1 = agent_first_session(a);
-	f = xasprintf("%s/wip.txt", a->worktree);
-	write_file(f, "wip\n");
-	gf = xasprintf("%s/sentry/gitfile", a->domain_root);
-	assert_int_equal(stat(gf, &st1), 0);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	/* No new branch this time, and nothing of the agent's lost. */
-	assert_null(l.notice);
-	/* A running container's bind of the gitfile keeps its inode. */
-	assert_int_equal(stat(gf, &st2), 0);
-	assert_int_equal(st1.st_ino, st2.st_ino);
-	free(gf);
-	c2 = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
-	assert_string_equal(c1, c2);
-	expect_file(f, "wip\n");
-	expect_git("agent work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(f);
-	free(c1);
-	free(c2);
-	free(r);
-}
-
-static void
-test_sentry_recreates_deleted_checkout_on_existing_branch(void **state)
-{
-	char *r = make_repo("repo"), *f, *o, *c1, *c2;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	a = anchor_for(r);
-	c1 = agent_first_session(a);
-	f = xasprintf("%s/agent.txt", a->worktree);
-	tu_rmrf(a->worktree);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	c2 = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
-	assert_string_equal(c1, c2);
-	/* Checked out again on the branch, with the agent's commit. */
-	expect_file(f, "agent\n");
-	expect_git("refs/heads/lazaret/agent-default", a->worktree, "symbolic-ref", "HEAD", NULL);
-	/* One registration, not a stale one beside a new one. */
-	o = git_in(r, "worktree", "list", "--porcelain", NULL);
-	assert_null(strstr(o, "prunable"));
-	free(o);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(f);
-	free(c1);
-	free(c2);
-	free(r);
-}
-
-static void
-test_sentry_refuses_checkout_no_longer_registered(void **state)
-{
-	char *r = make_repo("repo"), *admin;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	sentry_layout_clear(&l);
-	admin = xasprintf("%s/.git/worktrees", r);
-	tu_rmrf(admin);
-	expect_refused(a, SENTRY_ISOLATED, "no longer a worktree");
-	anchor_free(a);
-	free(admin);
-	free(r);
-}
-
-static void
-test_sentry_direct_commits_land_on_agent_branch_not_main(void **state)
-{
-	char *r = make_repo("repo"), *o, *main1, *main2, *gd, *hostgd, *f;
-	struct sentry_layout l;
-	struct anchor *a;
-	const char *v;
-
-	(void)state;
-	a = anchor_for(r);
-	main1 = git_in(r, "rev-parse", "main", NULL);
-	prepare_ok(a, SENTRY_DIRECT, &l);
-	assert_bind(&l, "/workspace", r, false);
-	o = xasprintf("%s/.git", r);
-	assert_bind(&l, "/workspace/.git", o, true);
-	free(o);
-	assert_null(find_mount(&l, "/workspace/.git/objects"));
-	assert_string_equal(env_get(&l, "GIT_ALTERNATE_OBJECT_DIRECTORIES"),
-	    "/workspace/.git/objects");
-	assert_null(find_mount(&l, "/run/lazaret/git"));
-	v = env_get(&l, "GIT_DIR");
-	assert_non_null(v);
-	gd = xasprintf("/workspace/.git/worktrees/lazaret-%s", a->hash);
-	assert_string_equal(v, gd);
-	assert_string_equal(env_get(&l, "GIT_WORK_TREE"), "/workspace");
-	assert_parents_first(&l);
-	/* The direct checkout is not copied: only its .git file is there. */
-	f = xasprintf("%s/README", a->worktree);
-	assert_int_equal(access(f, F_OK), -1);
-	free(f);
-	/* What the agent's git does, with the container paths mapped back. */
-	hostgd = xasprintf("--git-dir=%s/.git/worktrees/lazaret-%s", r, a->hash);
-	o = git_in(r, hostgd, "--work-tree=.", "status", "--porcelain", NULL);
-	/* Private index = the agent branch: the host's staged file is new to it. */
-	assert_non_null(strstr(o, " M README"));
-	assert_non_null(strstr(o, "?? staged"));
-	free(o);
-	f = xasprintf("%s/.git/objects", r);
-	assert_int_equal(setenv("GIT_OBJECT_DIRECTORY", env_get(&l, "GIT_OBJECT_DIRECTORY"), 1), 0);
-	assert_int_equal(setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", f, 1), 0);
-	o = git_in(r, hostgd, "--work-tree=.", "commit", "-qam", "direct work", NULL);
-	unsetenv("GIT_OBJECT_DIRECTORY");
-	unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
-	free(o);
-	free(f);
-	main2 = git_in(r, "rev-parse", "main", NULL);
-	assert_string_equal(main1, main2);
-	/* Seen on the host at once, through the alternates line... */
-	expect_git("direct work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
-	expect_git("refs/heads/main", r, "symbolic-ref", "HEAD", NULL);
-	o = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
-	f = xasprintf("%s/.git/objects/%.2s/%s", r, o, o + 2);
-	assert_int_equal(access(f, F_OK), -1);
-	/* ... and the repository's own after teardown, alternates line gone. */
-	assert_int_equal(sentry_release(a, NULL), 0);
-	assert_int_equal(access(f, F_OK), 0);
-	free(f);
-	f = xasprintf("%s/.git/objects/info/alternates", r);
-	assert_int_equal(access(f, F_OK), -1);
-	free(f);
-	tu_rmrf(env_get(&l, "GIT_OBJECT_DIRECTORY"));
-	expect_git("direct work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
-	git_do(r, "fsck", "--no-progress", NULL);
-	free(o);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(gd);
-	free(hostgd);
-	free(main1);
-	free(main2);
-	free(r);
-}
-
-static void
-test_sentry_isolated_after_direct_fills_the_checkout(void **state)
-{
-	char *r = make_repo("repo"), *f;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_DIRECT, &l);
-	sentry_layout_clear(&l);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	f = xasprintf("%s/README", a->worktree);
-	expect_file(f, "hello\n");
-	free(f);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(r);
-}
-
-static void
 test_sentry_refuses_comma_in_workspace_path(void **state)
 {
 	char *ws = path_in("a,b");
@@ -705,8 +1163,8 @@ test_sentry_workspace_path_with_spaces_works(void **state)
 	(void)state;
 	a = anchor_for(r);
 	prepare_ok(a, SENTRY_ISOLATED, &l);
-	s = xasprintf("%s/.git", r);
-	assert_bind(&l, "/run/lazaret/git", s, true);
+	s = xasprintf("%s/.git/objects", r);
+	assert_bind(&l, "/run/lazaret/git-objects", s, true);
 	free(s);
 	sentry_layout_clear(&l);
 	anchor_free(a);
@@ -726,28 +1184,6 @@ test_sentry_refuses_repo_without_commit(void **state)
 	expect_refused(a, SENTRY_DIRECT, "no commit yet");
 	anchor_free(a);
 	free(ws);
-}
-
-static void
-test_sentry_subdirectory_of_repo_is_plain_with_notice(void **state)
-{
-	char *r = make_repo("repo"), *sub;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	sub = xasprintf("%s/sub", r);
-	assert_int_equal(mkdir(sub, 0755), 0);
-	a = anchor_for(sub);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_false(l.is_git);
-	assert_non_null(strstr(l.notice, "not its top level"));
-	assert_int_equal(l.n_mounts, 1);
-	assert_bind(&l, "/workspace", sub, false);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(sub);
-	free(r);
 }
 
 static void
@@ -794,7 +1230,7 @@ test_sentry_submodules_hooks_masked_and_checkout_refused(void **state)
 	git_do(sup, "commit", "-qm", "add sub", NULL);
 	a = anchor_for(sup);
 	prepare_ok(a, SENTRY_ISOLATED, &l);
-	m = find_mount(&l, "/run/lazaret/git/modules/lib/sub/hooks");
+	m = find_mount(&l, "/workspace/.git/modules/lib/sub/hooks");
 	assert_non_null(m);
 	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
 	assert_parents_first(&l);
@@ -815,103 +1251,6 @@ test_sentry_submodules_hooks_masked_and_checkout_refused(void **state)
 	free(sup);
 }
 
-/* The workspace is itself a linked worktree: G is the common dir. */
-static void
-test_sentry_linked_worktree_workspace_uses_common_dir(void **state)
-{
-	char *r = make_repo("repo"), *lw = path_in("linked"), *o, *g, *s;
-	struct sentry_layout l;
-	struct anchor *a;
-
-	(void)state;
-	git_do(r, "worktree", "add", "-q", "-b", "feature", lw, NULL);
-	a = anchor_for(lw);
-	g = xasprintf("%s/.git", r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_bind(&l, "/run/lazaret/git", g, true);
-	sentry_layout_clear(&l);
-	/* The new branch starts from the linked worktree's HEAD. */
-	o = git_in(r, "rev-parse", "feature", NULL);
-	s = git_in(r, "rev-parse", "lazaret/agent-default", NULL);
-	assert_string_equal(o, s);
-	free(o);
-	free(s);
-	/* Direct: the linked checkout itself, its .git file covered. */
-	prepare_ok(a, SENTRY_DIRECT, &l);
-	assert_bind(&l, "/workspace", lw, false);
-	assert_bind(&l, "/workspace/.git", NULL, true);
-	assert_bind(&l, "/run/lazaret/git", g, true);
-	assert_null(env_get(&l, "GIT_DIR"));
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(g);
-	free(lw);
-	free(r);
-}
-
-/* The agent branch is checked out elsewhere (the user did, or another
- * domain of the same repo): a clear refusal, nothing forced. */
-static void
-test_sentry_refuses_agent_branch_checked_out_elsewhere(void **state)
-{
-	char *r = make_repo("repo");
-	struct anchor *a;
-
-	(void)state;
-	git_do(r, "branch", "lazaret/agent-default", NULL);
-	git_do(r, "stash", "-q", NULL);
-	git_do(r, "checkout", "-q", "lazaret/agent-default", NULL);
-	a = anchor_for(r);
-	expect_refused(a, SENTRY_ISOLATED, "branch lazaret/agent-default is in use by another checkout");
-	expect_git("refs/heads/lazaret/agent-default", r, "symbolic-ref", "HEAD", NULL);
-	anchor_free(a);
-	free(r);
-}
-
-/* Symlinks and FIFOs the agent left where host git writes or reads are
- * removed before the next session and at teardown; their targets untouched. */
-static void
-test_sentry_removes_symlinks_the_agent_planted(void **state)
-{
-	char *r = make_repo("repo"), *victim = path_in("victim"), *p, *q;
-	struct sentry_layout l;
-	struct anchor *a;
-	struct stat st;
-
-	(void)state;
-	write_file(victim, "precious\n");
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_null(strstr(l.notice, "removed"));
-	sentry_layout_clear(&l);
-	p = xasprintf("%s/.git/worktrees/lazaret-%s/COMMIT_EDITMSG", r, a->hash);
-	assert_int_equal(symlink(victim, p), 0);
-	q = xasprintf("%s/.git/refs/heads/lazaret/fifo", r);
-	assert_int_equal(mkfifo(q, 0644), 0);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_non_null(l.notice);
-	assert_non_null(strstr(l.notice, "removed 2 symlink(s) or special file(s)"));
-	assert_int_equal(lstat(p, &st), -1);
-	assert_int_equal(lstat(q, &st), -1);
-	sentry_layout_clear(&l);
-	/* Teardown scrubs too. */
-	assert_int_equal(symlink(victim, p), 0);
-	assert_int_equal(sentry_release(a, NULL), 0);
-	assert_int_equal(lstat(p, &st), -1);
-	expect_file(victim, "precious\n");
-	/* A plain workspace has nothing to release. */
-	anchor_free(a);
-	a = anchor_for(tmp);
-	assert_int_equal(sentry_release(a, NULL), 0);
-	anchor_free(a);
-	free(p);
-	free(q);
-	free(victim);
-	free(r);
-}
-
-/* A hooks dir in the working tree (husky) runs on the user's next commit:
- * read-only in the sandbox, a tmpfs while it does not exist yet. */
 static void
 test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 {
@@ -938,7 +1277,6 @@ test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 	/* Direct mode: the user's own copy. */
 	a = anchor_for(r);
 	tu_rmrf(a->domain_root);
-	git_do(r, "worktree", "prune", NULL);
 	prepare_ok(a, SENTRY_DIRECT, &l);
 	assert_bind(&l, "/workspace/.husky", d, true);
 	sentry_layout_clear(&l);
@@ -953,7 +1291,7 @@ test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 	git_do(r, "config", "core.hooksPath", "../elsewhere", NULL);
 	prepare_ok(a, SENTRY_DIRECT, &l);
 	assert_null(find_mount(&l, "/workspace/../elsewhere"));
-	assert_int_equal(l.n_mounts, 10);
+	assert_int_equal(l.n_mounts, 3);
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(wt);
@@ -984,119 +1322,6 @@ test_sentry_guards_config_includes_inside_the_checkout(void **state)
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(f);
-	free(r);
-}
-
-static size_t
-count_dst(const struct sentry_layout *l, const char *dst)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < l->n_mounts; i++)
-		n += strcmp(l->mounts[i].dst, dst) == 0;
-	return n;
-}
-
-/* A plain directory of checkouts: every nested .git read-only (hooks
- * masked), node_modules not entered; direct mode too, its own .git once. */
-static void
-test_sentry_guards_nested_repositories(void **state)
-{
-	char *ws = path_in("src"), *a_repo, *b_repo, *nm, *f, *o;
-	struct sentry_layout l;
-	const struct drv_mount *m;
-	struct anchor *a;
-
-	(void)state;
-	assert_int_equal(mkdir(ws, 0755), 0);
-	a_repo = make_repo("src/a");
-	b_repo = make_repo("src/deep/er/b");
-	nm = path_in("src/node_modules");
-	assert_int_equal(mkdir(nm, 0755), 0);
-	free(make_repo("src/node_modules/c"));
-	f = path_in("src/wt-file");
-	assert_int_equal(mkdir(f, 0755), 0);
-	o = xasprintf("%s/.git", f);
-	write_file(o, "gitdir: /elsewhere\n");
-	free(o);
-	a = anchor_for(ws);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	assert_false(l.is_git);
-	o = xasprintf("%s/.git", a_repo);
-	assert_bind(&l, "/workspace/a/.git", o, true);
-	free(o);
-	m = find_mount(&l, "/workspace/a/.git/hooks");
-	assert_non_null(m);
-	assert_int_equal(m->type, DRV_MOUNT_TMPFS);
-	assert_bind(&l, "/workspace/deep/er/b/.git", NULL, true);
-	assert_bind(&l, "/workspace/wt-file/.git", NULL, true);
-	assert_null(find_mount(&l, "/workspace/node_modules/c/.git"));
-	assert_non_null(strstr(l.notice, "3 nested git repositories read-only"));
-	assert_parents_first(&l);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	/* Direct mode on a repo holding an untracked nested one. */
-	a = anchor_for(a_repo);
-	free(make_repo("src/a/vendor/lib"));
-	prepare_ok(a, SENTRY_DIRECT, &l);
-	assert_bind(&l, "/workspace/vendor/lib/.git", NULL, true);
-	assert_int_equal(count_dst(&l, "/workspace/.git"), 1);
-	assert_non_null(strstr(l.notice, "1 nested git repository read-only"));
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(f);
-	free(nm);
-	free(a_repo);
-	free(b_repo);
-	free(ws);
-}
-
-/* The agent packed its objects (git gc in the sandbox): teardown moves the
- * pack into the repository, which then stands on its own. */
-static void
-test_sentry_release_moves_agent_packs_into_the_repository(void **state)
-{
-	char *r = make_repo("repo"), *gobj, *alt, *o;
-	struct sentry_layout l;
-	struct anchor *a;
-	const char *pobj;
-	glob_t g;
-
-	(void)state;
-	a = anchor_for(r);
-	prepare_ok(a, SENTRY_ISOLATED, &l);
-	pobj = env_get(&l, "GIT_OBJECT_DIRECTORY");
-	gobj = xasprintf("%s/.git/objects", r);
-	assert_int_equal(setenv("GIT_OBJECT_DIRECTORY", pobj, 1), 0);
-	assert_int_equal(setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", gobj, 1), 0);
-	o = xasprintf("%s/agent.txt", a->worktree);
-	write_file(o, "agent\n");
-	free(o);
-	git_do(a->worktree, "add", "agent.txt", NULL);
-	git_do(a->worktree, "commit", "-qm", "packed work", NULL);
-	git_do(a->worktree, "repack", "-q", "-a", "-d", "-l", NULL);
-	unsetenv("GIT_OBJECT_DIRECTORY");
-	unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
-	/* The agent's commit sits in a pack of its store. */
-	o = xasprintf("%s/pack/*.pack", pobj);
-	assert_int_equal(glob(o, 0, NULL, &g), 0);
-	assert_int_equal(g.gl_pathc, 1);
-	globfree(&g);
-	free(o);
-	assert_int_equal(sentry_release(a, NULL), 0);
-	o = xasprintf("%s/pack/*.idx", gobj);
-	assert_int_equal(glob(o, 0, NULL, &g), 0);
-	globfree(&g);
-	free(o);
-	alt = xasprintf("%s/info/alternates", gobj);
-	assert_int_equal(access(alt, F_OK), -1);
-	tu_rmrf(pobj);
-	expect_git("packed work", r, "log", "-1", "--format=%s", "lazaret/agent-default", NULL);
-	git_do(r, "fsck", "--no-progress", NULL);
-	sentry_layout_clear(&l);
-	anchor_free(a);
-	free(alt);
-	free(gobj);
 	free(r);
 }
 
@@ -1141,27 +1366,30 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_tmp, teardown_tmp)
-		T(test_sentry_non_git_workspace_is_plain_rw_with_notice),
+		T(test_sentry_non_git_workspace_refused_in_isolated_plain_in_direct),
 		T(test_sentry_isolated_leaves_host_checkout_byte_identical),
-		T(test_sentry_isolated_mounts_git_dir_read_only_with_writable_parts),
-		T(test_sentry_isolated_restart_reuses_checkout_and_commits),
-		T(test_sentry_recreates_deleted_checkout_on_existing_branch),
-		T(test_sentry_refuses_checkout_no_longer_registered),
-		T(test_sentry_direct_commits_land_on_agent_branch_not_main),
-		T(test_sentry_isolated_after_direct_fills_the_checkout),
+		T(test_sentry_isolated_mounts_private_repo_and_read_only_objects),
+		T(test_sentry_import_takes_branches_and_tags_into_the_namespace),
+		T(test_sentry_import_forged_objects_never_shadow_host_objects),
+		T(test_sentry_import_skips_symbolic_and_symlinked_refs),
+		T(test_sentry_import_never_follows_symlinked_objects),
+		T(test_sentry_corrupt_private_head_leaves_host_gc_working),
+		T(test_sentry_restart_reuses_checkout_and_rebuilds_a_deleted_one),
+		T(test_sentry_direct_covers_host_git_with_private_repo),
+		T(test_sentry_direct_linked_worktree_gets_a_neutral_gitfile),
+		T(test_sentry_converts_the_layout_of_an_earlier_lazaret),
+		T(test_sentry_host_alternates_reach_the_sandbox_read_only),
+		T(test_sentry_guards_nested_git_at_any_depth_and_quarantines_new_ones),
+		T(test_sentry_submodule_path_without_checkout_gets_a_placeholder),
+		T(test_sentry_workspace_resolve_top_level_and_refuses_unsafe),
 		T(test_sentry_refuses_comma_in_workspace_path),
 		T(test_sentry_workspace_path_with_spaces_works),
 		T(test_sentry_refuses_repo_without_commit),
-		T(test_sentry_subdirectory_of_repo_is_plain_with_notice),
 		T(test_sentry_refuses_bare_repository_and_dotgit_symlink),
 		T(test_sentry_submodules_hooks_masked_and_checkout_refused),
-		T(test_sentry_linked_worktree_workspace_uses_common_dir),
-		T(test_sentry_refuses_agent_branch_checked_out_elsewhere),
-		T(test_sentry_removes_symlinks_the_agent_planted),
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
 		T(test_sentry_guards_config_includes_inside_the_checkout),
-		T(test_sentry_guards_nested_repositories),
-		T(test_sentry_release_moves_agent_packs_into_the_repository),
+		cmocka_unit_test(test_sentry_refname_and_packed_refs_parse),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T

@@ -1,0 +1,140 @@
+/* sentry-watch.c - import the agent's commits while the session runs.
+ *
+ * The coordinator's loop polls a fingerprint of the agent's refs (every
+ * file and directory under <dr>/git/refs, packed-refs and HEAD: inode,
+ * size, mtime) every SENTRY_WATCH_MS, and runs sentry_import on the
+ * threadpool when it changed, one at a time (a change during an import
+ * runs another after it; the fingerprint is sentry_refs_fingerprint). Polling, not inotify: the agent creates ref
+ * directories at will, and one inotify watch per directory would let it
+ * exhaust the user's fs.inotify.max_user_watches, which every other
+ * program of the user shares. The walk is bounded (SENTRY_WATCH_ENTRIES).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "sandbox/sentry.h"
+#include "sandbox/sentry-int.h"
+#include "sandbox/sentry-watch.h"
+#include "xmalloc.h"
+
+#define SENTRY_WATCH_MS 200
+
+struct sentry_watch {
+	uv_timer_t timer;
+	uv_work_t work;
+	const struct anchor *a;
+	char *priv;
+	uint64_t seen;		/* fingerprint imported last */
+	uint64_t pending;	/* fingerprint of the running import */
+	bool running;
+	bool closed;
+	int rc;
+	char *msg;		/* the import's report or error */
+	char *last_msg;		/* reported last (not repeated) */
+	sentry_watch_log_fn log;
+	void *log_arg;
+};
+
+static void
+sentry_watch_work_cb(uv_work_t *req)
+{
+	struct sentry_watch *w = req->data;
+	lz_err_t err = LZ_ERR_INIT;
+	char *note = NULL;
+
+	w->rc = sentry_import(w->a, &note, &err);
+	w->msg = w->rc < 0 ? xstrdup(err.msg != NULL ? err.msg : "import failed") : note;
+	lz_err_clear(&err);
+}
+
+static void
+sentry_watch_after_cb(uv_work_t *req, int status)
+{
+	struct sentry_watch *w = req->data;
+
+	(void)status;
+	w->running = false;
+	if (w->rc == 0)
+		w->seen = w->pending;
+	if (w->msg != NULL && (w->last_msg == NULL || strcmp(w->msg, w->last_msg) != 0)) {
+		if (w->log != NULL)
+			w->log(w->log_arg, w->msg);
+		free(w->last_msg);
+		w->last_msg = lz_steal_ptr(&w->msg);
+	}
+	free(w->msg);
+	w->msg = NULL;
+}
+
+static void
+sentry_watch_timer_cb(uv_timer_t *t)
+{
+	struct sentry_watch *w = t->data;
+	uint64_t fp;
+
+	if (w->running || w->closed)
+		return;
+	fp = sentry_refs_fingerprint(w->priv);
+	/* A failed import is retried only when the refs change again. */
+	if (fp == w->seen || fp == w->pending)
+		return;
+	w->pending = fp;
+	w->running = true;
+	w->work.data = w;
+	if (uv_queue_work(t->loop, &w->work, sentry_watch_work_cb, sentry_watch_after_cb) != 0)
+		w->running = false;
+}
+
+struct sentry_watch *
+sentry_watch_start(uv_loop_t *loop, const struct anchor *a, sentry_watch_log_fn log,
+    void *log_arg)
+{
+	struct sentry_watch *w = xcalloc(1, sizeof *w);
+	struct sentry_paths p;
+
+	if (sentry_paths_init(a, false, &p, NULL) < 0) {
+		free(w);
+		return NULL;
+	}
+	w->priv = lz_steal_ptr(&p.priv);
+	sentry_paths_clear(&p);
+	w->a = a;
+	w->log = log;
+	w->log_arg = log_arg;
+	/* prepare imported what was there: start from it. */
+	w->seen = w->pending = sentry_refs_fingerprint(w->priv);
+	uv_timer_init(loop, &w->timer);
+	w->timer.data = w;
+	uv_timer_start(&w->timer, sentry_watch_timer_cb, SENTRY_WATCH_MS, SENTRY_WATCH_MS);
+	/* The loop ends when the coordinator's own handles do. */
+	uv_unref((uv_handle_t *)&w->timer);
+	return w;
+}
+
+void
+sentry_watch_stop(struct sentry_watch *w)
+{
+	if (w == NULL || w->closed)
+		return;
+	w->closed = true;
+	uv_timer_stop(&w->timer);
+	if (!uv_is_closing((uv_handle_t *)&w->timer))
+		uv_close((uv_handle_t *)&w->timer, NULL);
+}
+
+void
+sentry_watch_free(struct sentry_watch *w)
+{
+	if (w == NULL)
+		return;
+	free(w->priv);
+	free(w->msg);
+	free(w->last_msg);
+	free(w);
+}
