@@ -15,6 +15,7 @@
 #include "prompt-run.h"
 #include "term-filter.h"
 #include "term-snap.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 /* The saved terminal mode: file-static because atexit and the signal path
@@ -141,6 +142,7 @@ client_new_session(struct client *c, const struct client_run_opts *o, uint32_t *
 		return -1;
 	if (proto_decode_session(p, h.length, &s, err) < 0)
 		return lz_err_wrap(err, "the coordinator's SESSION");
+	lz_trace("session %u started", s.id);
 	*id = s.id;
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "coord/lock.h"
 #include "effcfg.h"
 #include "sign.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define CLIENT_LIVE_WAIT_MS	30000	/* an old coordinator tearing down */

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "client.h"
 #include "coord/coord.h"
+#include "trace.h"
 
 #define COORDINATOR_USAGE "lazaret coordinator --profile P --workspace DIR " \
 	"[--mode isolated|direct] [--ready-fd N]"
@@ -68,6 +69,7 @@ cmd_coordinator(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("coordinator", COORDINATOR_USAGE,
 		    "unexpected argument '%s'", argv[optind]);
+	lz_trace_start("coordinator");
 	memset(&o, 0, sizeof o);
 	o.ready_fd = ready_fd;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &o.mode, &err) < 0 ||

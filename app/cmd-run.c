@@ -13,6 +13,7 @@
 #include "sandbox/podman.h"
 #include "strv.h"
 #include "sandbox/sentry.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
@@ -132,6 +133,7 @@ cmd_run(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
 
+	lz_trace_start("run");
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
@@ -143,6 +145,7 @@ cmd_run(int argc, char **argv)
 		goto out;
 	}
 	run_warn(res);
+	lz_trace("configuration and domain");
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;
 	ro.direct = sm == SENTRY_DIRECT;
@@ -169,8 +172,10 @@ cmd_run(int argc, char **argv)
 				continue;
 			}
 		}
+		lz_trace("coordinator connected");
 		if (client_run(cl, &ro, &status, &err) == 0) {
 			rc = status;
+			lz_trace("session ended (exit %d)", status);
 			break;
 		}
 		/* The coordinator was tearing down as we came: start a new one. */

@@ -3,7 +3,9 @@
 #   - time to `cat` a 50 MB text file in a workbench tab, against the same in
 #     a plain tmux pane of the terminal area's size (80x22) on the host, and
 #     in `lazaret run` in such a pane (the same sandbox path without the
-#     workbench's terminal emulation); each until the shell prompt is back
+#     workbench's terminal emulation), and in a raw `podman exec -it CTR bash`
+#     in such a pane (the floor: the gVisor PTY, no Lazaret in the path; the
+#     issue's ratios are taken against it); each until the shell prompt is back
 #     (a marker echoed after cat shows in capture-pane);
 #   - RSS of the workbench with 1 and with 8 tabs.
 # Runs as the test user of tests/integ/lib.sh. RUNS=N (default 3); SIZE_MB.
@@ -52,6 +54,14 @@ cpid=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= |
 	awk -v m="coordinator --profile default --workspace $canon --mode" 'index($0, m) { print $1; exit }')
 crss=$(awk '/VmRSS/ { print $2 }' "/proc/$cpid/status")
 
+# --- raw podman exec -it in a tmux pane of 80x22 (the same container, no Lazaret)
+"${TM[@]}" new-session -d -s raw -x 80 -y 22 -c "$T" \
+	"$(as_user_line podman exec -it -w /workspace "$ctr" bash --norc --noprofile); sleep 600"
+"${TM[@]}" send-keys -t raw "echo RAW-\$((5*5))" Enter
+wait_for 60 pane_has raw "RAW-25" || fail "no shell from podman exec -it"
+raw=$(for i in $(seq 1 "$RUNS"); do time_cat raw /tmp/f.txt "$i"; done | median)
+"${TM[@]}" send-keys -t raw "exit" Enter
+
 # --- lazaret run in a tmux pane of 80x22 (same sandbox, raw PTY bytes)
 "${TM[@]}" new-session -d -s run -x 80 -y 22 -c "$T" "$(as_user_line lazaret run -w "$repo"); sleep 600"
 wait_for 60 pane_has run "/workspace#" || fail "no lazaret run prompt"
@@ -74,8 +84,9 @@ for i in 1 2 3 4 5 6 7 8; do "${TM[@]}" send-keys -t wb C-a x; done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "cat ${SIZE_MB} MB, 80x22 terminal, median of $RUNS:"
 echo "  tmux pane, host shell:          $host ms"
-echo "  lazaret run in a tmux pane:     $run ms   ($(ratio "$run" "$host")x the host pane)"
-echo "  lazaret-workbench tab:          $wb ms   ($(ratio "$wb" "$host")x the host pane, $(ratio "$wb" "$run")x lazaret run)"
+echo "  podman exec -it CTR bash:       $raw ms   ($(ratio "$raw" "$host")x the host pane; the raw stack)"
+echo "  lazaret run in a tmux pane:     $run ms   ($(ratio "$run" "$raw")x podman exec -it)"
+echo "  lazaret-workbench tab:          $wb ms   ($(ratio "$wb" "$raw")x podman exec -it, $(ratio "$wb" "$run")x lazaret run)"
 echo "RSS of lazaret-workbench: 1 tab $((rss1 / 1024)) MiB; 8 tabs $((rss8 / 1024)) MiB," \
 	"$((rss8b / 1024)) MiB after 2 MB of output in one ($(ratio "$rss8" "$rss1")x)"
 echo "RSS of the coordinator (screen of one session, after the cats): $((crss / 1024)) MiB"

@@ -28,6 +28,7 @@
 #include "esc-payload.h"
 #include "shellwords.h"
 #include "sign.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 /* Exit statuses of our own (the command's status passes through). */
@@ -403,6 +404,7 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--hold") == 0)
 		return esc_hold_main(argc - 2, argv + 2);
 	signal(SIGPIPE, SIG_IGN);
+	lz_trace_start("escalate");
 	r = esc_parse_args(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : -r;
@@ -416,6 +418,7 @@ main(int argc, char **argv)
 		status = err.code == LZ_EUSAGE ? EXIT_USAGE : EXIT_FAILED;
 		goto fail;
 	}
+	lz_trace("credential, signed request");
 	if (esc_read_file(tls, "ca.pem", &ca, &err) < 0 ||
 	    esc_read_file(tls, "cert.pem", &cert, &err) < 0 ||
 	    esc_read_file(tls, "key.pem", &key, &err) < 0)
@@ -423,20 +426,24 @@ main(int argc, char **argv)
 	ctx = trust_client_ctx_new(ca, cert, key, &err);
 	if (ctx == NULL)
 		goto fail;
+	lz_trace("TLS context");
 	fd = esc_connect(sock, &err);
 	if (fd < 0)
 		goto fail;
+	lz_trace("connected");
 	if (trust_client_connect(ctx, fd, deadline < 0 ? CONNECT_MS : esc_left(deadline),
 	    &ssl, &err) < 0) {
 		lz_err_wrap(&err, "cannot verify the host");
 		goto fail;
 	}
+	lz_trace("TLS handshake");
 	esc_payload_frame_request(&out, json);
 	if (trust_write_all(ssl, out.data, out.len, CONNECT_MS, &err) < 0)
 		goto fail;
 	status = esc_relay(ssl, deadline, &err);
 	if (err.msg != NULL)
 		goto fail;
+	lz_trace("request to result");
 	trust_shutdown(ssl, 1000);
 	goto cleanup;
 fail:

@@ -41,6 +41,7 @@
 #include "sandbox/sentry-watch.h"
 #include "store/audit.h"
 #include "strv.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define COORD_LINGER_MS		500	/* idle -> teardown */
@@ -581,11 +582,14 @@ coord_start(struct coord *c, lz_err_t *err)
 	c->guard_watch = true;
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
+	lz_trace("log, locks, state store");
 	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
 		goto out;
+	lz_trace("image check");
 	if (sentry_prepare(a, c->o->mode, &c->layout, err) < 0)
 		goto out;
 	c->layout_ok = true;
+	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
 	if (c->layout.is_git)
@@ -595,9 +599,11 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
 	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0)
 		goto out;
+	lz_trace("overlays");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
+	lz_trace("trust anchor, escalation socket");
 	if (coord_limits_start(c, err) < 0)
 		goto out;
 	/* Before the container: the router's rules are in place before it starts. */
@@ -605,6 +611,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	if (coord_create_container(c, err) < 0)
 		goto out;
+	lz_trace("container");
 	coord_limits_watch(c);
 	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
@@ -624,6 +631,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* What the Sentry found at prepare (imports, conversions, quarantine). */
 	if (c->layout.report != NULL)
 		coord_sentry_audit(c, "sentry.prepare", c->layout.report, true);
+	lz_trace("listening");
 	ret = 0;
 out:
 	free(live);
