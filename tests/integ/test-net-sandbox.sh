@@ -170,7 +170,7 @@ if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
 	source "$LZ_SRC/tests/integ/lib-wb.sh"
 	"${TM[@]}" new-session -d -s wb -x 200 -y 50 -c "$T" "$(wb_line -w "$repo")"
 	wait_for 60 pane_has "/workspace#" || show_fail "no shell prompt in the workbench"
-	"${TM[@]}" send-keys -t wb C-a s
+	# the side panel is shown by default at 100 columns and more
 	wait_for 10 pane_has "Egress" || show_fail "no Egress list in the side panel"
 	wait_for 10 pane_has "blocked.lztest.internal" || show_fail "the panel lacks the logged refused query"
 	"${TM[@]}" send-keys -t wb "lazaret-probe connect 10.0.2.2 $((PL + 1))" Enter
