@@ -1,5 +1,5 @@
 /* wb-esc.c - escalations in the workbench: the queue in the side panel,
- * the request view (prompt.c on reqview.c) and the edit form, the
+ * the request view (reqprompt.c on reqview.c) and the edit form, the
  * decisions sent back to the coordinator, the panel's audit history. */
 #include <stdio.h>
 #include <wchar.h>

@@ -16,7 +16,6 @@
 
 #include "editform.h"
 #include "newtab.h"
-#include "prompt.h"
 #include "reqprompt.h"
 #include "reqview.h"
 #include "shellwords.h"
@@ -476,158 +475,6 @@ test_sidelist_scrolls_logs_and_keeps_the_newest(void **state)
 	assert_null(strstr(row(stdscr, 1), "Escalations"));
 	assert_string_equal(row(stdscr, 4), "");
 	sidelist_free(sl);
-}
-
-static void
-test_prompt_shows_the_request_with_the_exact_argv(void **state)
-{
-	struct fixture *f = *state;
-	char **argv = strv("make", "test", "FOO=\x1b[31m red", "a\nb", NULL);
-	struct prompt_request req = {
-		.request_id = "3f2a9c0112345678", .profile = "web",
-		.justification = "run the test suite on the host", .cwd = "/workspace", .argv = argv,
-	};
-	struct prompt *p;
-	WINDOW *w;
-	char *cmd, **back = NULL;
-	lz_err_t err = LZ_ERR_INIT;
-	int y, x;
-
-	mvaddstr(5, 0, "shell output under the prompt");
-	p = prompt_new(&req, LINES, COLS);
-	prompt_draw(p, &f->pal);
-	show();
-	w = prompt_window(p);
-	assert_int_equal(getmaxx(w), 76);
-	y = getbegy(w);
-	x = getbegx(w);
-	/* What the terminal shows, read from curscr. */
-	assert_non_null(strstr(row(curscr, y), "Host escalation request"));
-	assert_non_null(strstr(row(curscr, y + 1), "Request   3f2a9c0112345678"));
-	assert_non_null(strstr(row(curscr, y + 2), "Profile   web"));
-	assert_non_null(strstr(row(curscr, y + 3), "Cwd       /workspace"));
-	assert_non_null(strstr(row(curscr, y + 4), "Why       run the test suite on the host"));
-	assert_non_null(strstr(row(curscr, y + 5), "Command   4 words"));
-	assert_non_null(strstr(row(curscr, y + 6), "       0  make"));
-	assert_non_null(strstr(row(curscr, y + 7), "       1  test"));
-	assert_non_null(strstr(row(curscr, y + 8), "       2  FOO=^[[31m red"));
-	assert_non_null(strstr(row(curscr, y + 9), "       3  a\\nb"));
-	assert_non_null(strstr(row(curscr, y + 11), "[A]pprove & run   [D]eny   [E]dit   [Q]uit"));
-	/* ESC and the newline in reverse video, the word underlined to its end. */
-	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[")).attr & A_REVERSE);
-	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, "^[") + 1).attr & A_REVERSE);
-	assert_false(cell(curscr, y + 8, col_of(curscr, y + 8, "[31m") + 1).attr & A_REVERSE);
-	assert_true(cell(curscr, y + 9, col_of(curscr, y + 9, "\\n")).attr & A_REVERSE);
-	assert_true(cell(curscr, y + 8, col_of(curscr, y + 8, " red")).attr & A_UNDERLINE);
-	assert_int_equal(cell(curscr, y + 11, col_of(curscr, y + 11, "A]")).pair, f->pal.style[THEME_PROMPT].pair);
-	/* The prompt covers what was under it, border and all. */
-	assert_int_equal(cell(curscr, y, x).wch[0], 0x250c);
-	assert_null(strstr(row(curscr, 5), "shell output"));
-	assert_int_equal(prompt_handle_key(p, 'a'), PROMPT_APPROVE);
-	assert_int_equal(prompt_handle_key(p, 'D'), PROMPT_DENY);
-	assert_int_equal(prompt_handle_key(p, 'e'), PROMPT_EDIT);
-	assert_int_equal(prompt_handle_key(p, 'Q'), PROMPT_QUIT);
-	assert_int_equal(prompt_handle_key(p, '\r'), PROMPT_NONE);
-	assert_int_equal(prompt_handle_key(p, 'x'), PROMPT_NONE);
-	/* [E]dit starts from a string that splits back into the same argv. */
-	cmd = prompt_command(p);
-	assert_int_equal(lz_shellwords_split(cmd, strlen(cmd), &back, &err), 0);
-	assert_int_equal(lz_strv_len(back), 4);
-	assert_string_equal(back[2], argv[2]);
-	assert_string_equal(back[3], argv[3]);
-	lz_strv_free(back);
-	free(cmd);
-	prompt_free(p);
-	lz_strv_free(argv);
-	show();
-	/* Gone: the screen under it shows again. */
-	assert_non_null(strstr(row(curscr, 5), "shell output"));
-	erase();
-}
-
-static void
-test_prompt_splits_a_command_line_or_shows_why_not(void **state)
-{
-	struct fixture *f = *state;
-	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "j",
-				      .command = "grep -r 'a b' \"$HOME\"", .note = "not on the list" };
-	struct prompt *p = prompt_new(&req, LINES, COLS);
-	WINDOW *w = prompt_window(p);
-	char *cmd;
-
-	prompt_draw(p, &f->pal);
-	assert_non_null(strstr(row(w, 5), "Command   4 words"));
-	assert_non_null(strstr(row(w, 8), "2  a b"));
-	assert_non_null(strstr(row(w, 9), "3  $HOME"));
-	/* [E]dit gets the line as the agent wrote it. */
-	cmd = prompt_command(p);
-	assert_string_equal(cmd, req.command);
-	free(cmd);
-	prompt_free(p);
-	req.command = "echo 'unterminated\x1b";
-	p = prompt_new(&req, LINES, COLS);
-	w = prompt_window(p);
-	prompt_draw(p, &f->pal);
-	assert_non_null(strstr(row(w, 5), "Command   does not split into words"));
-	assert_non_null(strstr(row(w, 6), "Error     "));
-	assert_int_equal(cell(w, 6, 12).pair, f->pal.style[THEME_TAB_ALERT].pair);
-	assert_non_null(strstr(row(w, 7), "          echo 'unterminated^["));
-	assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
-	prompt_free(p);
-}
-
-static void
-test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen(void **state)
-{
-	struct fixture *f = *state;
-	char **argv = NULL;
-	char longword[301];
-	struct prompt_request req = { .request_id = "id", .profile = "p", .justification = "j" };
-	struct prompt *p;
-	WINDOW *w;
-	char all[4096] = "";
-
-	memset(longword, 'x', 300);
-	longword[300] = '\0';
-	longword[150] = '\x1b';
-	lz_strv_push(&argv, longword);
-	for (int i = 0; i < 40; i++)
-		lz_strv_pushf(&argv, "arg%d", i);
-	req.argv = argv;
-	p = prompt_new(&req, LINES, COLS);
-	prompt_draw(p, &f->pal);
-	w = prompt_window(p);
-	assert_int_equal(getmaxy(w), 24);
-	/* 300 bytes (ESC shown as 2 columns) in 62-column rows: 5 rows, nothing lost. */
-	for (int y = 5; y <= 9; y++)
-		strcat(all, text_at(w, y, 12, 62));
-	assert_int_equal(strspn(all, "x"), 150);
-	assert_int_equal(strncmp(all + 150, "^[", 2), 0);
-	assert_int_equal(strspn(all + 152, "x"), 149);
-	assert_non_null(strstr(row(w, 4), "Command   41 words"));
-	assert_non_null(strstr(row(w, 21), "rows 1-20 of 49, Up/Down to scroll"));
-	assert_non_null(strstr(row(w, 22), "[A]pprove"));
-	prompt_handle_key(p, WIDGET_KEY_FN(KEY_END));
-	assert_int_equal(prompt_scroll(p), 29);
-	prompt_draw(p, &f->pal);
-	assert_non_null(strstr(row(w, 20), "40  arg39"));
-	assert_non_null(strstr(row(w, 21), "rows 30-49 of 49"));
-	prompt_handle_key(p, WIDGET_KEY_FN(KEY_DOWN));
-	assert_int_equal(prompt_scroll(p), 29);
-	prompt_handle_key(p, WIDGET_KEY_FN(KEY_PPAGE));
-	assert_int_equal(prompt_scroll(p), 10);
-	prompt_handle_key(p, 'k');
-	assert_int_equal(prompt_scroll(p), 9);
-	/* A smaller screen re-wraps and re-centres. */
-	prompt_resize(p, 10, 40);
-	w = prompt_window(p);
-	assert_int_equal(getmaxy(w), 10);
-	assert_int_equal(getmaxx(w), 36);
-	assert_true(prompt_rows(p) > 49);
-	prompt_draw(p, &f->pal);
-	assert_non_null(strstr(row(w, 8), "[A]pprove"));
-	prompt_free(p);
-	lz_strv_free(argv);
 }
 
 /* Keys to a prompt from time t on, one ms apart; the last action. */
@@ -1214,7 +1061,6 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	struct fixture *f = *state;
 	char **argv = strv("make", "test", "\xe6\xbc\xa2\xe5\xad\x97\x1b", NULL);
 	char **profiles = strv("default", "web", NULL);
-	struct prompt_request req = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
 	struct reqview_request rreq = { .request_id = "id", .profile = "web", .justification = "why", .argv = argv };
 	const struct tabbar_tab tabs[] = { { "web", "/w/p", "running", true }, { "ml", "/m", NULL, false } };
 	const struct sidelist_item item = { "r", "\xe6\xbc\xa2\xe5\xad\x97 request", true };
@@ -1230,7 +1076,6 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 	statusline_set_clock(st, true);
 	for (int lines = 1; lines <= 30; lines += 1)
 		for (int cols = 1; cols <= 90; cols += lines < 8 ? 1 : 7) {
-			struct prompt *p;
 			struct reqprompt *rp;
 			struct editform *ef = NULL;
 			struct newtab *nt = NULL;
@@ -1240,12 +1085,6 @@ test_widgets_survive_tiny_and_odd_screens(void **state)
 			tabbar_draw(tb, stdscr, 0, 0, cols, &f->pal);
 			sidelist_draw(sl, stdscr, 0, 0, lines, cols, &f->pal);
 			statusline_draw(st, stdscr, lines - 1, 0, cols, 0, &f->pal);
-			p = prompt_new(&req, lines, cols);
-			assert_true(getmaxy(prompt_window(p)) <= lines && getmaxx(prompt_window(p)) <= cols);
-			prompt_draw(p, &f->pal);
-			assert_int_equal(prompt_handle_key(p, WIDGET_KEY_FN(KEY_NPAGE)), PROMPT_NONE);
-			assert_int_equal(prompt_handle_key(p, 'd'), PROMPT_DENY);
-			prompt_free(p);
 			rp = reqprompt_new(&rreq, lines, cols);
 			assert_true(getmaxy(reqprompt_window(rp)) <= lines && getmaxx(reqprompt_window(rp)) <= cols);
 			reqprompt_draw(rp, &f->pal);
@@ -1285,9 +1124,6 @@ main(void)
 		cmocka_unit_test(test_tabbar_scrolls_to_keep_the_active_tab_whole),
 		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
 		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
-		cmocka_unit_test(test_prompt_shows_the_request_with_the_exact_argv),
-		cmocka_unit_test(test_prompt_splits_a_command_line_or_shows_why_not),
-		cmocka_unit_test(test_prompt_wraps_long_words_and_scrolls_when_taller_than_the_screen),
 		cmocka_unit_test(test_reqprompt_shows_the_command_first_then_the_justification),
 		cmocka_unit_test(test_reqprompt_splits_a_command_line_or_shows_why_not),
 		cmocka_unit_test(test_reqprompt_wraps_long_words_and_approves_only_what_was_seen),
