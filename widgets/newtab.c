@@ -12,6 +12,7 @@
 
 #include "editform.h"
 #include "newtab.h"
+#include "pathcomp.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -142,7 +143,7 @@ current_index(const struct newtab *nt)
 void
 newtab_resize(struct newtab *nt, int lines, int cols)
 {
-	_cleanup_free_ char *text = newtab_workspace(nt);
+	_cleanup_free_ char *text = editform_field_text(nt->form, nt->field[0]);
 
 	nt->sel = current_index(nt);
 	unplace(nt);
@@ -183,7 +184,7 @@ newtab_draw(struct newtab *nt, const struct widget_palette *pal)
 	if (nt->focus == NEWTAB_FOCUS_WORKSPACE)
 		head.attr |= A_REVERSE;
 	widget_puts(nt->win, nt->mrows + 3, 2, "Workspace", nt->w - 4, &head);
-	widget_puts(nt->win, nt->h - 1, 2, " Tab: switch  Enter: open  Esc: cancel ", nt->w - 4, item);
+	widget_puts(nt->win, nt->h - 1, 2, " Tab: next/complete  S-Tab: back  Enter: open  Esc: cancel ", nt->w - 4, item);
 	/* chtype pairs stop at 255: beyond that only attributes. */
 	set_menu_fore(nt->menu, sel->attr | (chtype)COLOR_PAIR(sel->pair < 256 ? sel->pair : 0));
 	set_menu_back(nt->menu, item->attr | (chtype)COLOR_PAIR(item->pair < 256 ? item->pair : 0));
@@ -196,6 +197,19 @@ workspace_empty(struct newtab *nt)
 	_cleanup_free_ char *ws = newtab_workspace(nt);
 
 	return ws[strspn(ws, " ")] == '\0';
+}
+
+/* Tab in the path field: the shell's completion, in place. */
+static void
+complete(struct newtab *nt)
+{
+	_cleanup_free_ char *text = editform_field_text(nt->form, nt->field[0]);
+	_cleanup_free_ char *done = pathcomp_complete(text);
+
+	if (strcmp(text, done) == 0 || strlen(done) > NEWTAB_PATH_MAX)
+		return;
+	set_field_buffer(nt->field[0], 0, done);
+	form_driver_w(nt->form, KEY_CODE_YES, REQ_END_FIELD);
 }
 
 enum newtab_action
@@ -211,6 +225,10 @@ newtab_handle_key(struct newtab *nt, int key)
 		if (!workspace_empty(nt))
 			return NEWTAB_ACCEPT;
 		nt->focus = NEWTAB_FOCUS_WORKSPACE;
+		return NEWTAB_NONE;
+	}
+	if (key == WIDGET_KEY_TAB && nt->focus == NEWTAB_FOCUS_WORKSPACE) {
+		complete(nt);
 		return NEWTAB_NONE;
 	}
 	if (key == WIDGET_KEY_TAB || key == WIDGET_KEY_FN(KEY_BTAB)) {
@@ -265,7 +283,9 @@ newtab_profile(const struct newtab *nt)
 char *
 newtab_workspace(struct newtab *nt)
 {
-	return editform_field_text(nt->form, nt->field[0]);
+	_cleanup_free_ char *text = editform_field_text(nt->form, nt->field[0]);
+
+	return pathcomp_expand(text);
 }
 
 WINDOW *

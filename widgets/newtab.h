@@ -1,6 +1,7 @@
 /* newtab.h - the "open a new sandbox tab" dialog: a menu of the config's
  * profile names and a workspace path field, in a bordered window on its own
- * panel. Tab (Shift-Tab) moves between the two; in the menu Up/Down (k/j),
+ * panel. Tab moves from the menu to the field, where it completes a
+ * directory like a shell; Shift-Tab moves between the two; in the menu Up/Down (k/j),
  * PgUp/PgDn, Home/End choose; Enter opens (with an empty path it moves to
  * the path field instead); Esc cancels.
  */
@@ -37,7 +38,7 @@ enum newtab_action newtab_handle_key(struct newtab *, int key);
 enum newtab_focus newtab_focus(const struct newtab *);
 /* The profile under the menu's cursor; owned by the dialog. */
 const char *newtab_profile(const struct newtab *);
-/* The path field, trailing blanks removed; caller frees. */
+/* The path field, trailing blanks removed, a leading `~` expanded; caller frees. */
 char *newtab_workspace(struct newtab *);
 WINDOW *newtab_window(const struct newtab *);
 /* Put the terminal cursor in the focused part (after update_panels). */

@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "editform.h"
 #include "newtab.h"
+#include "pathcomp.h"
 #include "reqprompt.h"
 #include "reqview.h"
 #include "shellwords.h"
@@ -852,6 +855,101 @@ test_newtab_picks_a_profile_and_a_workspace(void **state)
 	lz_strv_free(profiles);
 }
 
+static char *
+field_after(struct newtab *nt, const char *typed)
+{
+	newtab_handle_key(nt, 21);	/* C-u */
+	for (const char *k = typed; *k != '\0'; k++)
+		newtab_handle_key(nt, (unsigned char)*k);
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_TAB), NEWTAB_NONE);
+	return newtab_workspace(nt);
+}
+
+static void
+test_newtab_expands_tilde_and_completes_directories(void **state)
+{
+	char tmpl[] = "/tmp/lz-pathcomp-XXXXXX", p[256], *ws, *old_home = NULL;
+	char **profiles = strv("default", NULL);
+	const char *dirs[] = { "alpha", "project-one", "project-two", ".hidden", "alpha/inner" };
+	struct newtab *nt = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpl, dirs[i]);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+	/* A file is not a workspace: never offered. */
+	snprintf(p, sizeof(p), "%s/alphabet.txt", tmpl);
+	assert_non_null(fp = fopen(p, "w"));
+	fclose(fp);
+	if (getenv("HOME") != NULL)
+		old_home = strdup(getenv("HOME"));
+	setenv("HOME", tmpl, 1);
+
+	assert_int_equal(newtab_new(profiles, NULL, "", LINES, COLS, &nt, &err), 0);
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_TAB), NEWTAB_NONE);
+	assert_int_equal(newtab_focus(nt), NEWTAB_FOCUS_WORKSPACE);
+	/* ~ alone and ~/ expand; ~user is left as typed. */
+	newtab_handle_key(nt, '~');
+	ws = newtab_workspace(nt);
+	assert_string_equal(ws, tmpl);
+	free(ws);
+	/* Unique: fills in with '/' (the file alphabet.txt does not count). */
+	ws = field_after(nt, "~/al");
+	snprintf(p, sizeof(p), "%s/alpha/", tmpl);
+	assert_string_equal(ws, p);
+	free(ws);
+	/* And again one level down: the field now holds the expanded path. */
+	assert_int_equal(newtab_handle_key(nt, WIDGET_KEY_TAB), NEWTAB_NONE);
+	ws = newtab_workspace(nt);
+	snprintf(p, sizeof(p), "%s/alpha/inner/", tmpl);
+	assert_string_equal(ws, p);
+	free(ws);
+	/* Several: the longest common prefix, no '/'. */
+	snprintf(p, sizeof(p), "%s/pr", tmpl);
+	ws = field_after(nt, p);
+	snprintf(p, sizeof(p), "%s/project-", tmpl);
+	assert_string_equal(ws, p);
+	free(ws);
+	/* Hidden only when asked for; no match leaves the text. */
+	snprintf(p, sizeof(p), "%s/.h", tmpl);
+	ws = field_after(nt, p);
+	snprintf(p, sizeof(p), "%s/.hidden/", tmpl);
+	assert_string_equal(ws, p);
+	free(ws);
+	snprintf(p, sizeof(p), "%s/zz", tmpl);
+	ws = field_after(nt, p);
+	assert_string_equal(ws, p);
+	free(ws);
+	ws = pathcomp_expand("~nosuchuser/x");
+	assert_string_equal(ws, "~nosuchuser/x");
+	free(ws);
+	ws = pathcomp_expand("a/~");
+	assert_string_equal(ws, "a/~");
+	free(ws);
+	/* Shift-Tab goes back to the menu. */
+	newtab_handle_key(nt, WIDGET_KEY_FN(KEY_BTAB));
+	assert_int_equal(newtab_focus(nt), NEWTAB_FOCUS_PROFILE);
+	newtab_free(nt);
+	lz_strv_free(profiles);
+
+	if (old_home != NULL)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	free(old_home);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", tmpl, dirs[i]);
+		rmdir(p);
+	}
+	snprintf(p, sizeof(p), "%s/alphabet.txt", tmpl);
+	unlink(p);
+	assert_int_equal(rmdir(tmpl), 0);
+}
+
 static void
 test_newtab_needs_profiles_and_a_path(void **state)
 {
@@ -1131,6 +1229,7 @@ main(void)
 		cmocka_unit_test(test_editform_long_text_scrolls_and_survives_resize),
 		cmocka_unit_test(test_newtab_picks_a_profile_and_a_workspace),
 		cmocka_unit_test(test_newtab_needs_profiles_and_a_path),
+		cmocka_unit_test(test_newtab_expands_tilde_and_completes_directories),
 		cmocka_unit_test(test_statusline_shows_state_hints_message_and_clock),
 		cmocka_unit_test(test_textview_shows_the_key_help_and_scrolls),
 		cmocka_unit_test(test_workbench_screen_at_80x24),
