@@ -116,7 +116,7 @@ wb_draw_bars(struct wb *wb)
 	if (tab != NULL) {
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
-		    tab->scrolling ? " SCROLL /:find n/N:next q:leave" : "",
+		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
 		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
 		    sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : "");

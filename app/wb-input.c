@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strv.h"
 #include "term.h"
+#include "wb-clip.h"
 #include "wb.h"
 #include "xmalloc.h"
 
@@ -125,6 +127,29 @@ wb_input_search_key(struct wb *wb, struct wb_tab *tab, int key)
 	wb->dirty = true;
 }
 
+/* y in scrollback: the current match's line (near the bottom it cannot
+ * reach the top row; moving drops it), else the view's top line, to the outer terminal's clipboard; the
+ * agent's own OSC 52 never goes there (libvterm eats it). */
+static void
+wb_input_copy(struct wb *wb, struct wb_tab *tab)
+{
+	char buf[WB_CLIP_MAX + 1];
+	size_t line = wb->search_at >= 0 ? (size_t)wb->search_at : term_view_top(tab->t), len;
+	lz_err_t err = LZ_ERR_INIT;
+
+	len = term_line_text(tab->t, line, buf, sizeof(buf));
+	if (len == 0) {
+		wb_draw_message(wb, "nothing to copy: line %zu is empty", line + 1);
+		return;
+	}
+	if (wb_clip_copy(STDOUT_FILENO, buf, len, &err) < 0) {
+		wb_draw_message(wb, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	wb_draw_message(wb, "copied line %zu (%zu bytes) to the terminal's clipboard", line + 1, len);
+}
+
 static void
 wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 {
@@ -149,26 +174,35 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 	case 'N':
 		wb_input_find(wb, tab, false);
 		break;
+	case 'y':
+		wb_input_copy(wb, tab);
+		break;
 	case WIDGET_KEY_FN(KEY_PPAGE):
+		wb->search_at = -1;
 		term_scroll(tab->t, rows > 1 ? rows - 1 : 1);
 		break;
 	case WIDGET_KEY_FN(KEY_NPAGE):
+		wb->search_at = -1;
 		term_scroll(tab->t, -(rows > 1 ? rows - 1 : 1));
 		break;
 	case WIDGET_KEY_FN(KEY_UP):
 	case 'k':
+		wb->search_at = -1;
 		term_scroll(tab->t, 1);
 		break;
 	case WIDGET_KEY_FN(KEY_DOWN):
 	case 'j':
+		wb->search_at = -1;
 		term_scroll(tab->t, -1);
 		break;
 	case WIDGET_KEY_FN(KEY_HOME):
 	case 'g':
+		wb->search_at = -1;
 		term_scroll(tab->t, LONG_MAX);
 		break;
 	case WIDGET_KEY_FN(KEY_END):
 	case 'G':
+		wb->search_at = -1;
 		term_scroll_reset(tab->t);
 		break;
 	case 'q':
@@ -213,6 +247,7 @@ wb_input_help(struct wb *wb)
 		"Scrollback (prefix [):",
 		"  PgUp PgDn Up Down k j  move     g G  oldest, newest",
 		"  / or ?  find text (towards older lines)   n N  next older, newer",
+		"  y  copy the match's line (no match: the top line) to the terminal's clipboard",
 		"  q Esc  back to the live screen",
 		"Side panel (prefix Tab):",
 		"  Up Down  choose   a Enter  open the request   d deny   e edit",

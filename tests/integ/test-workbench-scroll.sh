@@ -3,7 +3,9 @@
 # podman + runsc): workbench.history from the config sets how many lines a
 # tab keeps (more than the old 2,000, and no more than asked); / finds text
 # in the history and brings it to the view's top row, n finds the next one;
-# the help page (prefix ?) covers every mode on one screen.
+# y copies the view's top line to the outer terminal's clipboard (OSC 52:
+# tmux with set-clipboard on puts it in its buffer) while an agent's own
+# OSC 52 never gets there; the help page (prefix ?) covers every mode on one screen.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wb.sh"
 need_stack
@@ -47,6 +49,31 @@ wait_for 5 status_has "not found: X10X" || show_fail "a line older than workbenc
 note "ok: lines beyond workbench.history are gone"
 "${TM[@]}" send-keys -t wb q
 wait_for 5 pane_has "DONE6" || show_fail "q did not return to the live screen"
+
+# --- clipboard: only the user's y, never the agent's OSC 52
+"${TM[@]}" set-option -g set-clipboard on
+buffer() { "${TM[@]}" show-buffer 2>/dev/null; }
+buffer_is() { [ "$(buffer)" = "$1" ]; }
+"${TM[@]}" send-keys -t wb "printf '\\033]52;c;QUdFTlRDTElQ\\a'; echo COPY-\$((6*7))" Enter
+wait_for 20 pane_has "COPY-42" || show_fail "the agent's printf did not run"
+sleep 1
+case "$(buffer)" in *AGENTCLIP*) show_fail "the agent's OSC 52 reached the outer terminal's clipboard" ;; esac
+note "ok: an agent printing OSC 52 does not set the tmux buffer"
+"${TM[@]}" send-keys -t wb C-a '['
+wait_for 5 pane_has "SCROLL" || show_fail "prefix [ did not enter scrollback mode"
+# the match is near the bottom, so it is not the top row: y takes the match
+find_text COPY-42
+wait_for 5 status_has "/COPY-42: line" || show_fail "/COPY-42 was not found"
+"${TM[@]}" send-keys -t wb y
+wait_for 5 buffer_is COPY-42 || show_fail "y did not put the line in the tmux buffer: [$(buffer)]"
+assert_contains "$(pane | tail -1)" "copied line" "the status line says what was copied"
+"${TM[@]}" send-keys -t wb g
+wait_for 5 pane_lacks "DONE6" || show_fail "g did not go to the oldest lines"
+top=$(pane | sed -n 2p | sed 's/ *$//')
+"${TM[@]}" send-keys -t wb y
+wait_for 5 buffer_is "$top" || show_fail "y after moving did not copy the top line [$top]: [$(buffer)]"
+note "ok: y in scrollback copies the match's line, or the top line, to the terminal's clipboard"
+"${TM[@]}" send-keys -t wb q
 
 # --- the help page covers every mode
 "${TM[@]}" resize-window -t wb -x 100 -y 40
