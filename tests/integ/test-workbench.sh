@@ -3,7 +3,7 @@
 # server on real podman + runsc: two tabs on two domains (two coordinators),
 # typed input and output in the right tab, vim in a tab, detach with the
 # shells still running and attach with their screens restored at once,
-# resize reaching the sandbox, closing the tabs tearing the domains down.
+# resize reaching the sandbox, Tab completing the new tab's workspace, closing the tabs tearing the domains down.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wb.sh"
 need_stack
@@ -31,7 +31,13 @@ note "ok: tab 0 runs a shell of 22x80 (80x24 minus tab bar and status line)"
 wait_for 5 pane_has "New sandbox tab" || show_fail "prefix c did not open the new-tab dialog"
 assert_contains "$(pane)" "$canon1" "workspace field starts at the current tab's workspace"
 "${TM[@]}" send-keys -t wb Tab C-u
-"${TM[@]}" send-keys -t wb -l "$repo2"
+# Tab completes directories like bash: ws1 and ws2 share "ws", then "2" is unique
+"${TM[@]}" send-keys -t wb -l "$T/w"
+"${TM[@]}" send-keys -t wb Tab
+wait_for 5 pane_has "$T/ws " || show_fail "Tab did not complete $T/w to the common prefix $T/ws"
+"${TM[@]}" send-keys -t wb 2 Tab
+wait_for 5 pane_has "$T/ws2/" || show_fail "Tab did not complete $T/ws2 to $T/ws2/"
+note "ok: Tab in the workspace field completes like bash (common prefix, then the unique directory)"
 "${TM[@]}" send-keys -t wb Enter
 wait_for 60 pane_has "1:default ws2 running" || show_fail "no second tab"
 wait_for 30 pane_has "/workspace#" || show_fail "no prompt in tab 1"
