@@ -239,24 +239,37 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 	struct review_git *g = xcalloc(1, sizeof *g);
 
 	g->cat_in = -1;
-	_cleanup_free_ char *fmt = NULL, *objfmt = NULL, *alt = NULL, *p = NULL, *inside = NULL;
-	const char *a_common[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL };
-	const char *a_fmt[] = { "rev-parse", "--show-object-format", NULL };
-	const char *a_inside[] = { "rev-parse", "--is-inside-work-tree", NULL };
+	_cleanup_free_ char *objfmt = NULL, *alt = NULL, *p = NULL, *rp = NULL;
+	/* One git for what four rev-parse calls would tell, a line each. */
+	const char *a_rp[] = { "rev-parse", "--is-inside-work-tree", "--show-object-format",
+		"--path-format=absolute", "--git-common-dir", "--git-dir", NULL };
 	const char *scratch_extra[6] = { 0 };
+	char *line[4], *cur, *nl, *fmt;
+	size_t i;
 
 	g->ws = xstrdup(ws);
 	g->host_env = review_git_env(host_extra);
-	if (review_git_ok(g, true, NULL, a_inside, &inside, err) < 0 || strcmp(inside, "true") != 0) {
+	if (review_git_ok(g, true, NULL, a_rp, &rp, err) == 0)
+		for (cur = rp, i = 0; i < 4; i++) {
+			line[i] = cur;
+			if ((nl = strchr(cur, '\n')) != NULL)
+				*nl = '\0';
+			cur = nl != NULL ? nl + 1 : cur + strlen(cur);
+		}
+	if (rp == NULL || strcmp(line[0], "true") != 0) {
 		lz_err_clear(err);
 		lz_err_set(err, LZ_EINVAL, "workspace %s is not a git checkout: there is no agent "
 		    "branch to review (in a plain directory the agent's changes are the files "
 		    "themselves)", ws);
 		goto fail;
 	}
-	if (review_git_ok(g, true, NULL, a_common, &g->common, err) < 0 ||
-	    review_git_ok(g, true, NULL, a_fmt, &fmt, err) < 0)
+	if (line[1][0] == '\0' || line[2][0] != '/' || line[3][0] != '/') {
+		lz_err_set(err, EIO, "git rev-parse in %s: unexpected output", ws);
 		goto fail;
+	}
+	fmt = line[1];
+	g->common = xstrdup(line[2]);
+	g->gitdir = xstrdup(line[3]);
 	g->scratch = xasprintf("%s/lazaret-review-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
 	if (mkdtemp(g->scratch) == NULL) {
 		lz_err_sys(err, errno, "cannot create a scratch directory %s", g->scratch);
@@ -426,6 +439,7 @@ review_git_free(struct review_git *g)
 	free(g->scratch);
 	free(g->ws);
 	free(g->common);
+	free(g->gitdir);
 	review_env_free(g->host_env);
 	review_env_free(g->scratch_env);
 	free(g);

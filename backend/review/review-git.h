@@ -20,6 +20,7 @@
 struct review_git {
 	char *ws;		/* the workspace: the user's checkout */
 	char *common;		/* its common git dir, absolute */
+	char *gitdir;		/* its own git dir (a linked worktree's), absolute */
 	char *scratch;		/* the scratch gitdir (removed by review_git_free) */
 	char **host_env;	/* NULL-terminated */
 	char **scratch_env;
