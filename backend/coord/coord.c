@@ -542,66 +542,9 @@ coord_ready(int fd, const lz_err_t *err)
 	close(fd);
 }
 
-/* A start-up step on a thread of its own (coord_start). */
-struct coord_job {
-	struct coord *c;
-	int (*fn)(struct coord *, lz_err_t *);
-	uv_thread_t th;
-	bool threaded;
-	int r;
-	lz_err_t err;
-};
-
-static void
-coord_job_run(void *arg)
-{
-	struct coord_job *j = arg;
-
-	j->r = j->fn(j->c, &j->err);
-}
-
-/* Start fn(c) on a thread (on this one if no thread can be made). */
-static void
-coord_job_start(struct coord_job *j, struct coord *c, int (*fn)(struct coord *, lz_err_t *))
-{
-	j->c = c;
-	j->fn = fn;
-	j->err = (lz_err_t)LZ_ERR_INIT;
-	j->threaded = uv_thread_create(&j->th, coord_job_run, j) == 0;
-	if (!j->threaded)
-		coord_job_run(j);
-}
-
-/* Wait for j; its error moves to err unless err already holds one. */
-static int
-coord_job_join(struct coord_job *j, lz_err_t *err)
-{
-	if (j->threaded)
-		uv_thread_join(&j->th);
-	if (j->r < 0 && err->msg == NULL)
-		*err = j->err;
-	else
-		lz_err_clear(&j->err);
-	return j->r;
-}
-
-static int
-coord_job_image(struct coord *c, lz_err_t *err)
-{
-	return coord_check_image(c, c->o->resolved->profile->image, err);
-}
-
-static int
-coord_job_sentry(struct coord *c, lz_err_t *err)
-{
-	return sentry_prepare(c->a, c->o->mode, &c->layout, err);
-}
-
 static int
 coord_start(struct coord *c, lz_err_t *err)
 {
-	struct coord_job img, sen;
-	lz_err_t ovl_err = LZ_ERR_INIT;
 	const struct anchor *a = c->a;
 	const char *socket_dir_end = strrchr(a->ctl_socket, '/');
 	char *socket_dir = xstrndup(a->ctl_socket, (size_t)(socket_dir_end - a->ctl_socket));
@@ -640,32 +583,23 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	lz_trace("log, locks, state store");
-	/* The image check and the Sentry's git work on threads while podman
-	 * mounts the overlays here: none reads what another makes. An image
-	 * that is missing is said as such, before what it made fail. */
-	coord_job_start(&img, c, coord_job_image);
-	coord_job_start(&sen, c, coord_job_sentry);
-	/* Marked before the call: a half-made mount set is unmounted too. */
-	c->ovl_ok = true;
-	(void)overlay_mount(a, c->o->resolved->profile->image,
-	    c->o->resolved->profile->persistent_dirs, c->o->resolved->profile->n_persistent_dirs,
-	    &c->ovl, &c->n_ovl, &ovl_err);
-	lz_trace("overlays");
-	r = coord_job_join(&img, err);
-	lz_trace("image check (joined)");
-	if (r == 0 && ovl_err.msg != NULL)
-		*err = ovl_err;
-	else
-		lz_err_clear(&ovl_err);
-	r = coord_job_join(&sen, err);
-	lz_trace("git sentry (joined)");
-	c->layout_ok = r == 0;
-	if (err->msg != NULL)
+	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
 		goto out;
+	lz_trace("image check");
+	if (sentry_prepare(a, c->o->mode, &c->layout, err) < 0)
+		goto out;
+	c->layout_ok = true;
+	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
 	if (c->layout.is_git)
 		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, c);
+	/* Marked before the call: a half-made mount set is unmounted too. */
+	c->ovl_ok = true;
+	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
+	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0)
+		goto out;
+	lz_trace("overlays");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <uv.h>
 
 #include "sandbox/overlay.h"
 #include "coord/proc.h"
@@ -325,32 +324,10 @@ overlay_etc_scrub(const char *upper)
 	}
 }
 
-/* `podman image inspect` for the image's id, on a thread (overlay_mount). */
-struct overlay_inspect {
-	const char *image;
-	uv_thread_t th;
-	bool threaded;
-	int r;
-	char *id;
-	lz_err_t err;
-};
-
-static void
-overlay_inspect_run(void *arg)
-{
-	struct overlay_inspect *x = arg;
-
-	x->r = overlay_podman(false, &x->id, NULL, &x->err, "image", "inspect", "--format",
-	    "{{.Id}}", x->image, NULL);
-}
-
 int
 overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size_t n,
     struct drv_mount **mounts, size_t *n_mounts, lz_err_t *err)
 {
-	struct overlay_inspect insp = { 0 };
-	lz_err_t info_err = LZ_ERR_INIT;
-	int r_info;
 	_cleanup_free_ char *root = NULL, *id = NULL, *info = NULL;
 	_cleanup_free_ char *old_id = NULL, *img = NULL;
 	struct drv_mount *ms = NULL;
@@ -374,24 +351,11 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		return -1;
 	if (sentry_path_check("overlay directory", root, false, err) < 0)
 		return -1;
-	/* Two podman start-ups at once: the image's id on a thread. */
-	insp.image = image;
-	insp.threaded = uv_thread_create(&insp.th, overlay_inspect_run, &insp) == 0;
-	if (!insp.threaded)
-		overlay_inspect_run(&insp);
-	r_info = overlay_podman(true, &info, NULL, &info_err, "cat", "/proc/self/mountinfo", NULL);
-	if (insp.threaded)
-		uv_thread_join(&insp.th);
-	id = insp.id;
-	if (insp.r < 0) {
-		lz_err_clear(&info_err);
-		*err = insp.err;
+	if (overlay_podman(false, &id, NULL, err, "image", "inspect", "--format", "{{.Id}}",
+	    image, NULL) < 0)
 		return lz_err_wrap(err, "image '%s'", image);
-	}
-	if (r_info < 0) {
-		*err = info_err;
+	if (overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
 		return -1;
-	}
 	overlay_state_read(root, &old_id, &img);
 	same_image = old_id != NULL && strcmp(old_id, id) == 0 && img != NULL &&
 	    overlay_mountinfo_has(info, img);
