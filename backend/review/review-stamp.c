@@ -126,6 +126,9 @@ review_stamp_add(struct review_stamp *s, const char *path, int flags)
 		return;
 	}
 	review_stamp_ent(s, "", 0, &st, 0);
+	/* A tree behind a symlink: git follows it, the stamp would not. */
+	if ((flags & REVIEW_STAMP_TREE) && S_ISLNK(st.st_mode))
+		s->unsure = true;
 	if (!(flags & REVIEW_STAMP_TREE) || !S_ISDIR(st.st_mode))
 		return;
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {

@@ -1,7 +1,8 @@
 /* test-review-stamp.c - the review gate's cache key: equal while nothing
  * changed; different after a rewrite that keeps size and mtime (ctime and
  * the inode tell), a new file deep down, a nested repository's .git; the
- * checkout's own .git left out; unsure while a change is too recent. */
+ * checkout's own .git left out; unsure while a change is too recent or
+ * the tree is behind a symlink. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "review/review-stamp.h"
 #include "testutil.h"
@@ -74,6 +76,15 @@ test_review_stamp_sees_every_change_but_the_top_git(void **state)
 
 	/* Written just now: too recent to be trusted with a 1 s margin. */
 	assert_false(stamp(d, 1000, k1));
+	/* A checkout reached through a symlink is never trusted: git follows
+	 * it, the stamp would see the link only. */
+	{
+		_cleanup_free_ char *ln = xasprintf("%s/link", sub);
+
+		assert_int_equal(symlink(d, ln), 0);
+		assert_false(stamp(ln, -1000, k1));
+		assert_int_equal(unlink(ln), 0);
+	}
 	tu_rmrf(d);
 	free(d);
 }
