@@ -1,6 +1,7 @@
 /* wb-draw.c - the workbench's screen: layout, tab bar and status line,
  * the tab's terminal (only its dirty rows), the side panel and the dialog on
- * top, drawn once per loop turn; messages and the panel's log. */
+ * top, drawn once per loop turn and at most once per WB_FRAME_MS; messages
+ * and the panel's log. */
 #include <stdarg.h>
 #include <time.h>
 #include <stdio.h>
@@ -200,14 +201,30 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 {
 	struct wb *wb = h->data;
 	struct wb_tab *tab = wb_tabs_active(wb);
+	uint64_t now;
 	int s, e;
 
 	if (wb->quit) {
 		uv_stop(wb->loop);
 		return;
 	}
-	if (wb->dirty || wb->redraw_all || (tab != NULL && term_dirty(tab->t, &s, &e)))
-		wb_draw(wb);
+	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
+		return;
+	now = uv_now(wb->loop);
+	if (wb->drawn_at != 0 && now - wb->drawn_at < WB_FRAME_MS) {
+		if (!uv_is_active((uv_handle_t *)&wb->frame))
+			uv_timer_start(&wb->frame, wb_draw_frame_cb, WB_FRAME_MS - (now - wb->drawn_at),
+			    0);
+		return;
+	}
+	wb_draw(wb);
+	wb->drawn_at = now;
+}
+
+void
+wb_draw_frame_cb(uv_timer_t *t)
+{
+	(void)t;	/* the loop turn it makes draws (wb_draw_prepare_cb) */
 }
 
 void

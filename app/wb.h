@@ -99,6 +99,8 @@ struct wb {
 	uv_signal_t sig_winch, sig_term, sig_hup;
 	uv_prepare_t prep;
 	uv_timer_t tick;
+	uv_timer_t frame;		/* a draw put off to the next frame */
+	uint64_t drawn_at;		/* uv_now of the last draw from prep */
 	bool redraw_all, dirty;
 	char *state_path;
 	struct wb_state_tab *kept;	/* detached tabs not restored (-w): saved along */
@@ -120,7 +122,10 @@ void wb_draw_relayout(struct wb *wb);
  * columns (remembered), over it when narrower (until hidden or resized). */
 void wb_draw_panel(struct wb *wb, bool show);
 void wb_draw(struct wb *wb);
+/* Output floods are drawn at most once per frame, not once per read. */
+#define WB_FRAME_MS 16
 void wb_draw_prepare_cb(uv_prepare_t *h);
+void wb_draw_frame_cb(uv_timer_t *t);
 void wb_draw_tick_cb(uv_timer_t *t);
 
 /* wb-tabs.c */

@@ -10,12 +10,13 @@
  * (backend/coord/screen.c) and then the live stream.
  *
  * Bytes from a session are fed into its tab's term (vterm/term.h); the
- * screen is drawn once per loop turn from a uv_prepare_t, only the dirty
- * rows of the shown tab (term-draw.c), the tab bar, status line and side
- * panel when something changed. Keys are read with wget_wch on a uv_poll_t
- * of stdin, folded (ESC+key is Alt+key), run through the prefix table
- * (wb-keys.c), and otherwise encoded for the PTY with libvterm's keyboard
- * encoder (wb-tab.c), which follows the application's cursor-key mode.
+ * screen is drawn once per loop turn (at most every WB_FRAME_MS) from a
+ * uv_prepare_t, only the dirty rows of the shown tab (term-draw.c), the
+ * tab bar, status line and side panel when something changed. Keys are
+ * read with wget_wch on a uv_poll_t of stdin, folded (ESC+key is
+ * Alt+key), run through the prefix table (wb-keys.c), and otherwise
+ * encoded for the PTY with libvterm's keyboard encoder (wb-tab.c), which
+ * follows the application's cursor-key mode.
  * SIGWINCH is a uv_signal_t (installed before initscr, so ncurses keeps out
  * of it): resize_term, relayout, and a RESIZE frame for every tab.
  *
@@ -423,6 +424,8 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
+	uv_timer_init(wb.loop, &wb.frame);
+	wb.frame.data = &wb;
 
 	wb.redraw_all = true;
 	while (!wb.quit)
