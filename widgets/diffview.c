@@ -1,44 +1,11 @@
-/* diffview.c - a windowed pager over a diff stream (see diffview.h).
- *
- * Line abs (0-based in the stream) lives in ring[abs % DIFFVIEW_WINDOW]
- * while first <= abs < first + n. seen counts the lines completed in the
- * current stream, kept or skipped, so a restart knows where it is.
- */
+/* diffview.c - a windowed pager over a diff stream (see diffview.h); no
+ * curses here (diffview-draw.c draws), so the fuzzer drives it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diffview.h"
+#include "diffview-int.h"
 #include "xmalloc.h"
-
-enum dv_kind {
-	DV_PLAIN,
-	DV_META,
-	DV_HUNK,
-	DV_ADD,
-	DV_DEL,
-};
-
-struct dv_line {
-	char *s;		/* tabs expanded, NUL-terminated */
-	unsigned char kind;
-};
-
-struct diffview {
-	struct dv_line ring[DIFFVIEW_WINDOW];
-	size_t first, n;	/* the kept window */
-	size_t seen;		/* lines completed in this stream */
-	size_t skip;		/* lines below this are counted, not kept */
-	size_t top;		/* first line on screen */
-	int rows;		/* screen rows at the last draw */
-	bool eof, failed, to_end, in_hunk;
-	char part[DIFFVIEW_LINE_MAX];	/* the line being read */
-	size_t plen;
-	char search[DIFFVIEW_SEARCH_MAX];
-	bool search_pending;	/* reading on for a match at or after search_from */
-	size_t search_from;
-	char msg[DIFFVIEW_SEARCH_MAX + 64];
-};
 
 struct diffview *
 diffview_new(void)
@@ -187,8 +154,8 @@ diffview_feed(struct diffview *dv, const char *buf, size_t len)
 	}
 }
 
-static size_t
-dv_last_top(const struct diffview *dv)
+size_t
+diffview_last_top(const struct diffview *dv)
 {
 	return dv->seen > (size_t)dv->rows ? dv->seen - (size_t)dv->rows : 0;
 }
@@ -205,7 +172,7 @@ diffview_eof(struct diffview *dv, bool ok)
 		snprintf(dv->msg, sizeof dv->msg, "/%s: not found", dv->search);
 	}
 	if (dv->to_end)
-		dv->top = dv_last_top(dv);
+		dv->top = diffview_last_top(dv);
 }
 
 bool
@@ -233,53 +200,10 @@ diffview_needs_restart(const struct diffview *dv, size_t *skip)
 	return true;
 }
 
-static const struct widget_style *
-dv_style(const struct widget_palette *pal, enum dv_kind k)
-{
-	switch (k) {
-	case DV_META: return &pal->style[THEME_DIFF_META];
-	case DV_HUNK: return &pal->style[THEME_DIFF_HUNK];
-	case DV_ADD: return &pal->style[THEME_DIFF_ADD];
-	case DV_DEL: return &pal->style[THEME_DIFF_DEL];
-	case DV_PLAIN: break;
-	}
-	return &pal->style[THEME_PANEL_ITEM];
-}
-
-void
-diffview_draw(struct diffview *dv, WINDOW *win, int y, int x, int h, int w,
-    const struct widget_palette *pal)
-{
-	const struct widget_style *item = &pal->style[THEME_PANEL_ITEM];
-	struct widget_style dim = *item;
-	int r;
-
-	dim.attr |= A_DIM;
-	dv->rows = h > 0 ? h : 1;
-	for (r = 0; r < h; r++) {
-		size_t abs = dv->top + (size_t)r;
-
-		widget_fill(win, y + r, x, w, item);
-		if (abs >= dv->first && abs < dv->first + dv->n) {
-			const struct dv_line *l = &dv->ring[abs % DIFFVIEW_WINDOW];
-
-			widget_puts(win, y + r, x, l->s, w, dv_style(pal, (enum dv_kind)l->kind));
-		} else if (dv->eof && abs >= dv->seen) {
-			if (abs == dv->seen && dv->failed)
-				widget_puts(win, y + r, x, "(git diff failed: the diff may be cut short)",
-				    w, &pal->style[THEME_TAB_ALERT]);
-			else if (abs == dv->seen && dv->seen == 0)
-				widget_puts(win, y + r, x, "(no differences)", w, &dim);
-		} else if (r == 0 || abs == dv->seen) {
-			widget_puts(win, y + r, x, "... reading", w, &dim);
-		}
-	}
-}
-
 static void
 dv_move(struct diffview *dv, long delta)
 {
-	size_t max = dv->eof ? dv_last_top(dv) : dv->seen;
+	size_t max = dv->eof ? diffview_last_top(dv) : dv->seen;
 	long t = (long)dv->top + delta;
 
 	dv->to_end = false;
@@ -319,7 +243,8 @@ dv_find(struct diffview *dv, bool forward)
 		snprintf(dv->msg, sizeof dv->msg, "/%s: searching...", dv->search);
 		return;
 	}
-	for (abs = dv->top; abs > dv->first; abs--)
+	/* The top may be past what is kept (a restart still skipping). */
+	for (abs = dv->top < dv->first + dv->n ? dv->top : dv->first + dv->n; abs > dv->first; abs--)
 		if (strstr(dv->ring[(abs - 1) % DIFFVIEW_WINDOW].s, dv->search) != NULL) {
 			abs--;
 			goto found;
@@ -371,7 +296,7 @@ diffview_handle_key(struct diffview *dv, int key)
 		dv->search_pending = false;
 		dv->to_end = true;
 		if (dv->eof)
-			dv->top = dv_last_top(dv);
+			dv->top = diffview_last_top(dv);
 		break;
 	case 'n':
 		dv_find(dv, true);
