@@ -124,7 +124,8 @@ wb_draw_bars(struct wb *wb)
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
-	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS :
+	    wb->review != NULL ? WB_REVIEW_STATUS_HINTS : wb->hints);
 	free(state);
 	if (wb->lay.status.w > 0)
 		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,

@@ -44,6 +44,7 @@
 #define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
+#define WB_REVIEW_STATUS_HINTS	"review: keys go to the view; q or Esc goes back to the tab"
 
 /* A waiting escalation. */
 struct wb_esc {

@@ -72,7 +72,7 @@ for s in "lazaret/agent-default -> main" "1 commit" "agent work" \
 	pane_has "$s" || show_fail "the review view lacks [$s]"
 done
 pane | grep -F " A notes.txt" | grep -qF "!" && show_fail "notes.txt is flagged"
-pane_has "REVIEW" || show_fail "the status line does not say REVIEW"
+pane_has "REVIEW" && pane_has "q or Esc goes back to the tab" || show_fail "the status line does not say REVIEW and how to leave"
 note "ok: branch, base, commit, the 3 flags with reasons, flagged files marked, notes.txt not"
 
 # --- the Makefile's diff, coloured by the theme (default: green +, red -)
