@@ -81,6 +81,7 @@ wb_draw_relayout(struct wb *wb)
 		reqprompt_resize(wb->prompt, LINES, COLS);
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
+	wb_review_resize(wb);
 	wb->redraw_all = true;
 }
 
@@ -119,12 +120,13 @@ wb_draw_bars(struct wb *wb)
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
 		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
-		    sidelist_focused(wb->side) ? " PANEL" : "",
+		    wb->review != NULL ? " REVIEW" : sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : "");
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
-	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS :
+	    wb->review != NULL ? WB_REVIEW_STATUS_HINTS : wb->hints);
 	free(state);
 	if (wb->lay.status.w > 0)
 		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,
@@ -167,6 +169,7 @@ wb_draw(struct wb *wb)
 			sidelist_draw(wb->side, wb->sidewin, 0, 0, wb->lay.panel.h, wb->lay.panel.w,
 			    &wb->pal);
 	}
+	wb_review_draw(wb);
 	if (wb->help != NULL)
 		textview_draw(wb->help, &wb->pal);
 	if (wb->newtab != NULL)
@@ -184,7 +187,7 @@ wb_draw(struct wb *wb)
 		cursor_set = true;
 	}
 	if (!cursor_set) {
-		if (tab != NULL && wb->help == NULL && wb->prompt == NULL &&
+		if (tab != NULL && wb->help == NULL && wb->prompt == NULL && wb->review == NULL &&
 		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
 		    term_draw_cursor(tab->t, wb->termwin))
 			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */

@@ -255,6 +255,10 @@ wb_input_help(struct wb *wb)
 		"Request view:",
 		"  a, the 3-character code shown, Enter: approve (only once armed)",
 		"  d deny   e edit   q quit (stops the domain)   Esc  put it away",
+		"Review view (prefix R): the tab's agent branch against your branch:",
+		"  j k PgUp PgDn g G  move   Enter  the file's diff (/ find, n N, ] [ next/prev file)",
+		"  m merge (asks y; a changed executable surface asks again, a accepts it)",
+		"  D discard (asks y)   F every surface flag   r reload   q Esc  back",
 		"Leaving: prefix d detaches (every session keeps running;",
 		"  'lazaret-workbench attach' brings the tabs back); prefix x closes",
 		"  a tab (asks while its program runs); closing the last one quits.",
@@ -344,6 +348,9 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (tab != NULL && wb_tab_encode_key(tab->t, wb_keys_prefix(wb->keys)))
 			wb_tabs_flush_output(tab);
 		break;
+	case WB_KEYS_REVIEW:
+		wb_review_open(wb, tab);
+		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:
 	case WB_KEYS_UNBOUND:
@@ -382,6 +389,10 @@ wb_input_key(struct wb *wb, int key)
 	}
 	if (wb->newtab != NULL) {
 		wb_input_newtab_key(wb, key);
+		return;
+	}
+	if (wb->review != NULL) {
+		wb_review_key(wb, key);
 		return;
 	}
 	if (wb->quit_esc != NULL) {

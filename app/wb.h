@@ -5,6 +5,7 @@
  *   wb-esc.c     the escalation queue, the request view, decisions
  *   wb-input.c   keys: the prefix table, dialogs, the tab's program
  *   wb-draw.c    the screen: layout, bars, panel, dialogs; messages
+ *   wb-review*.c the review view (prefix R) and the panel's review counts
  * See workbench.c for the theory of operation.
  */
 #ifndef LZ_WB_H
@@ -43,6 +44,7 @@
 #define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
+#define WB_REVIEW_STATUS_HINTS	"review: keys go to the view; q or Esc goes back to the tab"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -112,6 +114,8 @@ struct wb {
 	bool fallback;
 	const char *def_profile, *def_workspace;
 	bool quit, detached, started;
+	struct wb_review *review;	/* the review view, when open */
+	struct wb_review_count *rcount;	/* the panel's unreviewed commits per tab */
 };
 
 /* wb-draw.c */
@@ -172,6 +176,20 @@ void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
 void wb_esc_prompt_key(struct wb *wb, int key);
 void wb_esc_edit_key(struct wb *wb, int key);
 void wb_esc_side_key(struct wb *wb, int key);
+
+/* wb-review-ui.c: the review view of the tab's agent branch (prefix R) */
+void wb_review_open(struct wb *wb, struct wb_tab *tab);
+void wb_review_close(struct wb *wb);
+void wb_review_key(struct wb *wb, int key);
+void wb_review_draw(struct wb *wb);
+void wb_review_resize(struct wb *wb);
+
+/* wb-review-count.c: the side panel's Review list, per tab the agent
+ * commits not on the user's branch and the surface flags, computed on the
+ * threadpool every few seconds (only when a branch moved) and now. */
+void wb_review_count_start(struct wb *wb);
+void wb_review_count_refresh(struct wb *wb);
+void wb_review_count_stop(struct wb *wb);
 
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);

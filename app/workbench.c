@@ -166,7 +166,8 @@ wb_help(void)
 	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
 	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it,\n"
 	    "[ scrollback (PgUp/PgDn, / find, n/N next, q leaves; workbench.history\n"
-	    "lines), r open the waiting request, D deny, e edit, a sends C-a (as\n"
+	    "lines), r open the waiting request, D deny, e edit, R review the agent's\n"
+	    "commits (diff, executable surface, merge, discard), a sends C-a (as\n"
 	    "C-a C-a), ? one help page for every mode. Approving is only in the request view:\n"
 	    "a, the 3-character code it shows, Enter.\n"
 	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs (session\n"
@@ -426,6 +427,7 @@ main(int argc, char **argv)
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
 	uv_timer_init(wb.loop, &wb.frame);
 	wb.frame.data = &wb;
+	wb_review_count_start(&wb);
 
 	wb.redraw_all = true;
 	while (!wb.quit)
@@ -445,6 +447,8 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 out_loop:
+	wb_review_count_stop(&wb);
+	wb_review_close(&wb);
 	for (i = 0; i < wb.n_tabs; i++)
 		wb_tab_free(wb.tabs[i]);
 	wb.n_tabs = 0;

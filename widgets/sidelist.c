@@ -1,4 +1,4 @@
-/* sidelist.c - three scrolling lists in the side panel. */
+/* sidelist.c - the scrolling lists of the side panel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +29,7 @@ static const char *const list_title[SIDELIST_N] = {
 	[SIDELIST_QUEUE] = "Escalations",
 	[SIDELIST_AUDIT] = "Audit",
 	[SIDELIST_EGRESS] = "Egress",
+	[SIDELIST_REVIEW] = "Review",
 };
 
 struct sidelist *
@@ -255,12 +256,22 @@ sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, cons
 		draw_list(sl, sl->current, win, y, x, h, w, pal);
 		return;
 	}
-	for (int i = 0; i < SIDELIST_N; i++) {
-		/* The queue gets the odd row: it is what needs a decision. */
-		int lh = h / SIDELIST_N + (i < h % SIDELIST_N ? 1 : 0);
+	{
+		/* Review (when it has lines): at the bottom, at most a quarter. */
+		size_t nr = sl->list[SIDELIST_REVIEW].n;
+		int rh = nr > 0 ? 1 + (int)nr : 0, n = SIDELIST_N - 1;
 
-		draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal);
-		cy += lh;
+		if (rh > h / 4)
+			rh = h / 4;
+		for (int i = 0; i < n; i++) {
+			/* The queue gets the odd row: it is what needs a decision. */
+			int lh = (h - rh) / n + (i < (h - rh) % n ? 1 : 0);
+
+			draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal);
+			cy += lh;
+		}
+		if (rh > 0)
+			draw_list(sl, SIDELIST_REVIEW, win, cy, x, rh, w, pal);
 	}
 }
 

@@ -1,5 +1,6 @@
-/* sidelist.h - the side panel: three titled lists stacked top to bottom,
- * the escalation queue, the audit history and the egress log.
+/* sidelist.h - the side panel: titled lists stacked top to bottom, the
+ * escalation queue, the audit history, the egress log and, once it has
+ * lines, the review counts per tab (at the bottom, at most a quarter).
  *
  * Each list keeps its items (id + one line of text, copied), a selection and
  * a scroll offset that follows it. One list is current; the panel has focus
@@ -23,6 +24,7 @@ enum sidelist_list {
 	SIDELIST_QUEUE,		/* escalations waiting for a decision */
 	SIDELIST_AUDIT,
 	SIDELIST_EGRESS,
+	SIDELIST_REVIEW,	/* per tab: agent commits not reviewed, surface flags */
 	SIDELIST_N
 };
 

@@ -135,6 +135,25 @@ review_git_spawn(struct review_git *g, const char *const *args, int in_fd, int o
 	return r != 0 ? lz_err_sys(err, r, "cannot run git %s", args[0]) : 0;
 }
 
+char **
+review_git_cmd(struct review_git *g, const char *const *args, char ***env)
+{
+	char *own[2];
+	const char **argv = review_git_argv(g, false, NULL, args, own);
+	char **out;
+	size_t n, i;
+
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(argv[i]);
+	free(own[0]);
+	free(argv);
+	*env = g->scratch_env;
+	return out;
+}
+
 int
 review_git_run(struct review_git *g, bool host, const char *work_tree,
     const char *const *args, const char *input, int flags, struct proc_result *res,
@@ -228,8 +247,11 @@ review_write_file(const char *path, const char *text, lz_err_t *err)
 	return 0;
 }
 
-int
-review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
+/* The host side of review_git_open; with scratch also the
+ * scratch repository. */
+static int
+review_git_open_as(const char *ws, bool scratch, struct review_git **out,
+    lz_err_t *err)
 {
 	static const char *const host_extra[] = {
 		"GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1",
@@ -249,6 +271,10 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 
 	g->ws = xstrdup(ws);
 	g->host_env = review_git_env(host_extra);
+	if (!scratch) {
+		*out = g;
+		return 0;
+	}
 	if (review_git_ok(g, true, NULL, a_rp, &rp, err) == 0)
 		for (cur = rp, i = 0; i < 4; i++) {
 			line[i] = cur;
@@ -317,6 +343,18 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 fail:
 	review_git_free(g);
 	return -1;
+}
+
+int
+review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
+{
+	return review_git_open_as(ws, true, out, err);
+}
+
+int
+review_git_open_host(const char *ws, struct review_git **out, lz_err_t *err)
+{
+	return review_git_open_as(ws, false, out, err);
 }
 
 int
