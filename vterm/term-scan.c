@@ -43,6 +43,66 @@ term_scan_idle(const struct term_scan *s)
 	return s->state == SCAN_GROUND && s->utf8_left == 0;
 }
 
+bool
+term_scan_plain(const struct term_scan *s)
+{
+	return term_scan_idle(s) && !s->esc_held && s->u8len == 0 && !s->nowrap &&
+	    !s->insert && !s->ss_pending && (s->g_odd & (1u << s->gl)) == 0;
+}
+
+/* A CSI parameter libvterm was given ended: note the modes term_scan_plain
+ * cares about (sub-parameters count too, as libvterm's mode loop sees them). */
+static void
+csi_param_end(struct term_scan *s)
+{
+	if (s->csi_val == 4)
+		s->csi_modes |= 1u;
+	else if (s->csi_val == 7)
+		s->csi_modes |= 2u;
+	s->csi_val = 0;
+}
+
+/* An ESC sequence ended on final byte c: follow resets, shifts and the
+ * character sets designated (anything but 'B', US-ASCII, counts as odd). */
+static void
+esc_final(struct term_scan *s, unsigned char c)
+{
+	unsigned char i1 = s->esc_i1;
+
+	if (!s->esc_inter) {
+		if (c == 'c') {		/* RIS: libvterm resets modes and sets */
+			s->nowrap = s->insert = s->ss_pending = false;
+			s->gl = 0;
+			s->g_odd = 0;
+		} else if (c == 'N' || c == 'O')
+			s->ss_pending = true;
+		else if (c == 'n' || c == 'o')
+			s->gl = c == 'n' ? 2 : 3;
+		return;
+	}
+	if (i1 >= '(' && i1 <= '+') {
+		if (c == 'B')
+			s->g_odd &= (unsigned char)~(1u << (i1 - '('));
+		else
+			s->g_odd |= (unsigned char)(1u << (i1 - '('));
+	} else if (i1 >= '-' && i1 <= '/')
+		s->g_odd |= (unsigned char)(1u << (i1 - ','));
+	else if (i1 & 0x80)	/* several intermediates: any set may change */
+		s->g_odd = 0x0f;
+}
+
+/* A CSI ended on final byte c (no intermediates): follow DECAWM and IRM. */
+static void
+csi_final(struct term_scan *s, unsigned char c)
+{
+	if ((c != 'h' && c != 'l') || (s->csi_modes & 4u) != 0)
+		return;
+	if (s->csi_leader == '?' && (s->csi_modes & 2u) != 0)
+		s->nowrap = c == 'l';
+	else if (s->csi_leader == 0 && (s->csi_modes & 1u) != 0)
+		s->insert = c == 'h';
+}
+
 /* libvterm 0.1.4 puts a uint32_t VLA of the write's length on the stack
  * for text: one 3 MB write overflows an 8 MB stack. Feed in slices. */
 static void
@@ -133,8 +193,10 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 			left = 0;
 		}
 		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
-			if (c < 0x80)
+			if (c < 0x80) {
 				s->last_cp = c;
+				s->ss_pending = false;
+			}
 			else if (c < 0xc0 || c >= 0xfe)
 				s->last_cp = 0xfffd;	/* libvterm shows U+FFFD */
 			else {
@@ -186,6 +248,10 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 			s->esc_inter = false;
 			continue;
 		}
+		if (c == 0x0e)			/* SO: G1 into GL */
+			s->gl = 1;
+		else if (c == 0x0f && st == SCAN_GROUND)	/* SI: G0 back */
+			s->gl = 0;
 		if (c < 0x20 && !(c == 0x07 && st == SCAN_STRING))
 			continue;		/* other C0: run, the sequence goes on */
 		switch (st) {
@@ -208,12 +274,17 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 				s->csi_digits = 0;
 				s->csi_drop = false;
 				s->csi_plain = true;
+				s->csi_val = 0;
+				s->csi_modes = 0;
+				s->csi_leader = 0;
 			} else if (c == 'P' || c == ']')
 				st = SCAN_STRING;
-			else if (c >= 0x20 && c <= 0x2f)
+			else if (c >= 0x20 && c <= 0x2f) {
+				s->esc_i1 = s->esc_inter ? (unsigned char)(s->esc_i1 | 0x80) : c;
 				s->esc_inter = true;
-			else if (c >= 0x30 && c <= 0x7e) {
+			} else if (c >= 0x30 && c <= 0x7e) {
 				st = SCAN_GROUND;
+				esc_final(s, c);
 				if (c == '8' && !s->esc_inter) {	/* DECRC */
 					feed_run(s, p + run, i + 1 - run);
 					run = i + 1;
@@ -225,6 +296,7 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 			/* Phases as libvterm's parser: leader, arguments, intermediates. */
 			if (s->csi_phase == 0) {
 				if (c >= 0x3c && c <= 0x3f) {
+					s->csi_leader = s->csi_plain ? c : 0xff;
 					s->csi_plain = false;
 					break;
 				}
@@ -234,12 +306,16 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 				if ((c >= '0' && c <= '9') || c == ':' || c == ';') {
 					bool drop_digit = false;
 
+					if (c >= ':' && !s->csi_drop)
+						csi_param_end(s);
 					if (!s->csi_drop && c >= ':' && ++s->csi_seps >= TERM_CSI_ARGS)
 						s->csi_drop = true;
 					if (c >= ':')
 						s->csi_digits = 0;
 					else	/* more would overflow libvterm's long (UB) */
 						drop_digit = ++s->csi_digits > 9;
+					if (c < ':' && !drop_digit && !s->csi_drop && s->csi_val < 100000)
+						s->csi_val = s->csi_val * 10 + (c - '0');
 					if (s->csi_drop || drop_digit) {
 						feed_run(s, p + run, i - run);
 						run = i + 1;
@@ -250,9 +326,13 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 			}
 			if (c >= 0x20 && c <= 0x2f) {
 				s->csi_plain = false;
+				s->csi_modes |= 4u;
 				break;
 			}
 			st = SCAN_GROUND;	/* a final byte, or an invalid one */
+			if (!s->csi_drop)
+				csi_param_end(s);
+			csi_final(s, c);
 			if (c == 'b' && s->csi_plain && !rep_safe(s->last_cp)) {
 				feed_run(s, p + run, i - run);
 				feed_run(s, (const unsigned char *)"N", 1);

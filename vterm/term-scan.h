@@ -40,6 +40,17 @@ struct term_scan {
 	unsigned char u8buf[6];		/* its bytes held back from libvterm */
 	size_t u8len;
 	uint32_t last_cp;		/* last character printed */
+	/* What decides how plain ASCII lands (see term_scan_plain); libvterm
+	 * 0.1.4 has no getters for these. */
+	int csi_val;			/* the current parameter's value, capped */
+	unsigned csi_modes;		/* 1: a parameter 4 seen, 2: a parameter 7 */
+	unsigned char csi_leader;	/* '?', '>'... or 0 */
+	unsigned char esc_i1;		/* first intermediate of an ESC sequence */
+	bool nowrap;			/* DECAWM reset (?7l) */
+	bool insert;			/* IRM set (CSI 4 h) */
+	bool ss_pending;		/* SS2/SS3 waiting for a character */
+	unsigned char gl;		/* G set shifted into GL (SO/SI, LS2/LS3) */
+	unsigned char g_odd;		/* bit n: Gn may not be US-ASCII */
 };
 
 /* Start in the ground state, feeding vt. */
@@ -49,6 +60,11 @@ void term_scan_init(struct term_scan *, VTerm *vt);
 void term_scan_feed(struct term_scan *, const unsigned char *p, size_t len);
 /* True between sequences (see term_idle). */
 bool term_scan_idle(const struct term_scan *);
+/* True when printable ASCII now prints itself, cell by cell, wrapping at
+ * the right edge: between sequences, nothing held back, autowrap on,
+ * insert mode off, US-ASCII in GL and no single shift pending. Tracked
+ * conservatively: false whenever unsure. */
+bool term_scan_plain(const struct term_scan *);
 /* Put a cursor that lies off the screen (a restore after a shrink) back. */
 void term_scan_clamp_cursor(struct term_scan *);
 

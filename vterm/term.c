@@ -21,33 +21,14 @@
 #include <string.h>
 
 #include "term.h"
+#include "term-priv.h"
 #include "term-sb.h"
 #include "term-scan.h"
 #include "xmalloc.h"
 
 #define TERM_OUTPUT_MAX	(1u << 20)	/* replies beyond this are dropped */
 
-struct term {
-	VTerm *vt;
-	VTermScreen *vs;
-	VTermState *st;
-	int rows, cols;
-	struct term_sb *sb;
-	size_t offset;			/* view scrolled back by this many lines */
-	int dirty_start, dirty_end;	/* view rows; start == end: clean */
-	unsigned events;
-	unsigned long bells;
-	struct term_cursor cursor;
-	bool alt, reverse;
-	int mouse;
-	char title[TERM_TITLE_MAX + 1];
-	char *out;
-	size_t out_len, out_cap;
-	bool replies;			/* keep replies made while feeding */
-	bool in_key;			/* output now is a key encoding */
-	struct term_scan scan;		/* what libvterm has been given */
-	VTermScreenCell blank;
-};
+/* struct term is in term-priv.h. */
 
 static void
 dirty_rows(struct term *t, int start, int end)
@@ -163,8 +144,8 @@ resize_cb(int rows, int cols, void *user)
 	return 1;
 }
 
-static int
-sb_pushline_cb(int cols, const VTermScreenCell *cells, void *user)
+void
+term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
 {
 	struct term *t = user;
 	bool dropped = term_sb_push(t->sb, cols, cells, &t->blank);
@@ -176,6 +157,18 @@ sb_pushline_cb(int cols, const VTermScreenCell *cells, void *user)
 		else
 			term_dirty_all(t);
 	}
+}
+
+static int
+sb_pushline_cb(int cols, const VTermScreenCell *cells, void *user)
+{
+	struct term *t = user;
+
+	t->pushes++;
+	if (t->sb_skip > 0)
+		t->sb_skip--;	/* fast_run pushed this row already */
+	else
+		term_sb_pushed(t, cols, cells);
 	return 1;
 }
 
@@ -251,6 +244,7 @@ term_new(int rows, int cols, size_t sb_lines, struct term **out, lz_err_t *err)
 	t->rows = rows;
 	t->cols = cols;
 	t->replies = true;
+	t->fast = true;
 	t->cursor.visible = true;
 	t->cursor.blink = true;
 	t->cursor.shape = VTERM_PROP_CURSORSHAPE_BLOCK;
@@ -286,6 +280,7 @@ term_free(struct term *t)
 		return;
 	vterm_free(t->vt);
 	term_sb_free(t->sb);
+	free(t->row);
 	free(t->out);
 	free(t);
 }
@@ -296,14 +291,6 @@ term_idle(const struct term *t)
 	return term_scan_idle(&t->scan);
 }
 
-void
-term_feed(struct term *t, const char *buf, size_t len)
-{
-	if (len == 0)
-		return;
-	term_scan_feed(&t->scan, (const unsigned char *)buf, len);
-	vterm_screen_flush_damage(t->vs);
-}
 
 int
 term_resize(struct term *t, int rows, int cols, lz_err_t *err)

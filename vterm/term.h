@@ -6,7 +6,9 @@
  *   - replies the terminal owes the PTY (DA, DSR answers) and key encodings
  *     (term_output/term_output_consume).
  * No fds, no curses, no allocation per byte. The bytes pass the scanner in
- * term-scan.c on their way to libvterm; the scrollback ring lives in
+ * term-scan.c on their way to libvterm (term-feed.c; runs of plain lines
+ * that only scroll through go to the scrollback without libvterm, with
+ * the same result, term-fast.c); the scrollback ring lives in
  * term-sb.c, cell helpers in term-cell.c, snapshots in term-snap.c, ncurses
  * drawing in term-draw.c.
  *
@@ -62,6 +64,13 @@ void term_free(struct term *);
 
 /* Feed bytes from the PTY (or a snapshot replay); damage is flushed. */
 void term_feed(struct term *, const char *buf, size_t len);
+
+/* Plain lines that scroll off go straight to the scrollback (on by
+ * default; the screen and scrollback are the same either way). Off: every
+ * byte goes through libvterm, for tests comparing the two. */
+void term_set_fast(struct term *, bool on);
+/* Rows the fast path put into the scrollback without libvterm, so far. */
+unsigned long term_fast_skipped(const struct term *);
 
 /* True when the bytes fed so far end between sequences: no escape sequence,
  * control string or UTF-8 character is half-way. A snapshot taken then

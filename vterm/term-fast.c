@@ -1,0 +1,94 @@
+/* term-fast.c - plain lines cut into scrollback rows (see term-fast.h).
+ *
+ * Theory of operation: with the cursor at column 0 of the bottom row of a
+ * full-screen scroll region, autowrap on, each plain line of n characters
+ * followed by CR LF scrolls max(1, ceil(n / cols)) rows: the characters
+ * wrap at the right edge, and a line of exactly cols characters leaves the
+ * cursor in the pending-wrap state that CR clears, so it takes one row.
+ * Every row it fills starts as a freshly erased row (same pen, since no
+ * escape sequence intervenes) and gets its characters at columns 0.., so
+ * the rows are fully known without libvterm.
+ */
+#include <string.h>
+
+#include "term-fast.h"
+
+static bool
+plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e;
+}
+
+static size_t
+line_rows(size_t n, int cols)
+{
+	return n == 0 ? 1 : (n + (size_t)cols - 1) / (size_t)cols;
+}
+
+bool
+term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
+    struct term_fast_plan *out)
+{
+	size_t i = 0, total = 0, run_end = 0, fed = 0, start;
+	bool any_text = false, got_text = false;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		start = i;
+		while (i < len && plain_byte(p[i]))
+			i++;
+		if (i + 1 >= len || p[i] != '\r' || p[i + 1] != '\n')
+			break;
+		total += line_rows(i - start, cols);
+		any_text |= i > start;
+		i += 2;
+		run_end = i;
+	}
+	out->run_end = run_end;
+	/* Walk back over whole lines until libvterm has enough to see. */
+	i = run_end;
+	while (i > 0 && (fed + 1 < (size_t)rows || (any_text && !got_text))) {
+		size_t end = i - 2;	/* the line's CR */
+		const unsigned char *nl = end > 0 ? memrchr(p, '\n', end) : NULL;
+
+		start = nl != NULL ? (size_t)(nl - p) + 1 : 0;
+		fed += line_rows(end - start, cols);
+		got_text |= end > start;
+		i = start;
+	}
+	if (i == 0 || total - fed < (size_t)rows)
+		return false;
+	out->skip_end = i;
+	out->skip_rows = total - fed;
+	return true;
+}
+
+void
+term_fast_rows(const unsigned char *p, size_t len, int cols,
+    const VTermScreenCell *tmpl, VTermScreenCell *row,
+    void (*push)(void *arg, int cols, const VTermScreenCell *cells), void *arg)
+{
+	size_t i = 0;
+
+	for (int c = 0; c < cols; c++)
+		row[c] = *tmpl;
+	while (i < len) {
+		size_t start = i, n;
+
+		while (i < len && p[i] != '\r')
+			i++;
+		n = i - start;
+		i += 2;		/* CR LF */
+		do {
+			size_t k = n < (size_t)cols ? n : (size_t)cols;
+
+			for (size_t c = 0; c < k; c++)
+				row[c].chars[0] = p[start + c];
+			push(arg, cols, row);
+			for (size_t c = 0; c < k; c++)
+				row[c].chars[0] = 0;
+			start += k;
+			n -= k;
+		} while (n > 0);
+	}
+}

@@ -1,0 +1,158 @@
+/* term-feed.c - bytes into the terminal (see term.h), and the fast path for
+ * plain lines that scroll off (term-fast.h does the planning and the rows).
+ *
+ * Theory of operation: fast_feed looks for a CR LF followed by a run of plain
+ * lines long enough to scroll more than a screen. It feeds libvterm up to
+ * that LF and watches the LF scroll a full-screen region (libvterm pushes its
+ * top row, the cursor stays at column 0 of the bottom row: margins are the
+ * whole screen, the bottom row is freshly erased with the current pen). Then
+ * it pushes the screen's other rows and the skipped lines' rows to the
+ * scrollback itself, and feeds libvterm the run's last lines, which scroll
+ * the whole screen again: libvterm's pushes of the old rows are dropped
+ * (sb_skip). Screen and scrollback end as libvterm alone leaves them; the
+ * differential tests (tests/fuzz/term-diff.h) hold it to that.
+ */
+#include <string.h>
+
+#include "term-fast.h"
+#include "term-priv.h"
+#include "xmalloc.h"
+
+#define TERM_FAST_TRIES	64	/* lines a run may take to reach the bottom row */
+
+void
+term_set_fast(struct term *t, bool on)
+{
+	t->fast = on;
+}
+
+unsigned long
+term_fast_skipped(const struct term *t)
+{
+	return t->skipped;
+}
+
+static void
+feed(struct term *t, const unsigned char *p, size_t len)
+{
+	if (len > 0)
+		term_scan_feed(&t->scan, p, len);
+}
+
+/* 1 when the cursor sits at column 0 of the bottom row of the primary
+ * screen, libvterm's size is ours and plain ASCII prints as itself; -1 when
+ * all of that holds but the cursor is on a row above; 0 otherwise. */
+static int
+fast_ready(struct term *t)
+{
+	VTermPos pos;
+	int rows, cols;
+
+	vterm_get_size(t->vt, &rows, &cols);
+	vterm_state_get_cursorpos(t->st, &pos);
+	if (t->alt || rows != t->rows || cols != t->cols || !term_scan_plain(&t->scan) || pos.col != 0)
+		return 0;
+	return pos.row == rows - 1 ? 1 : pos.row >= 0 && pos.row < rows - 1 ? -1 : 0;
+}
+
+/* p[0, cr] ends in the CR of a CR LF, and pl plans the plain lines after
+ * the LF. Feed up to the LF, and when that LF is seen to scroll a
+ * full-screen region (libvterm pushed the top row, the cursor stayed on the
+ * bottom row: the region is the whole screen and the bottom row is freshly
+ * erased with the current pen), push the rows libvterm would push, skip the
+ * planned lines and feed the rest of the run. Returns the bytes consumed;
+ * *again is set when the cursor was above the bottom row (a cat on a fresh
+ * screen): only the LF is fed then, so the next line may try again. */
+static size_t
+fast_run(struct term *t, const unsigned char *p, size_t cr, const struct term_fast_plan *pl,
+    bool *again)
+{
+	const unsigned char *run = p + cr + 2;
+	unsigned long pushes;
+	VTermScreenCell tmpl;
+	int ready;
+
+	feed(t, p, cr + 1);
+	ready = fast_ready(t);
+	*again = ready < 0;
+	if (ready < 0) {
+		feed(t, p + cr + 1, 1);
+		return cr + 2;
+	}
+	if (ready == 0) {
+		feed(t, p + cr + 1, 1 + pl->run_end);
+		return cr + 2 + pl->run_end;
+	}
+	pushes = t->pushes;
+	feed(t, p + cr + 1, 1);
+	term_cell(t, t->rows - 1, 0, &tmpl);
+	if (fast_ready(t) != 1 || t->pushes != pushes + 1 ||
+	    tmpl.chars[0] != 0 || tmpl.width != 1 || tmpl.attrs.dwl || tmpl.attrs.dhl) {
+		feed(t, run, pl->run_end);
+		return cr + 2 + pl->run_end;
+	}
+	if (t->row_cap < t->cols) {
+		t->row = xrealloc(t->row, (size_t)t->cols * sizeof(*t->row));
+		t->row_cap = t->cols;
+	}
+	/* The screen's rows above the cursor scroll off first; libvterm pushes
+	 * them again when it scrolls through the rest of the run: dropped. */
+	for (int r = 0; r < t->rows - 1; r++) {
+		for (int c = 0; c < t->cols; c++)
+			term_cell(t, r, c, &t->row[c]);
+		term_sb_pushed(t, t->cols, t->row);
+	}
+	term_fast_rows(run, pl->skip_end, t->cols, &tmpl, t->row, term_sb_pushed, t);
+	t->skipped += pl->skip_rows;
+	t->sb_skip = t->rows - 1;
+	feed(t, run + pl->skip_end, pl->run_end - pl->skip_end);
+	t->sb_skip = 0;		/* the plan makes libvterm push them all */
+	return cr + 2 + pl->run_end;
+}
+
+/* Feed buf, letting runs of plain lines that scroll off bypass libvterm
+ * (see term-fast.h); the screen and scrollback end up as libvterm alone
+ * would leave them. */
+static void
+fast_feed(struct term *t, const unsigned char *p, size_t len)
+{
+	size_t done = 0, from = 1;
+	struct term_fast_plan pl;
+	int tries = 0;		/* lines fed one by one towards the bottom row */
+	bool again;
+
+	while (from < len) {
+		const unsigned char *lf = memchr(p + from, '\n', len - from);
+		size_t i;
+
+		if (lf == NULL)
+			break;
+		i = (size_t)(lf - p);
+		from = i + 1;
+		if (p[i - 1] != '\r')
+			continue;
+		if (!term_fast_plan(p + i + 1, len - i - 1, t->rows, t->cols, &pl) ||
+		    tries > TERM_FAST_TRIES) {
+			/* A shorter run after a later CR LF of this run fails too. */
+			from = i + 1 + pl.run_end;
+			tries = 0;
+			continue;
+		}
+		done += fast_run(t, p + done, i - 1 - done, &pl, &again);
+		tries = again ? tries + 1 : 0;
+		from = done + 1;
+	}
+	feed(t, p + done, len - done);
+}
+
+void
+term_feed(struct term *t, const char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	if (t->fast && len > (size_t)t->rows * 4)
+		fast_feed(t, (const unsigned char *)buf, len);
+	else
+		feed(t, (const unsigned char *)buf, len);
+	vterm_screen_flush_damage(t->vs);
+}

@@ -1,0 +1,42 @@
+/* term-priv.h - struct term, shared by term.c (the terminal) and
+ * term-feed.c (feeding it, with the plain-line fast path). Private to vterm/.
+ */
+#ifndef LZ_TERM_PRIV_H
+#define LZ_TERM_PRIV_H
+
+#include "term.h"
+#include "term-scan.h"
+
+struct term {
+	VTerm *vt;
+	VTermScreen *vs;
+	VTermState *st;
+	int rows, cols;
+	struct term_sb *sb;
+	size_t offset;			/* view scrolled back by this many lines */
+	int dirty_start, dirty_end;	/* view rows; start == end: clean */
+	unsigned events;
+	unsigned long bells;
+	struct term_cursor cursor;
+	bool alt, reverse;
+	int mouse;
+	char title[TERM_TITLE_MAX + 1];
+	char *out;
+	size_t out_len, out_cap;
+	bool replies;			/* keep replies made while feeding */
+	bool in_key;			/* output now is a key encoding */
+	struct term_scan scan;		/* what libvterm has been given */
+	VTermScreenCell blank;
+	bool fast;			/* plain lines may bypass libvterm */
+	unsigned long pushes;		/* sb_pushline calls from libvterm */
+	int sb_skip;			/* libvterm pushes already made by fast_run */
+	unsigned long skipped;		/* rows fast_run pushed itself */
+	VTermScreenCell *row;		/* scratch row for fast_run */
+	int row_cap;
+};
+
+/* Push a row to the scrollback as libvterm's sb_pushline does, keeping a
+ * scrolled-back view on its lines (user: the struct term). */
+void term_sb_pushed(void *user, int cols, const VTermScreenCell *cells);
+
+#endif
