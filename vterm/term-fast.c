@@ -63,6 +63,22 @@ term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
 	return true;
 }
 
+size_t
+term_fast_count(const unsigned char *p, size_t len, int cols)
+{
+	size_t i = 0, rows = 0;
+
+	while (i < len) {
+		size_t start = i;
+
+		while (i < len && p[i] != '\r')
+			i++;
+		rows += line_rows(i - start, cols);
+		i += 2;
+	}
+	return rows;
+}
+
 void
 term_fast_rows(const unsigned char *p, size_t len, int cols,
     const VTermScreenCell *tmpl, VTermScreenCell *row,

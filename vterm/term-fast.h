@@ -29,6 +29,9 @@ struct term_fast_plan {
 bool term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
     struct term_fast_plan *out);
 
+/* Rows the plain lines p[0, len) fill at cols columns. */
+size_t term_fast_count(const unsigned char *p, size_t len, int cols);
+
 /* Call push once per row the plain lines p[0, len) fill, wrapped at cols
  * like libvterm (a line of exactly cols characters fills one row): each row
  * is tmpl (an erased cell) with the line's characters in chars[0]. row has

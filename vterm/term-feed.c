@@ -12,6 +12,7 @@
  * (sb_skip). Screen and scrollback end as libvterm alone leaves them; the
  * differential tests (tests/fuzz/term-diff.h) hold it to that.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "term-fast.h"
@@ -53,6 +54,71 @@ fast_ready(struct term *t)
 	if (t->alt || rows != t->rows || cols != t->cols || !term_scan_plain(&t->scan) || pos.col != 0)
 		return 0;
 	return pos.row == rows - 1 ? 1 : pos.row >= 0 && pos.row < rows - 1 ? -1 : 0;
+}
+
+struct paint {
+	struct term *t;
+	size_t push, i;		/* rows pushed, of which push go to the scrollback */
+};
+
+static void
+paint_put(struct term *t, const char *s, size_t n)
+{
+	if (t->paint_len + n > t->paint_cap) {
+		t->paint_cap = (t->paint_len + n) * 2;
+		t->paint = xrealloc(t->paint, t->paint_cap);
+	}
+	memcpy(t->paint + t->paint_len, s, n);
+	t->paint_len += n;
+}
+
+/* A row of the run: into the scrollback, or, for the last rows - 1, drawn
+ * on screen row i + 1 of the screen the last LF will scroll. */
+static void
+paint_row(void *arg, int cols, const VTermScreenCell *cells)
+{
+	struct paint *pt = arg;
+	struct term *t = pt->t;
+	char cup[32];
+	int n = 0;
+
+	if (pt->i++ < pt->push) {
+		term_sb_pushed(t, cols, cells);
+		return;
+	}
+	while (n < cols && cells[n].chars[0] != 0)
+		n++;
+	if (n == 0)
+		return;
+	paint_put(t, cup, (size_t)snprintf(cup, sizeof cup, "\x1b[%zu;1H", pt->i - pt->push + 1));
+	for (int c = 0; c < n; c++) {
+		char ch = (char)cells[c].chars[0];
+
+		paint_put(t, &ch, 1);
+	}
+}
+
+/* The whole run, its last line not empty: every row but the last rows - 1
+ * goes to the scrollback; those are drawn on an erased screen one row lower
+ * (no scrolling: ED and CUP, the region being the whole screen), the last
+ * one on the bottom row as libvterm would have left it (same last character,
+ * same position for a combining mark), and a CR LF scrolls once (libvterm's
+ * push of the erased top row dropped). */
+static void
+fast_paint(struct term *t, const unsigned char *run, const struct term_fast_plan *pl,
+    const VTermScreenCell *tmpl)
+{
+	size_t rows = term_fast_count(run, pl->run_end, t->cols);
+	struct paint pt = { .t = t, .push = rows - (size_t)(t->rows - 1) };
+
+	t->paint_len = 0;
+	paint_put(t, "\x1b[2J", 4);
+	term_fast_rows(run, pl->run_end, t->cols, tmpl, t->row, paint_row, &pt);
+	paint_put(t, "\r\n", 2);
+	t->skipped += pt.push;
+	t->sb_skip = 1;
+	feed(t, (const unsigned char *)t->paint, t->paint_len);
+	t->sb_skip = 0;
 }
 
 /* p[0, cr] ends in the CR of a CR LF, and pl plans the plain lines after
@@ -101,6 +167,10 @@ fast_run(struct term *t, const unsigned char *p, size_t cr, const struct term_fa
 		for (int c = 0; c < t->cols; c++)
 			term_cell(t, r, c, &t->row[c]);
 		term_sb_pushed(t, t->cols, t->row);
+	}
+	if (pl->run_end >= 3 && run[pl->run_end - 3] != '\n') {
+		fast_paint(t, run, pl, &tmpl);
+		return cr + 2 + pl->run_end;
 	}
 	term_fast_rows(run, pl->skip_end, t->cols, &tmpl, t->row, term_sb_pushed, t);
 	t->skipped += pl->skip_rows;

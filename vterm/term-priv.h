@@ -33,6 +33,8 @@ struct term {
 	unsigned long skipped;		/* rows fast_run pushed itself */
 	VTermScreenCell *row;		/* scratch row for fast_run */
 	int row_cap;
+	char *paint;			/* bytes fast_paint feeds */
+	size_t paint_len, paint_cap;
 };
 
 /* Push a row to the scrollback as libvterm's sb_pushline does, keeping a

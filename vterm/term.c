@@ -281,6 +281,7 @@ term_free(struct term *t)
 	vterm_free(t->vt);
 	term_sb_free(t->sb);
 	free(t->row);
+	free(t->paint);
 	free(t->out);
 	free(t);
 }

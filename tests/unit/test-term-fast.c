@@ -122,6 +122,34 @@ test_term_fast_modes_take_the_slow_path(void **state)
 	free(text);
 }
 
+/* After a run, libvterm still knows where it printed the last character: a
+ * combining mark sent right after that cell (cursor moved there) lands the
+ * same way, and REP repeats the same character. */
+static void
+test_term_fast_last_character_kept(void **state)
+{
+	static const char *const after[] = { "\x1b[22;4H\xcc\x81", "\x1b[3b", "\x1b[21;4H\xcc\x81" };
+	size_t len;
+	char *text = plain_lines(400, 60, &len);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		struct term *fast = mk(22, 80, 100, true), *slow = mk(22, 80, 100, false);
+
+		feed_both(fast, slow, "\x1b[22;1H", 8);
+		feed_both(fast, slow, text, len);
+		feed_both(fast, slow, "abc\r\n", 5);
+		feed_both(fast, slow, text, len);
+		feed_both(fast, slow, "xyz\r\n", 5);
+		feed_both(fast, slow, after[i], strlen(after[i]));
+		assert_null(tdiff_compare(fast, slow));
+		assert_true(term_fast_skipped(fast) > 0);
+		term_free(fast);
+		term_free(slow);
+	}
+	free(text);
+}
+
 /* Random streams of everything (tests/fuzz/term-diff.h), fixed seeds. */
 static void
 test_term_fast_random_streams_match_libvterm(void **state)
@@ -148,6 +176,7 @@ main(void)
 		cmocka_unit_test(test_term_fast_cat_matches_libvterm),
 		cmocka_unit_test(test_term_fast_chunks_and_scrolled_view),
 		cmocka_unit_test(test_term_fast_modes_take_the_slow_path),
+		cmocka_unit_test(test_term_fast_last_character_kept),
 		cmocka_unit_test(test_term_fast_random_streams_match_libvterm),
 	};
 
