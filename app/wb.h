@@ -33,6 +33,7 @@
 #include "wb-conn.h"
 #include "wb-keys.h"
 #include "wb-layout.h"
+#include "wb-mouse.h"
 #include "wb-state.h"
 #include "wb-tab.h"
 #include "widget.h"
@@ -41,6 +42,7 @@
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
 #define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
+#define WB_WHEEL_LINES	3			/* lines a wheel notch scrolls, like tmux */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 
@@ -82,6 +84,9 @@ struct wb {
 	uv_timer_t arm;			/* redraws the prompt when it arms */
 	const int *burst;		/* the keys of this read, while they are handled */
 	size_t burst_n, burst_i;	/* how many, and which one is being handled */
+	bool mouse;			/* workbench.mouse / --mouse: clicks and the wheel */
+	const struct wb_mouse *mevs;	/* the mouse reports of this read, in order */
+	size_t mevs_n, mevs_i;
 	WINDOW *termwin, *sidewin;
 	PANEL *termpanel, *sidepanel;
 	struct wb_layout lay;
@@ -173,5 +178,7 @@ void wb_input_select(struct wb *wb, size_t i);
 /* Keys go to the tab again: the side panel loses focus. */
 void wb_input_focus_tab(struct wb *wb);
 void wb_input_cb(uv_poll_t *h, int status, int events);
+/* Ask the outer terminal for mouse reports (on) or stop (off). */
+void wb_input_mouse_mode(struct wb *wb, bool on);
 
 #endif
