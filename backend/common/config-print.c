@@ -144,6 +144,7 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 		print_str(f, cfg->dns_upstream);
 		fputc('\n', f);
 	}
+	fprintf(f, "network:\n  ask_timeout: %d\n", cfg->ask_timeout);
 	fprintf(f, "escalation:\n  enabled: %s\n  socket_dir: ", cfg->esc_enabled ? "true" :
 	    "false");
 	print_str(f, cfg->esc_socket_dir);

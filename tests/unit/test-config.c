@@ -173,6 +173,27 @@ test_cfg_loads_full_example(void **state)
 }
 
 static void
+test_cfg_network_ask_timeout_range_and_keys(void **state)
+{
+	struct cfg *cfg;
+
+	(void)state;
+	cfg = load_ok("network:\n  ask_timeout: 0\nprofiles:\n  web:\n    image: img:1\n");
+	assert_int_equal(cfg->ask_timeout, 0);
+	cfg_free(cfg);
+	cfg = load_ok("profiles:\n  web:\n    image: img:1\n");
+	assert_int_equal(cfg->ask_timeout, CFG_ASK_TIMEOUT_DEFAULT);
+	cfg_free(cfg);
+	expect_err("network:\n  ask_timeout: 601\nprofiles:\n  web:\n    image: img:1\n",
+	    "t.yaml:2", "network.ask_timeout");
+	expect_err("network:\n  ask_timeout: -1\nprofiles:\n  web:\n    image: img:1\n",
+	    "network.ask_timeout");
+	expect_err("network:\n  ask_timout: 3\nprofiles:\n  web:\n    image: img:1\n",
+	    "ask_timout", "ask_timeout");
+	expect_err("network: none\nprofiles:\n  web:\n    image: img:1\n", "network");
+}
+
+static void
 test_cfg_embedded_default_loads_with_profile_default(void **state)
 {
 	struct cfg *cfg = NULL;
@@ -192,6 +213,7 @@ test_cfg_embedded_default_loads_with_profile_default(void **state)
 	assert_null(cfg->wb_theme);
 	assert_null(cfg->wb_prefix);
 	assert_int_equal(cfg->wb_history, CFG_WB_HISTORY_DEFAULT);
+	assert_int_equal(cfg->ask_timeout, CFG_ASK_TIMEOUT_DEFAULT);
 	p = cfg_profile_find(cfg, NULL, &err);
 	assert_non_null(p);
 	assert_string_equal(p->name, "default");
@@ -1472,6 +1494,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_cfg_loads_full_example),
+		T(test_cfg_network_ask_timeout_range_and_keys),
 		T(test_cfg_embedded_default_loads_with_profile_default),
 		T(test_cfg_defaults_follow_xdg_variables),
 		T(test_cfg_load_reads_xdg_config_home_then_home_config),
