@@ -80,6 +80,7 @@ wb_draw_relayout(struct wb *wb)
 		reqprompt_resize(wb->prompt, LINES, COLS);
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
+	wb_netreq_view_resize(wb);
 	wb->redraw_all = true;
 }
 
@@ -117,7 +118,7 @@ wb_draw_bars(struct wb *wb)
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
-		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
+		    wb->prompt != NULL || wb->edit != NULL || wb->netview != NULL ? " REQUEST" :
 		    sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : "");
 	} else
@@ -172,6 +173,7 @@ wb_draw(struct wb *wb)
 		newtab_draw(wb->newtab, &wb->pal);
 	if (wb->prompt != NULL)
 		reqprompt_draw(wb->prompt, &wb->pal);
+	wb_netreq_view_draw(wb);
 	if (wb->edit != NULL)
 		editform_draw(wb->edit, &wb->pal);
 	update_panels();
@@ -183,7 +185,7 @@ wb_draw(struct wb *wb)
 		cursor_set = true;
 	}
 	if (!cursor_set) {
-		if (tab != NULL && wb->help == NULL && wb->prompt == NULL &&
+		if (tab != NULL && wb->help == NULL && wb->prompt == NULL && wb->netview == NULL &&
 		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
 		    term_draw_cursor(tab->t, wb->termwin))
 			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */
@@ -216,4 +218,5 @@ wb_draw_tick_cb(uv_timer_t *t)
 	struct wb *wb = t->data;
 
 	wb->dirty = true;	/* status line messages expire */
+	wb_netreq_tick(wb);
 }

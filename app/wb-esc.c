@@ -74,6 +74,7 @@ wb_esc_changed(struct wb *wb)
 		items[i].text = texts[i];
 		items[i].alert = true;
 	}
+	wb_netreq_mark(wb);
 	sidelist_set(wb->side, SIDELIST_QUEUE, items, wb->n_escs);
 	for (i = 0; i < wb->n_escs; i++)
 		free(texts[i]);
@@ -509,6 +510,10 @@ wb_esc_side_key(struct wb *wb, int key)
 	struct wb_esc *e;
 	char *m;
 
+	if (sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) {
+		wb->dirty = true;
+		return;
+	}
 	switch (sidelist_handle_key(wb->side, key)) {
 	case SIDELIST_OPEN:
 		/* The panel never approves: a and Enter open the request view. */

@@ -253,6 +253,8 @@ wb_input_help(struct wb *wb)
 		"Side panel (prefix Tab):",
 		"  Up Down  choose   a Enter  open the request   d deny   e edit",
 		"  q  stop the request's domain (asks y)   Esc  back to the tab",
+		"  Egress list, on a network request: d deny; Enter a o r p open it (once,",
+		"  run, profile): Up/Down choose the grant, a, the code, Enter allow",
 		"Request view:",
 		"  a, the 3-character code shown, Enter: approve (only once armed)",
 		"  d deny   e edit   q quit (stops the domain)   Esc  put it away",
@@ -422,6 +424,8 @@ wb_input_mouse_panel(struct wb *wb, const struct wb_mouse *m)
 	sidelist_select(wb->side, which, (size_t)index);
 	if (which == SIDELIST_QUEUE && (e = wb_esc_focused(wb)) != NULL)
 		wb_esc_open_prompt(wb, e);
+	else if (which == SIDELIST_EGRESS)
+		(void)wb_netreq_open_selected(wb);	/* its view: approving takes the code */
 }
 
 static void
@@ -432,7 +436,7 @@ wb_input_mouse(struct wb *wb, const struct wb_mouse *m)
 
 	/* Off: the terminal was not asked, so this came some other way; a dialog
 	 * (the request view above all) takes no clicks. */
-	if (!wb->mouse || wb->help != NULL || wb->edit != NULL || wb->prompt != NULL ||
+	if (!wb->mouse || wb->help != NULL || wb->edit != NULL || wb->prompt != NULL || wb->netview != NULL ||
 	    wb->newtab != NULL || wb->quit_esc != NULL || wb->close_ask != NULL || wb->lay.too_small)
 		return;
 	wb_keys_cancel(wb->keys);
@@ -495,6 +499,10 @@ wb_input_key(struct wb *wb, int key)
 	}
 	if (wb->prompt != NULL) {
 		wb_esc_prompt_key(wb, key);
+		return;
+	}
+	if (wb->netview != NULL) {
+		wb_netreq_view_key(wb, key);
 		return;
 	}
 	if (wb->newtab != NULL) {

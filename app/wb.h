@@ -22,6 +22,7 @@
 #include "editform.h"
 #include "err.h"
 #include "esc-ctl.h"
+#include "netreq.h"
 #include "newtab.h"
 #include "reqprompt.h"
 #include "sidelist.h"
@@ -65,7 +66,17 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
-	size_t egress_n;		/* events in the Egress list (0: the note shows) */
+	struct wb_egress_ev {
+		char *text;
+		bool alert;
+	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-egress.c) */
+	size_t egress_n;
+	struct wb_netreq **nreqs;	/* network requests of every domain (wb-netreq.c) */
+	size_t n_nreqs;
+	struct wb_conn **nlist_wait;	/* NETREQ_LIST sent, not answered yet */
+	size_t n_nlist_wait;
+	struct wb_netview *netview;	/* a network request's detail view */
+	uv_timer_t narm;		/* redraws it when it arms */
 	struct statusline *status;
 	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
@@ -145,10 +156,39 @@ void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_key(struct wb *wb, int key);
 
-/* wb-egress.c: the Egress list, the active tab's domain's egress log, live */
+/* wb-egress.c: the Egress list, the active tab's domain's network requests
+ * and egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"
 void wb_egress_request(struct wb *wb, struct wb_tab *tab);
 void wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_egress_rebuild(struct wb *wb);
+void wb_egress_free(struct wb *wb);
+
+/* wb-netreq.c: network requests (issue 13), see there */
+#define WB_NETREQ_SHOWN	64	/* of the active domain, atop the Egress list */
+void wb_netreq_subscribe(struct wb *wb, struct wb_conn *conn);
+/* Add the pending requests to their tabs' marks (after wb_esc_changed zeroed them). */
+void wb_netreq_mark(struct wb *wb);
+/* The active domain's requests as list items (texts[i] to free); how many. */
+size_t wb_netreq_panel(struct wb *wb, struct sidelist_item *items, char **texts, size_t max);
+bool wb_netreq_pending(const struct wb *wb);
+void wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_netreq_summary_frame(struct wb *wb, struct wb_conn *conn);
+void wb_netreq_result_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+/* An ERROR that answers a decision of ours: shown, true. */
+bool wb_netreq_error(struct wb *wb, struct wb_conn *conn, const struct proto_error *e);
+void wb_netreq_conn_drop(struct wb *wb, struct wb_conn *conn);
+/* The focused Egress list's keys on a pending request: d denies, Enter a o
+ * r p open the view; false: not ours. */
+bool wb_netreq_side_key(struct wb *wb, int key);
+/* A click: the selected pending request's view; false: none selected. */
+bool wb_netreq_open_selected(struct wb *wb);
+void wb_netreq_view_key(struct wb *wb, int key);
+void wb_netreq_view_draw(struct wb *wb);
+void wb_netreq_view_resize(struct wb *wb);
+void wb_netreq_view_close(struct wb *wb);
+void wb_netreq_tick(struct wb *wb);
+void wb_netreq_free(struct wb *wb);
 
 /* wb-esc.c */
 void wb_esc_changed(struct wb *wb);

@@ -400,6 +400,8 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
+	uv_timer_init(wb.loop, &wb.narm);
+	wb.narm.data = &wb;
 
 	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
 	wb.panel_want = panel != 0;
@@ -462,6 +464,8 @@ out_loop:
 	uv_run(wb.loop, UV_RUN_DEFAULT);
 	(void)uv_loop_close(wb.loop);
 	reqprompt_free(wb.prompt);
+	wb_netreq_free(&wb);
+	wb_egress_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);
