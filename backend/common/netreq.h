@@ -27,7 +27,8 @@
  *	NETREQ_GRANTS   s->c  u32 n, n x struct netreq_grant (the profile's
  *	                      persisted grants)
  *	NETREQ_REVOKE   c->s  string: a grant's entry text or "#N" (its index)
- *	                      -> OK(index), or ERROR
+ *	                      -> NETREQ_REVOKE s->c with the removed entry's text
+ *	                      (also taken out of the running policy), or ERROR
  *
  * Router -> coordinator, on the sidecar's control socket (netctl.h):
  *	NETCTL_ASK      r->c  struct netreq_item, id = the router's own id

@@ -39,6 +39,7 @@ struct coord {
 	struct net_coord *net;	/* Network Sidecar (net-coord.c); NULL with network: none */
 	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
 	size_t n_followers;
+	struct coord_netreq *netreq;	/* network requests (coord-netreq.c) */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;

@@ -8,6 +8,7 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
+#include "coord/coord-netreq.h"
 #include "jsonw.h"
 #include "net/net-coord.h"
 #include "netctl.h"
@@ -100,6 +101,7 @@ coord_net_event_cb(const struct netctl_event *ev, void *arg)
 	struct proto_buf b = { 0 };
 	struct coord_net_job *j;
 
+	coord_netreq_event(c, ev);
 	if (c->store != NULL) {
 		j = xcalloc(1, sizeof *j);
 		j->ev = *ev;
@@ -116,6 +118,24 @@ coord_net_event_cb(const struct netctl_event *ev, void *arg)
 	}
 }
 
+static void
+coord_net_ask_cb(const struct netreq_item *it, void *arg)
+{
+	coord_netreq_ask(arg, it);
+}
+
+static void
+coord_net_summary_cb(const struct netreq_summary *s, void *arg)
+{
+	coord_netreq_summary(arg, s);
+}
+
+static void
+coord_net_gone_cb(void *arg)
+{
+	coord_netreq_gone(arg);
+}
+
 int
 coord_net_start(struct coord *c, lz_err_t *err)
 {
@@ -126,6 +146,9 @@ coord_net_start(struct coord *c, lz_err_t *err)
 		.loop = c->loop, .a = c->a, .drv = c->drv, .socket_dir = socket_dir,
 		.policy = r->allow_egress, .n_policy = r->n_allow_egress,
 		.upstream = c->o->cfg->dns_upstream,
+		.ask_timeout_ms = (unsigned)c->o->cfg->ask_timeout * 1000,
+		.ask_cb = coord_net_ask_cb, .summary_cb = coord_net_summary_cb,
+		.asks_gone_cb = coord_net_gone_cb,
 		.event_cb = coord_net_event_cb, .audit_cb = coord_net_audit_cb,
 		.log_cb = coord_net_log_cb, .arg = c,
 	};

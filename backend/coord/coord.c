@@ -30,6 +30,7 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
+#include "coord/coord-netreq.h"
 #include "coord/guard.h"
 #include "coord/lock.h"
 #include "coord/reap.h"
@@ -694,6 +695,7 @@ out:
 	ctl_server_free(c.srv);
 	free(c.sessions);
 	free(c.followers);
+	coord_netreq_free(&c);
 	if (uv_loop_close(&loop) != 0)
 		coord_log("loop not empty at exit");
 	if (c.live_fd >= 0)
