@@ -313,6 +313,13 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (!wb->panel_shown)
 			wb_draw_panel(wb, true);
 		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
+		/* Where a decision waits: an escalation, else a network request. */
+		if (sidelist_focused(wb->side) && wb->n_escs > 0)
+			sidelist_set_current(wb->side, SIDELIST_QUEUE);
+		else if (sidelist_focused(wb->side) && wb_netreq_panel_pending(wb)) {
+			sidelist_set_current(wb->side, SIDELIST_EGRESS);
+			sidelist_select(wb->side, SIDELIST_EGRESS, 0);
+		}
 		break;
 	case WB_KEYS_SCROLLBACK:
 		if (tab != NULL)
@@ -482,7 +489,8 @@ wb_input_key(struct wb *wb, int key)
 		return;
 	}
 	/* (In the request view messages stay: they are about what it discarded.) */
-	if (wb->prompt == NULL && statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
+	if (wb->prompt == NULL && wb->netview == NULL &&
+	    statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
 		wb->dirty = true;
 	if (wb->help != NULL) {
 		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {

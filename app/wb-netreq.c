@@ -156,6 +156,17 @@ wb_netreq_pending(const struct wb *wb)
 	return false;
 }
 
+bool
+wb_netreq_panel_pending(struct wb *wb)
+{
+	struct wb_tab *tab = wb_tabs_active(wb);
+
+	for (size_t i = 0; tab != NULL && i < wb->n_nreqs; i++)
+		if (wb->nreqs[i]->conn == tab->conn && wb->nreqs[i]->it.state == NETREQ_PENDING)
+			return true;
+	return false;
+}
+
 static void
 wb_netreq_changed(struct wb *wb)
 {
@@ -230,16 +241,25 @@ wb_netreq_arm_cb(uv_timer_t *t)
 	wb->dirty = true;
 }
 
+/* (Re)start the timer that redraws the view when it arms. */
+static void
+wb_netreq_arm(struct wb *wb)
+{
+	uint64_t left = reqview_confirm_arm_in(&wb->netview->confirm, reqprompt_now_ms());
+
+	wb->narm.data = wb;
+	if (left == 0)
+		uv_timer_stop(&wb->narm);
+	else
+		uv_timer_start(&wb->narm, wb_netreq_arm_cb, left + 1, 0);
+}
+
 /* Show the view again: a fresh code, disarmed (a changed grant is read first). */
 static void
 wb_netreq_view_restart(struct wb *wb)
 {
-	struct wb_netview *v = wb->netview;
-	uint64_t now = reqprompt_now_ms();
-
-	reqview_confirm_start(&v->confirm, now);
-	wb->narm.data = wb;
-	uv_timer_start(&wb->narm, wb_netreq_arm_cb, reqview_confirm_arm_in(&v->confirm, now) + 1, 0);
+	reqview_confirm_start(&wb->netview->confirm, reqprompt_now_ms());
+	wb_netreq_arm(wb);
 	wb_netreq_view_build(wb);
 }
 
@@ -349,8 +369,12 @@ wb_netreq_view_key(struct wb *wb, int key)
 			wb_netreq_view_restart(wb);
 			return;
 		}
-		if (key == 'e' || key == 'E' || key == 'q' || key == 'Q')
-			return;	/* no edit, no quit here: the scope and grant keys say it */
+		if (key == 'q' || key == 'Q') {
+			wb_netreq_view_close(wb);	/* (the request waits, as after Esc) */
+			return;
+		}
+		if (key == 'e' || key == 'E')
+			return;	/* no edit here: the scope and grant keys say what is granted */
 	}
 	switch (reqview_confirm_key(&v->confirm, key, now)) {
 	case REQVIEW_APPROVE:
@@ -385,6 +409,7 @@ wb_netreq_view_key(struct wb *wb, int key)
 	case REQVIEW_NONE:
 		break;
 	}
+	wb_netreq_arm(wb);	/* a reply or a key typed early disarmed it */
 	wb_netreq_view_build(wb);
 }
 

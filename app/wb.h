@@ -172,6 +172,8 @@ void wb_netreq_mark(struct wb *wb);
 /* The active domain's requests as list items (texts[i] to free); how many. */
 size_t wb_netreq_panel(struct wb *wb, struct sidelist_item *items, char **texts, size_t max);
 bool wb_netreq_pending(const struct wb *wb);
+/* One is pending on the active tab's domain (it heads the Egress list). */
+bool wb_netreq_panel_pending(struct wb *wb);
 void wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_netreq_summary_frame(struct wb *wb, struct wb_conn *conn);
 void wb_netreq_result_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test-workbench-netreq.sh - network requests in the real workbench (issue 13
+# item 3): tmux, real podman + runsc, the real sidecar holding new
+# destinations (nfqueue) and the coordinator asking. The agent's tool is
+# bash's /dev/tcp in the gVisor sandbox. Traffic goes only to a network
+# namespace this test creates (the test DNS server and a web server); the
+# host's own side of slirp is a guarded range, refused without asking. Checked as a user would: the
+# pending request shows in the Egress list and marks its tab; approve once
+# from the panel's view (a, the code, Enter) lets that connection through and
+# the next one asks again; deny from the panel refuses it and no prompt comes
+# after; typing in the tab (even the panel's keys and a code) decides
+# nothing; a terminal reply at the view is discarded and audited; the view
+# shows each grant's reach (a wildcard's "every subdomain of"), and a broad
+# grant takes the code chord twice; every decision is in the audit trail.
+source "$(dirname "$0")/lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "needs root to create the test's network namespace"
+source "$(dirname "$0")/lib-wb.sh"
+need_stack
+need_default_image
+[ -x "$T/bin/lazaret-sidecar" ] || fail "no lazaret-sidecar in $LZ_BUILD: run make"
+H="python3 $LZ_SRC/tests/integ/net-helper.py"
+
+# --- a namespace of our own, 10.214.N.0/29: .1 the host's end, .2 the DNS
+# server and a web server, .3 a "host" of the test names
+N=$((RANDOM % 200 + 20)) NET=10.214.$N SRV=lzq$$ VH=lzr$$
+ip -o addr show | grep -q " $NET\." && skip "$NET.0/29 is in use on this host"
+ip netns add "$SRV"
+lz_on_exit "ip netns del $SRV"
+ip link add "$VH" type veth peer name eth0 netns "$SRV"
+lz_on_exit "ip link del $VH"
+ip addr add "$NET.1/29" dev "$VH"; ip link set "$VH" up
+for a in 2 3; do ip -n "$SRV" addr add "$NET.$a/29" dev eth0; done
+ip -n "$SRV" link set eth0 up; ip -n "$SRV" link set lo up
+ip -n "$SRV" route add default via "$NET.1"
+ip netns exec "$SRV" $H serve 0.0.0.0 8080 >"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
+: >"$T/dns.log"
+ip netns exec "$SRV" $H dns "$NET.2" "$T/dns.log" svc.app.lztest.internal=$NET.3 >"$T/dnsd.log" 2>&1 &
+lz_on_exit "kill $!"
+wait_for 10 grep -q serving "$T/srv.log" || fail "test server did not start"
+wait_for 10 grep -q "dns ready" "$T/dnsd.log" || fail "test DNS server did not start"
+
+lz_domain nrq
+lz_config <<YAML
+dns_upstream: $NET.2
+network: {ask_timeout: 60}
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+    network: sidecar      # no allow_egress: default deny, every destination asks
+YAML
+side=lazaret-net-$hash
+lz_on_exit "as_user podman rm -f -t0 $side"
+
+row_of() { pane | grep -nF -- "$1" | head -1 | cut -d: -f1; }
+top() { pane | head -1; }
+audit_json() { lz audit -w "$repo" --json; }
+# The agent's tool: bash's /dev/tcp (DNS through the router, the kernel's
+# connect timeout), one line out with its exit status.
+tcp() { # tag host port
+	"${TM[@]}" send-keys -t wb -l "clear; timeout 50 bash -c 'exec 3<>/dev/tcp/$2/$3 || exit 9; echo hi >&3; IFS= read -r -t 20 -u 3 l; echo \"got[\$l]\"; [ -n \"\$l\" ]'; echo \"$1-rc=\$?\""
+	"${TM[@]}" send-keys -t wb Enter
+}
+panel_egress() { # focus the panel: no escalation waits, so its Egress list, the pending request
+	"${TM[@]}" send-keys -t wb C-a Tab
+	wait_for 5 pane_has "PANEL" || show_fail "prefix Tab did not focus the panel"
+}
+
+"${TM[@]}" new-session -d -s wb -x 200 -y 50 -c "$T" "$(wb_line -w "$repo")"
+wait_for 90 pane_has "/workspace#" || show_fail "no shell prompt"
+
+# --- a pending request: in the Egress list, marks the tab
+t0=$(date +%s%N)
+tcp once1 $NET.3 8080
+wait_for 10 pane_has "? $NET.3:8080/tcp" || show_fail "no pending request in the Egress list"
+note "pending request shown $(( ($(date +%s%N) - t0) / 1000000 )) ms after the command was typed (bench/ measures it properly)"
+wait_for 5 sh -c "$(printf '%q ' "${TM[@]}") capture-pane -p -t wb | head -1 | grep -qF '!0:default nrq'" ||
+	show_fail "the pending request did not mark its tab"
+note "ok: a pending request heads the Egress list and marks its tab"
+
+# --- typing into the tab decides nothing: the panel's keys and a code go to the shell
+"${TM[@]}" send-keys -t wb -l "# o r p d a XYZ"
+"${TM[@]}" send-keys -t wb Enter
+sleep 1
+assert_contains "$(pane)" "? $NET.3:8080/tcp" "keys typed in the tab leave the request pending"
+assert_not_contains "$(audit_json)" '"net.decision"' "no decision from keys typed in the tab"
+
+# --- approve once from the panel: the view, armed, a + code + Enter
+panel_egress
+"${TM[@]}" send-keys -t wb Enter
+wait_for 5 pane_has "Network request" || show_fail "Enter on the pending request opened no view"
+assert_contains "$(pane)" "Destination:  $NET.3:8080/tcp" "the view names the destination"
+assert_contains "$(pane)" "this flow only: $NET.3:8080/tcp" "once: only this flow"
+# a terminal's reply at the view: discarded, audited, nothing decided
+wait_for 5 pane_has " Enter: allow once" || show_fail "the view did not arm"
+"${TM[@]}" send-keys -t wb -l $'\e[>0;10;1c'
+wait_for 5 pane_has "terminal reply was discarded" || show_fail "a terminal reply at the view was not reported"
+wb_approve "allow once"
+wait_for 20 pane_has "once1-rc=" || show_fail "the connection did not finish after approve once"
+assert_contains "$(pane)" "got[hello-8080 hi]" "approve once: the agent's connection goes through"
+assert_contains "$(pane)" "once1-rc=0" "approve once: the agent's tool succeeds"
+wait_for 5 sh -c "! $(printf '%q ' "${TM[@]}") capture-pane -p -t wb | head -1 | grep -qF '!0:'" ||
+	show_fail "the tab is still marked after the decision"
+note "ok: approve once from the panel lets the flow through"
+
+# --- once is once: the next connection asks again; deny from the panel
+tcp deny1 $NET.3 8080
+wait_for 10 pane_has "? $NET.3:8080/tcp" || show_fail "the next connection did not ask again"
+note "ok: after approve once the next connection asks again"
+panel_egress
+"${TM[@]}" send-keys -t wb d
+wait_for 20 pane_has "deny1-rc=" || show_fail "the denied connection did not end"
+assert_not_contains "$(pane)" "deny1-rc=0" "deny: the agent's connection is refused"
+tcp deny2 $NET.3 8080
+wait_for 20 pane_has "deny2-rc=" || show_fail "the connection after deny did not end"
+assert_not_contains "$(pane)" "deny2-rc=0" "after deny: refused again"
+assert_not_contains "$(pane)" "? $NET.3:8080/tcp" "after deny: no new prompt"
+note "ok: deny refuses and stops the prompts"
+
+# --- a name: the view's grants and what each reaches; a broad one takes two codes
+tcp name1 svc.app.lztest.internal 8080
+wait_for 10 pane_has "svc.app.lztest.internal" || show_fail "no request for svc.app.lztest.internal"
+panel_egress
+"${TM[@]}" send-keys -t wb r
+wait_for 5 pane_has "Network request" || show_fail "r on the pending request opened no view"
+assert_contains "$(pane)" "Allow for this run" "r: the view is for this run"
+assert_contains "$(pane)" "*.app.lztest.internal" "the wildcard grant is offered"
+assert_contains "$(pane)" "this allows every subdomain of app.lztest.internal" "the wildcard's reach is shown"
+note "ok: the view shows the wildcard grant's reach"
+# Down until a BROAD grant is chosen (the wildcard on any port: a query has none)
+for i in 1 2 3 4; do
+	pane_has "approving asks a second time" && break
+	wait_for 5 pane_has " Enter: allow for this run" || show_fail "the view did not arm"
+	"${TM[@]}" send-keys -t wb Down
+	sleep 0.3
+done
+pane_has "approving asks a second time" || show_fail "no BROAD grant was offered for a name without a port"
+wb_approve "allow for this run"
+wait_for 5 pane_has "Approve a second time" || show_fail "a broad grant did not ask a second time"
+assert_not_contains "$(audit_json)" '"scope":"run"' "nothing granted after the first chord on a broad grant"
+wb_approve "CONFIRM the broad grant"
+wait_for 30 pane_has "name1-rc=" || show_fail "the connection did not finish after the broad grant"
+assert_contains "$(pane)" "got[hello-8080 hi]" "the broad grant, confirmed twice, lets the name through"
+assert_contains "$(pane)" "name1-rc=0" "the agent's tool succeeds"
+note "ok: a broad grant takes the code chord twice"
+
+d=$(audit_json | grep '"net.decision"' || true)
+assert_eq "$(printf '%s\n' "$d" | grep -c .)" 3 "three decisions audited (once, deny, run)"
+assert_contains "$d" '"scope":"once"' "the audit has approve once"
+assert_contains "$d" '"scope":"deny"' "the audit has the deny"
+assert_contains "$d" '"scope":"run"' "the audit has the run grant"
+assert_contains "$(audit_json)" "terminal-reply" "the terminal reply at the view is audited"
+out=$(lz audit -w "$repo" --verify 2>&1) || fail "audit --verify failed: $out"
+note "ok: every decision is in the audit trail and it verifies"
