@@ -120,11 +120,12 @@ wb_draw_bars(struct wb *wb)
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
 		    wb->prompt != NULL || wb->edit != NULL || wb->netview != NULL ? " REQUEST" :
 		    sidelist_focused(wb->side) ? " PANEL" : "",
-		    wb->n_escs > 0 ? " ESCALATION" : "");
+		    wb->n_escs > 0 ? " ESCALATION" : wb_netreq_pending(wb) ? " NETWORK" : "");
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
-	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
+	statusline_set_hints(wb->status, !sidelist_focused(wb->side) ? wb->hints :
+	    sidelist_current(wb->side) == SIDELIST_EGRESS ? WB_EGRESS_HINTS : WB_PANEL_HINTS);
 	free(state);
 	if (wb->lay.status.w > 0)
 		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,

@@ -533,11 +533,18 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 	r->it = it;
 	netreq_text_dest(&it, dst, sizeof dst);
 	if (it.state == NETREQ_PENDING && fresh) {
+		bool first = true;
+
+		for (size_t i = 0; i < wb->n_nreqs; i++)
+			if (wb->nreqs[i] != r && wb->nreqs[i]->conn == conn &&
+			    wb->nreqs[i]->it.state == NETREQ_PENDING)
+				first = false;
 		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, it.name,
 		    it.name[0] != '\0' ? " " : "", dst);
 		if (!wb->panel_shown)
 			wb_draw_panel(wb, true);
-		beep();
+		if (first)
+			beep();	/* once, not once per destination of a flood */
 	} else if (it.state != NETREQ_PENDING && (was_pending || fresh)) {
 		r->deciding = false;
 		if (was_pending)

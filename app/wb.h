@@ -46,6 +46,7 @@
 #define WB_WHEEL_LINES	3			/* lines a wheel notch scrolls, like tmux */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
+#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  Esc back"
 
 /* A waiting escalation. */
 struct wb_esc {

@@ -4,12 +4,13 @@
 # destinations (nfqueue) and the coordinator asking. The agent's tool is
 # bash's /dev/tcp in the gVisor sandbox. Traffic goes only to a network
 # namespace this test creates (the test DNS server and a web server); the
-# host's own side of slirp is a guarded range, refused without asking. Checked as a user would: the
-# pending request shows in the Egress list and marks its tab; approve once
+# host's own side of slirp is a guarded range, refused without asking.
+# Checked as a user would (the mouse on): the pending request shows in the Egress list and marks its tab; approve once
 # from the panel's view (a, the code, Enter) lets that connection through and
 # the next one asks again; deny from the panel refuses it and no prompt comes
 # after; typing in the tab (even the panel's keys and a code) decides
-# nothing; a terminal reply at the view is discarded and audited; the view
+# nothing; a terminal reply at the view is discarded and audited; a click
+# on a pending request opens its view and decides nothing; the view
 # shows each grant's reach (a wildcard's "every subdomain of"), and a broad
 # grant takes the code chord twice; every decision is in the audit trail.
 source "$(dirname "$0")/lib.sh"
@@ -65,7 +66,7 @@ panel_egress() { # focus the panel: no escalation waits, so its Egress list, the
 	wait_for 5 pane_has "PANEL" || show_fail "prefix Tab did not focus the panel"
 }
 
-"${TM[@]}" new-session -d -s wb -x 200 -y 50 -c "$T" "$(wb_line -w "$repo")"
+"${TM[@]}" new-session -d -s wb -x 200 -y 50 -c "$T" "$(wb_line --mouse -w "$repo")"
 wait_for 90 pane_has "/workspace#" || show_fail "no shell prompt"
 
 # --- a pending request: in the Egress list, marks the tab
@@ -119,9 +120,16 @@ note "ok: deny refuses and stops the prompts"
 # --- a name: the view's grants and what each reaches; a broad one takes two codes
 tcp name1 svc.app.lztest.internal 8080
 wait_for 10 pane_has "svc.app.lztest.internal" || show_fail "no request for svc.app.lztest.internal"
-panel_egress
+# a click on the pending line opens its view (once); r there: for this run
+y=$(row_of "? dns A svc.app.lztest.internal")
+[ -n "$y" ] || show_fail "the pending name is not in the Egress list"
+x=$(pane | sed -n "${y}p" | awk '{ print index($0, "svc.app") }')
+"${TM[@]}" send-keys -t wb -l $'\e'"[<0;$x;${y}M"
+"${TM[@]}" send-keys -t wb -l $'\e'"[<0;$x;${y}m"
+wait_for 5 pane_has "Network request" || show_fail "a click on the pending request opened no view"
+assert_contains "$(pane)" "Allow once" "a click opens the view for once, deciding nothing"
+wait_for 5 pane_has " Enter: allow once" || show_fail "the view did not arm"
 "${TM[@]}" send-keys -t wb r
-wait_for 5 pane_has "Network request" || show_fail "r on the pending request opened no view"
 assert_contains "$(pane)" "Allow for this run" "r: the view is for this run"
 assert_contains "$(pane)" "*.app.lztest.internal" "the wildcard grant is offered"
 assert_contains "$(pane)" "this allows every subdomain of app.lztest.internal" "the wildcard's reach is shown"
