@@ -119,7 +119,7 @@ note "ok: deny refuses and stops the prompts"
 
 # --- a name: the view's grants and what each reaches; a broad one takes two codes
 tcp name1 svc.app.lztest.internal 8080
-wait_for 10 pane_has "svc.app.lztest.internal" || show_fail "no request for svc.app.lztest.internal"
+wait_for 10 pane_has "? dns A svc.app.lztest.internal" || show_fail "no request for svc.app.lztest.internal"
 # a click on the pending line opens its view (once); r there: for this run
 y=$(row_of "? dns A svc.app.lztest.internal")
 [ -n "$y" ] || show_fail "the pending name is not in the Egress list"
@@ -159,3 +159,8 @@ assert_contains "$d" '"scope":"run"' "the audit has the run grant"
 assert_contains "$(audit_json)" "terminal-reply" "the terminal reply at the view is audited"
 out=$(lz audit -w "$repo" --verify 2>&1) || fail "audit --verify failed: $out"
 note "ok: every decision is in the audit trail and it verifies"
+
+# --- detach with requests kept: a clean exit (run under ASan it checks for leaks)
+"${TM[@]}" send-keys -t wb C-a d
+wait_for 10 pane_has "wb-rc=" || show_fail "detach did not exit"
+assert_contains "$(pane)" "wb-rc=0" "the workbench exits 0 after detach"
