@@ -8,7 +8,6 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "jsonw.h"
 #include "net/net-coord.h"
 #include "netctl.h"

@@ -22,9 +22,9 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "grant.h"
 #include "jsonw.h"
+#include "netreq.h"
 #include "net/net-grants.h"
 #include "netreq-text.h"
 #include "store/audit.h"
