@@ -142,11 +142,11 @@ note "ok: detach keeps the shells, attach restores tabs and screens"
 # --- resize: every tab's PTY follows (at 120 columns the side panel takes 40)
 "${TM[@]}" resize-window -t wb -x 120 -y 40
 wait_for 5 pane_has "Escalations (0)" || show_fail "the side panel not shown at 120 columns"
-"${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 1's PTY"
+# The resize travels workbench -> coordinator -> PTY asynchronously: ask again until it lands.
+size_is() { "${TM[@]}" send-keys -t wb 'clear; stty size' Enter; sleep 0.5; pane_has "$1"; }
+wait_for 10 size_is "38 80" || show_fail "resize did not reach tab 1's PTY"
 "${TM[@]}" send-keys -t wb C-a 0
-"${TM[@]}" send-keys -t wb 'clear; stty size' Enter
-wait_for 10 pane_has "38 80" || show_fail "resize did not reach tab 0's PTY"
+wait_for 10 size_is "38 80" || show_fail "resize did not reach tab 0's PTY"
 note "ok: resize reaches every tab's sandbox shell"
 
 # --- a bad theme asked for by --theme or $LAZARET_THEME: an error before the
