@@ -121,6 +121,8 @@ void coord_netreq_event(struct coord *, const struct netctl_event *);
 void coord_netreq_frame(struct coord *, struct ctl_server_client *, const struct proto_header *,
     const uint8_t *p);
 void coord_netreq_client_gone(struct coord *, struct ctl_server_client *);
+/* The counters, for status (pending now, blocked unasked, denied attempts). */
+void coord_netreq_counts(struct coord *, struct netreq_summary *out);
 void coord_netreq_free(struct coord *);
 
 /* ---- coord-limits.c ---- */

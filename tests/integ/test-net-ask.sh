@@ -70,6 +70,7 @@ assert_contains "$out" "\"kind\":\"flow\",\"proto\":\"tcp\",\"addr\":\"$NET.3\",
 assert_contains "$out" "\"grant\":\"$NET.3/32:8081\"" "and the exact grant an approval would add"
 txt=$(lz egress -w "$repo" --pending)
 assert_contains "$txt" "$NET.3:8081/tcp" "the text list shows it"
+assert_contains "$(lz status -w "$repo")" "requests:    1 pending (lazaret egress --pending), held up to 4 s" "status counts it"
 
 note "approve once: that flow goes through, the next connection asks again"
 out=$(lz egress -w "$repo" approve "$id" 2>&1) || fail "approve once: $out"
@@ -139,6 +140,7 @@ out=$(probe connect-many $NET.3 20000 10000)
 assert_contains "$out" "10000 started" "the agent opened 10,000 connections"
 st=$(lz status -w "$repo") || fail "status did not answer during the flood"
 assert_contains "$st" "router up" "the coordinator answers; the router is up"
+assert_contains "$st" "blocked unasked" "status counts what was blocked unasked"
 npend=$(pending | grep -c '"state":"pending"' || true)
 [ "$npend" -le 256 ] || fail "$npend pending requests (at most 256)"
 cpid=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= |
