@@ -6,6 +6,7 @@
 #include "jsonw.h"
 #include "netctl-text.h"
 #include "netreq-text.h"
+#include "shellwords.h"
 #include "xmalloc.h"
 
 static const char *
@@ -83,7 +84,17 @@ netreq_text_item(const struct netreq_item *it, bool json)
 
 		snprintf(dst + n, sizeof dst - n, " (%s)", it->name);
 	}
-	return xasprintf("%4u  %-8s %s  %-40s x%-4u %s%s%s", it->id, netreq_state_name(it->state),
-	    when, dst, it->attempts, it->state == NETREQ_PENDING ? "grant: " : netreq_scope_name(it->scope),
-	    it->state == NETREQ_PENDING ? "" : " ", it->grant);
+	{
+		/* For a terminal: nothing from the wire may move the cursor. */
+		char *v = lz_shellwords_visible(dst, strlen(dst)),
+		    *g = lz_shellwords_visible(it->grant, strlen(it->grant));
+		char *out = xasprintf("%4u  %-8s %s  %-40s x%-4u %s%s%s", it->id,
+		    netreq_state_name(it->state), when, v, it->attempts,
+		    it->state == NETREQ_PENDING ? "grant: " : netreq_scope_name(it->scope),
+		    it->state == NETREQ_PENDING ? "" : " ", g);
+
+		free(v);
+		free(g);
+		return out;
+	}
 }

@@ -46,18 +46,7 @@
 #include "err.h"
 #include "proto.h"
 
-/* Message numbers: 220..239 (proto.h keeps the list of ranges). Defines, not
- * enum proto_type values, so switches over that enum stay whole. */
-#define NETREQ_LIST		220
-#define NETREQ_ITEM		221
-#define NETREQ_SUMMARY		222
-#define NETREQ_DECIDE		223
-#define NETREQ_RESULT		224
-#define NETREQ_GRANTS_REQ	225
-#define NETREQ_GRANTS		226
-#define NETREQ_REVOKE		227
-#define NETCTL_ASK		228	/* router -> coordinator */
-#define NETCTL_VERDICT		229	/* coordinator -> router */
+/* Message numbers NETREQ_* and NETCTL_ASK/VERDICT: proto.h (220..239). */
 
 #define NETREQ_FOLLOW		0x1	/* LIST flag: stay subscribed */
 #define NETREQ_MAX_PENDING	256	/* pending requests; more are blocked unasked */

@@ -99,7 +99,18 @@ struct proto_suspect {
 #define NETCTL_SUBSCRIBE	205	/* c->r: -> OK, then EVENTs */
 #define NETCTL_EVENT		206	/* r->c, s->c: one egress event */
 /* 220..239: network requests (netreq.h): pending destinations, decisions,
- * grants; client <-> coordinator, and NETCTL_ASK/VERDICT with the router. */
+ * grants; client <-> coordinator, and NETCTL_ASK/VERDICT with the router.
+ * Defines, not enum proto_type values, so switches over that enum stay whole. */
+#define NETREQ_LIST		220	/* c->s: u32 flags -> ITEMs, SUMMARY, OK */
+#define NETREQ_ITEM		221	/* s->c: one request */
+#define NETREQ_SUMMARY		222	/* s->c: counters */
+#define NETREQ_DECIDE		223	/* c->s: a decision -> RESULT */
+#define NETREQ_RESULT		224	/* s->c */
+#define NETREQ_GRANTS_REQ	225	/* c->s -> GRANTS */
+#define NETREQ_GRANTS		226	/* s->c: the profile's saved grants */
+#define NETREQ_REVOKE		227	/* c->s: entry or "#N" -> REVOKE (the entry removed) */
+#define NETCTL_ASK		228	/* r->c: a held destination */
+#define NETCTL_VERDICT		229	/* c->r: accept/refuse/deny a request */
 
 /* ERROR codes. */
 enum proto_errcode {

@@ -12,7 +12,6 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "coord/note.h"
 #include "coord/screen.h"
 #include "review/review-audit.h"

@@ -8,10 +8,10 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "jsonw.h"
 #include "net/net-coord.h"
 #include "netctl.h"
+#include "netreq.h"
 #include "store/audit.h"
 #include "store/egress-log.h"
 #include "xmalloc.h"
@@ -313,6 +313,22 @@ coord_net_status_json(struct coord *c, struct lz_jsonw *w)
 		for (size_t i = 0; i < n; i++)
 			lz_jsonw_str(w, pol[i]);
 		lz_jsonw_arr_close(w);
+		{
+			struct netreq_summary s;
+
+			coord_netreq_counts(c, &s);
+			lz_jsonw_key(w, "requests");
+			lz_jsonw_obj_open(w);
+			lz_jsonw_key(w, "ask_timeout_s");
+			lz_jsonw_int(w, s.ask_timeout_ms / 1000);
+			lz_jsonw_key(w, "pending");
+			lz_jsonw_int(w, s.pending);
+			lz_jsonw_key(w, "blocked_unasked");
+			lz_jsonw_int(w, s.overflow);
+			lz_jsonw_key(w, "denied_attempts");
+			lz_jsonw_int(w, s.denied_hits);
+			lz_jsonw_obj_close(w);
+		}
 	}
 	lz_jsonw_obj_close(w);
 }
@@ -335,7 +351,18 @@ coord_net_status_text(struct coord *c)
 		free(s);
 		s = t;
 	}
-	t = xasprintf("%s\n", s);
+	{
+		struct netreq_summary q;
+
+		coord_netreq_counts(c, &q);
+		if (q.ask_timeout_ms == 0)
+			t = xasprintf("%s\nrequests:    not asked (network.ask_timeout 0: blocked at "
+			    "once)\n", s);
+		else
+			t = xasprintf("%s\nrequests:    %u pending (lazaret egress --pending), held up to "
+			    "%u s; %u blocked unasked, %u to denied destinations\n", s, q.pending,
+			    q.ask_timeout_ms / 1000, q.overflow, q.denied_hits);
+	}
 	free(s);
 	return t;
 }

@@ -11,7 +11,8 @@
  * (once per destination per run), the decision with its exact grant and
  * reach, grant changes, and the first allow/block of each destination.
  * Bounded: the router keeps at most NETREQ_MAX_PENDING requests, we keep as
- * many plus NETREQ_KEEP_DONE decided ones, and at most COORD_NETREQ_SEEN
+ * many plus NETREQ_KEEP_DONE decided ones, and at most COORD_NETREQ_ASKED
+ * request rows and COORD_NETREQ_SEEN first allow/block rows
  * destinations' first allow/block rows a run.
  */
 #include <arpa/inet.h>
@@ -22,15 +23,24 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "grant.h"
 #include "jsonw.h"
+#include "netreq.h"
 #include "net/net-grants.h"
 #include "netreq-text.h"
 #include "store/audit.h"
 #include "xmalloc.h"
 
-#define COORD_NETREQ_SEEN	1024	/* destinations audited once each per run */
+#define COORD_NETREQ_SEEN	1024	/* destinations whose first allow/block is audited */
+#define COORD_NETREQ_ASKED	4096	/* destinations whose request is audited */
+
+/* Hashes of the destinations already audited, open addressing, bounded. */
+struct coord_netreq_seen {
+	uint64_t *h;
+	size_t n, max;
+	bool full;
+	const char *what;	/* for the one row saying the limit was reached */
+};
 
 struct coord_netreq_ent {
 	struct netreq_item it;	/* it.id is ours */
@@ -46,9 +56,7 @@ struct coord_netreq {
 	struct netreq_summary sum;
 	struct ctl_server_client **follow;
 	size_t nfollow;
-	uint64_t *seen;		/* hashes of audited destinations, open addressing */
-	size_t nseen;
-	bool seen_full;
+	struct coord_netreq_seen asked, seen;
 };
 
 static struct coord_netreq *
@@ -57,6 +65,10 @@ nr_get(struct coord *c)
 	if (c->netreq == NULL) {
 		c->netreq = xcalloc(1, sizeof *c->netreq);
 		c->netreq->sum.ask_timeout_ms = (uint32_t)c->o->cfg->ask_timeout * 1000;
+		c->netreq->asked = (struct coord_netreq_seen){ .max = COORD_NETREQ_ASKED,
+			.what = "net.request" };
+		c->netreq->seen = (struct coord_netreq_seen){ .max = COORD_NETREQ_SEEN,
+			.what = "net.first-allow/block" };
 	}
 	return c->netreq;
 }
@@ -71,7 +83,8 @@ coord_netreq_free(struct coord *c)
 	for (size_t i = 0; i < nr->nfollow; i++)
 		ctl_server_client_unref(nr->follow[i]);
 	free(nr->follow);
-	free(nr->seen);
+	free(nr->asked.h);
+	free(nr->seen.h);
 	free(nr);
 	c->netreq = NULL;
 }
@@ -120,32 +133,33 @@ nr_json_dest(struct lz_jsonw *w, const struct netreq_item *it)
 	lz_jsonw_str(w, it->name);
 }
 
-/* FNV-1a of a destination: is this its first row this run? Bounded: past
- * COORD_NETREQ_SEEN one row says the rest are not audited. */
+/* FNV-1a of a destination: is this its first row of set's kind this run?
+ * Bounded: past set->max one row says the rest are not audited. */
 static bool
-nr_first(struct coord *c, const char *key)
+nr_first(struct coord *c, struct coord_netreq_seen *set, const char *key)
 {
-	struct coord_netreq *nr = nr_get(c);
 	uint64_t h = 1469598103934665603ull;
-	size_t cap = 2 * COORD_NETREQ_SEEN, i;
+	size_t cap = 2 * set->max, i;
 
 	for (const char *p = key; *p; p++)
 		h = (h ^ (uint8_t)*p) * 1099511628211ull;
 	h |= 1;		/* 0 marks a free slot */
-	if (nr->seen == NULL)
-		nr->seen = xcalloc(cap, sizeof *nr->seen);
-	for (i = h % cap; nr->seen[i] != 0; i = (i + 1) % cap)
-		if (nr->seen[i] == h)
+	if (set->h == NULL)
+		set->h = xcalloc(cap, sizeof *set->h);
+	for (i = h % cap; set->h[i] != 0; i = (i + 1) % cap)
+		if (set->h[i] == h)
 			return false;
-	if (nr->nseen >= COORD_NETREQ_SEEN) {
-		if (!nr->seen_full) {
+	if (set->n >= set->max) {
+		if (!set->full) {
 			struct lz_jsonw w;
 
-			nr->seen_full = true;
+			set->full = true;
 			lz_jsonw_init(&w);
 			lz_jsonw_obj_open(&w);
+			lz_jsonw_key(&w, "rows");
+			lz_jsonw_str(&w, set->what);
 			lz_jsonw_key(&w, "limit");
-			lz_jsonw_int(&w, COORD_NETREQ_SEEN);
+			lz_jsonw_int(&w, (int64_t)set->max);
 			lz_jsonw_key(&w, "what");
 			lz_jsonw_str(&w, "more destinations than this run audits one by one; the "
 			    "egress log keeps their events");
@@ -153,8 +167,8 @@ nr_first(struct coord *c, const char *key)
 		}
 		return false;
 	}
-	nr->seen[i] = h;
-	nr->nseen++;
+	set->h[i] = h;
+	set->n++;
 	return true;
 }
 
@@ -174,7 +188,7 @@ coord_netreq_event(struct coord *c, const struct netctl_event *ev)
 		    ev->port, ev->proto);
 	snprintf(key, sizeof key, "%c %s %s", ev->allowed ? 'a' : 'b', dst,
 	    ev->kind == NETCTL_EV_DNS ? "" : ev->name);
-	if (!nr_first(c, key))
+	if (!nr_first(c, &nr_get(c)->seen, key))
 		return;
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
@@ -331,7 +345,7 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 
 		netreq_text_dest(&e->it, dst, sizeof dst);
 		snprintf(key, sizeof key, "r %s %s", dst, e->it.name);
-		if (nr_first(c, key)) {
+		if (nr_first(c, &nr->asked, key)) {
 			struct lz_jsonw w;
 
 			lz_jsonw_init(&w);
@@ -358,6 +372,15 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 	nr->sum.overflow = s->overflow;
 	nr->sum.denied_hits = s->denied_hits;
 	nr_summary(c);
+}
+
+void
+coord_netreq_counts(struct coord *c, struct netreq_summary *out)
+{
+	struct coord_netreq *nr = nr_get(c);
+
+	*out = nr->sum;
+	out->pending = (uint32_t)nr->npend;
 }
 
 void

@@ -30,7 +30,6 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/coord-netreq.h"
 #include "coord/guard.h"
 #include "coord/lock.h"
 #include "coord/reap.h"

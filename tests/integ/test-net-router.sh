@@ -248,6 +248,19 @@ out=$(in_ns $H ctl "$CTL" verdict 99999 1 || true)
 [ "$out" = "ok 0" ] || fail "a verdict for an unknown request: $out"
 out=$(in_ns $H ctl "$CTL" verdict 1 2 10.0.0.1 || true)
 case $out in "error: "*"accept only"*) ;; *) fail "refuse with an entry was taken: $out" ;; esac
+note "a query approved once: answered; the connection that follows asks under the name"
+in_ns $H resolve edge.cdn.test >"$T/r2" 2>&1 & R2=$!
+wait_for "a request for edge.cdn.test" grep -q "kind=dns .*name=edge.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "name=edge.cdn.test")" 1) || fail "once: $out"
+wait "$R2" || fail "a query approved once did not resolve: $(cat "$T/r2")"
+in_ns $H ctl "$CTL" get | grep -q edge.cdn.test && fail "a query approved once changed the policy"
+in_ns $H connect 10.199.0.5 8080 >"$T/c5" 2>&1 & C5=$!
+wait_for "a request for 10.199.0.5:8080 named edge.cdn.test" grep -q "addr=10.199.0.5 port=8080 name=edge.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "addr=10.199.0.5 port=8080")" 1 edge.cdn.test:8080) || fail "run: $out"
+wait "$C5" || true
+grep -q "ok:hello-8080" "$T/c5" || fail "the approved flow did not go through: $(cat "$T/c5")"
+expect ok:hello-8080 10.199.0.5 8080
+note "ok: granting the name let its address (resolved once) through without a new query"
 note "a flood of 3000 distinct destinations: at most 256 pending, the rest refused and counted"
 in_ns $H connect-many 10.199.0.4 20000 3000 >"$T/flood" || fail "flood: $(cat "$T/flood")"
 wait_for "the overflow counted" grep -q "overflow=[1-9]" "$T/asks"

@@ -276,6 +276,12 @@ test_netreq_names_and_text(void **state)
 	assert_non_null(strstr(t, "10.213.5.3:8081/tcp (later.lztest.internal)"));
 	assert_non_null(strstr(t, "grant: later.lztest.internal:8081"));
 	free(t);
+	strcpy(it.name, "evil\033]0;x\007.example");
+	t = netreq_text_item(&it, false);
+	assert_null(strchr(t, '\033'));
+	assert_null(strchr(t, '\007'));
+	free(t);
+	strcpy(it.name, "later.lztest.internal");
 	it.kind = NETREQ_KIND_DNS;
 	it.proto = 28;
 	it.addr[0] = '\0';
