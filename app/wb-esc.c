@@ -313,9 +313,7 @@ wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sam
 	wb_conn_send(e->conn, &b);
 }
 
-/* The rest of this read from the key being handled, as the bytes a terminal
- * sent (Alt-x is ESC x), control characters escaped; caller frees. */
-static char *
+char *
 wb_esc_burst_sample(const struct wb *wb)
 {
 	char raw[WB_SAMPLE_KEYS * 5 + 1];

@@ -388,14 +388,16 @@ wb_netreq_view_key(struct wb *wb, int key)
 		wb_netreq_view_close(wb);
 		return;
 	case REQVIEW_REPLY:
+		/* As at the request view: shown, and audited by the coordinator. */
 		snprintf(rid, sizeof rid, "net-%u", r->it.id);
 		s.session = r->it.session;
 		s.request_id = rid;
 		s.what = (char *)"terminal-reply";
-		s.sample = (char *)"(a terminal reply at a network request)";
+		s.sample = wb_esc_burst_sample(wb);
 		proto_encode_suspect(&b, &s);
 		wb_conn_send(r->conn, &b);
-		wb_draw_log(wb, true, "network request %u: terminal reply discarded", r->it.id);
+		wb_draw_log(wb, true, "network request %u: terminal reply discarded: %s", r->it.id, s.sample);
+		free(s.sample);
 		wb_draw_message(wb, "network request %u: input that looks like a terminal reply was "
 		    "discarded", r->it.id);
 		break;

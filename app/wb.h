@@ -210,6 +210,9 @@ void wb_esc_quit_key(struct wb *wb, int key);
 /* Record on e's coordinator that something not human was typed at its
  * request view (what: "terminal-reply"; sample: the keys, shown). */
 void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
+/* The rest of this read from the key being handled, as the bytes a terminal
+ * sent (Alt-x is ESC x), control characters escaped; caller frees. */
+char *wb_esc_burst_sample(const struct wb *wb);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
 void wb_esc_prompt_key(struct wb *wb, int key);

@@ -95,8 +95,9 @@ wait_for 5 pane_lacks "SCROLL" || show_fail "wheel down to the bottom did not le
 note "ok: the wheel enters the scrollback, scrolls, and leaves it at the bottom"
 
 # --- a program that asked for the mouse gets it, in SGR, at its own coordinates
-type_line "clear; printf '\\033[?1000h\\033[?1006h'; IFS= read -rsd m r; printf '\\033[?1006l\\033[?1000l'; printf 'GOT[%q]\\n' \"\$r\""
-sleep 1
+type_line "clear; printf '\\033[?1000h\\033[?1006h'; echo MOUSE-\$((2*21)); IFS= read -rsd m r; printf '\\033[?1006l\\033[?1000l'; printf 'GOT[%q]\\n' \"\$r\""
+# the program's mode reaches the workbench before its line does
+wait_for 10 pane_has "MOUSE-42" || show_fail "the program did not start"
 # the tab starts at pane row 2 (the bar is row 1): cell (7, 5) is the tab's (7, 4)
 click 7 5
 wait_for 10 pane_has "GOT[" || show_fail "the program that asked for the mouse got no report"

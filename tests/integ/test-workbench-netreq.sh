@@ -23,16 +23,7 @@ H="python3 $LZ_SRC/tests/integ/net-helper.py"
 
 # --- a namespace of our own, 10.214.N.0/29: .1 the host's end, .2 the DNS
 # server and a web server, .3 a "host" of the test names
-N=$((RANDOM % 200 + 20)) NET=10.214.$N SRV=lzq$$ VH=lzr$$
-ip -o addr show | grep -q " $NET\." && skip "$NET.0/29 is in use on this host"
-ip netns add "$SRV"
-lz_on_exit "ip netns del $SRV"
-ip link add "$VH" type veth peer name eth0 netns "$SRV"
-lz_on_exit "ip link del $VH"
-ip addr add "$NET.1/29" dev "$VH"; ip link set "$VH" up
-for a in 2 3; do ip -n "$SRV" addr add "$NET.$a/29" dev eth0; done
-ip -n "$SRV" link set eth0 up; ip -n "$SRV" link set lo up
-ip -n "$SRV" route add default via "$NET.1"
+lz_test_netns 10.214 2 3
 ip netns exec "$SRV" $H serve 0.0.0.0 8080 >"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
 : >"$T/dns.log"
 ip netns exec "$SRV" $H dns "$NET.2" "$T/dns.log" svc.app.lztest.internal=$NET.3 >"$T/dnsd.log" 2>&1 &
@@ -151,12 +142,26 @@ assert_contains "$(pane)" "got[hello-8080 hi]" "the broad grant, confirmed twice
 assert_contains "$(pane)" "name1-rc=0" "the agent's tool succeeds"
 note "ok: a broad grant takes the code chord twice"
 
+# --- for the profile, the exact destination: saved in the grants file
+tcp prof1 $NET.2 8080
+wait_for 10 pane_has "? $NET.2:8080/tcp" || show_fail "no request for $NET.2:8080"
+panel_egress
+"${TM[@]}" send-keys -t wb p
+wait_for 5 pane_has "Allow for the profile" || show_fail "p opened no view for the profile"
+wb_approve "allow for the profile"
+wait_for 20 pane_has "prof1-rc=" || show_fail "the connection did not finish after the profile grant"
+assert_contains "$(pane)" "prof1-rc=0" "approve for the profile: the agent's tool succeeds"
+assert_contains "$(lz egress -w "$repo" grants)" "$NET.2/32:8080" "the profile grant is in egress grants"
+note "ok: approve for the profile from the workbench saves the grant"
+
 d=$(audit_json | grep '"net.decision"' || true)
-assert_eq "$(printf '%s\n' "$d" | grep -c .)" 3 "three decisions audited (once, deny, run)"
+assert_eq "$(printf '%s\n' "$d" | grep -c .)" 4 "four decisions audited (once, deny, run, profile)"
+assert_contains "$d" '"scope":"profile"' "the audit has the profile grant"
 assert_contains "$d" '"scope":"once"' "the audit has approve once"
 assert_contains "$d" '"scope":"deny"' "the audit has the deny"
 assert_contains "$d" '"scope":"run"' "the audit has the run grant"
 assert_contains "$(audit_json)" "terminal-reply" "the terminal reply at the view is audited"
+assert_contains "$(audit_json | grep terminal-reply)" ">0;10;1c" "the audit row holds the discarded reply"
 out=$(lz audit -w "$repo" --verify 2>&1) || fail "audit --verify failed: $out"
 note "ok: every decision is in the audit trail and it verifies"
 
