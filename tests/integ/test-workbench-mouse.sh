@@ -31,7 +31,6 @@ click() { # x y (1-based pane cells): press and release of the left button
 }
 wheel() { "${TM[@]}" send-keys -t wb -l $'\e'"[<$((64 + $1));$2;$3M"; }	# 0 up, 1 down
 decisions() { lz audit -w "$repo" --json | grep '"esc.decision"' || true; }
-type_line() { "${TM[@]}" send-keys -t wb -l "$1"; "${TM[@]}" send-keys -t wb Enter; }
 
 # --- off: --no-mouse wins over the config
 "${TM[@]}" new-session -d -s wb -x 120 -y 30 -c "$T" "$(wb_line --no-mouse -w "$repo")"

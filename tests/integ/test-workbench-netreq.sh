@@ -12,7 +12,9 @@
 # nothing; a terminal reply at the view is discarded and audited; a click
 # on a pending request opens its view and decides nothing; the view
 # shows each grant's reach (a wildcard's "every subdomain of"), and a broad
-# grant takes the code chord twice; every decision is in the audit trail.
+# grant takes the code chord twice; a flood of 2,000 new destinations
+# leaves the workbench usable and its list bounded; every decision is in
+# the audit trail.
 source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root to create the test's network namespace"
 source "$(dirname "$0")/lib-wb.sh"
@@ -164,6 +166,24 @@ assert_contains "$(audit_json)" "terminal-reply" "the terminal reply at the view
 assert_contains "$(audit_json | grep terminal-reply)" ">0;10;1c" "the audit row holds the discarded reply"
 out=$(lz audit -w "$repo" --verify 2>&1) || fail "audit --verify failed: $out"
 note "ok: every decision is in the audit trail and it verifies"
+
+# --- a flood of 2,000 new destinations (UDP, one datagram each): the router
+# holds 256 and refuses the rest; the workbench keeps a bounded list, its
+# tab and panel stay usable
+"${TM[@]}" send-keys -t wb -l "clear; for p in \$(seq 20000 21999); do echo x >/dev/udp/$NET.2/\$p; done 2>/dev/null; echo FLOOD-\$((1+1))"
+"${TM[@]}" send-keys -t wb Enter
+wait_for 120 pane_has "FLOOD-2" || show_fail "the flood did not finish"
+type_line "echo ALIVE-\$((6*7))"
+wait_for 10 pane_has "ALIVE-42" || show_fail "the tab does not answer after the flood"
+n=$(pane | grep -o 'Egress ([0-9]*)' | head -1 | tr -dc 0-9)
+[ -n "$n" ] && [ "$n" -le 500 ] || show_fail "the Egress list is not bounded after the flood: [$n]"
+rss=$(ps -u "$LZ_USER" -o rss=,comm= | awk '$2 == "lazaret-workben" { print $1 }' | sort -n | tail -1)
+note "after the flood: Egress list $n lines, workbench RSS ${rss:-?} KB"
+[ -z "$rss" ] || [ "$rss" -lt 200000 ] || show_fail "the workbench grew to $rss KB in the flood"
+panel_egress
+"${TM[@]}" send-keys -t wb d
+wait_for 5 pane_lacks "PANEL" || show_fail "d on a flooded list did not deny and give the keys back"
+note "ok: a flood of new destinations leaves the workbench usable and its list bounded"
 
 # --- detach with requests kept: a clean exit (run under ASan it checks for leaks)
 "${TM[@]}" send-keys -t wb C-a d
