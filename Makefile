@@ -185,14 +185,17 @@ INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar,$(PRO
 MAN1        := $(wildcard docs/man/*.1)
 MAN5        := $(wildcard docs/man/*.5)
 THEMES      := $(wildcard themes/*.yaml)
+PRESETS     := $(wildcard presets/*)
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/lazaret \
-	    $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(DATADIR)/lazaret/presets \
+	    $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 0755 $(INST_HELP) scripts/setup-host $(DESTDIR)$(LIBEXECDIR)/lazaret/
 	$(INSTALL) -m 0644 $(THEMES) $(DESTDIR)$(DATADIR)/lazaret/themes/
+	$(INSTALL) -m 0644 $(PRESETS) $(DESTDIR)$(DATADIR)/lazaret/presets/
 	$(INSTALL) -m 0644 scripts/packages $(DESTDIR)$(DATADIR)/lazaret/packages
 	$(INSTALL) -m 0644 data/surface.tsv $(DESTDIR)$(DATADIR)/lazaret/surface.tsv
 	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
@@ -207,11 +210,13 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,lazaret lazaret-workbench) \
 	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar setup-host) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/presets/,$(notdir $(PRESETS))) \
 	    $(DESTDIR)$(DATADIR)/lazaret/packages $(DESTDIR)$(DATADIR)/lazaret/surface.tsv \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
 	    $(DESTDIR)$(BASHCOMPDIR)/lazaret $(DESTDIR)$(BASHCOMPDIR)/lazaret-workbench
-	for d in $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(DATADIR)/lazaret \
+	for d in $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(DATADIR)/lazaret/presets \
+	    $(DESTDIR)$(DATADIR)/lazaret \
 	    $(DESTDIR)$(LIBEXECDIR)/lazaret; do rmdir "$$d" 2>/dev/null || true; done
 
 # A Debian package of the installed tree (PREFIX=/usr): Depends are the

@@ -140,18 +140,15 @@ resolve_env(const struct cfg_ctx *c, const struct cfg_profile *p,
 }
 
 static void
-egress_merge(char ***out, size_t *n, char *const *add, size_t n_add)
+egress_merge(struct cfg_resolved *r, char *const *add, char *const *from, size_t n_add)
 {
-	size_t i, j;
+	struct cfg_egress_list l = { &r->allow_egress, &r->allow_egress_from,
+	    &r->n_allow_egress };
+	size_t i;
 
-	for (i = 0; i < n_add; i++) {
-		for (j = 0; j < *n && strcmp((*out)[j], add[i]) != 0; j++)
-			;
-		if (j == *n) {
-			lz_strv_push(out, add[i]);
-			(*n)++;
-		}
-	}
+	for (i = 0; i < n_add; i++)
+		if (!lz_strv_contains(r->allow_egress, add[i]))
+			cfg_egress_push(&l, add[i], from != NULL ? from[i] : "");
 }
 
 int
@@ -199,9 +196,8 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	    r->workspace_dir };
 	if (resolve_volumes(&c, p, &t, r) < 0 || resolve_env(&c, p, &t, r) < 0)
 		goto out;
-	egress_merge(&r->allow_egress, &r->n_allow_egress, cfg->allow_egress,
-	    cfg->n_allow_egress);
-	egress_merge(&r->allow_egress, &r->n_allow_egress, p->allow_egress, p->n_allow_egress);
+	egress_merge(r, cfg->allow_egress, cfg->allow_egress_from, cfg->n_allow_egress);
+	egress_merge(r, p->allow_egress, p->allow_egress_from, p->n_allow_egress);
 	{
 		size_t rules = 0;
 		struct egress_entry e;
@@ -239,6 +235,7 @@ cfg_resolved_free(struct cfg_resolved *r)
 	lz_strv_free(r->env);
 	cfg_volumes_free(r->volumes, r->n_volumes);
 	lz_strv_free(r->allow_egress);
+	lz_strv_free(r->allow_egress_from);
 	lz_strv_free(r->warnings);
 	free(r);
 }

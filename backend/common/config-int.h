@@ -94,6 +94,26 @@ int cfg_check_volume_path(const struct cfg_ctx *c, int line, const char *key,
     const char *s, bool host);
 int cfg_check_mode(const struct cfg_ctx *c, int line, const char *key, const char *m);
 
+/* ---- config-egress.c ---- */
+
+#define CFG_PRESET_DIR	"presets"	/* under PREFIX/share/lazaret, the source tree */
+
+/* An allow_egress list being filled: the entries, where each came from
+ * ("" this file, "@npm", "grants/P.list"), their count. */
+struct cfg_egress_list {
+	char ***v;
+	char ***from;
+	size_t *n;
+};
+
+void cfg_egress_push(struct cfg_egress_list *l, const char *entry, const char *from);
+/* A YAML allow_egress sequence: entries checked and made canonical, "@name"
+ * expanded from its preset file. */
+int cfg_load_egress(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
+    struct cfg_egress_list *l);
+/* Each profile's grants file (grants.h) appended to its allow_egress. */
+int cfg_merge_grants(struct cfg *cfg, lz_err_t *err);
+
 /* ---- config.c ---- */
 
 void cfg_volumes_free(struct cfg_volume *v, size_t n);

@@ -32,8 +32,11 @@ print_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* from (may be NULL): a trailing "# from X" where an entry came from
+ * elsewhere than the file (a preset, the grants file). */
 static void
-print_list(FILE *f, const char *indent, const char *key, char *const *v, size_t n)
+print_list_from(FILE *f, const char *indent, const char *key, char *const *v,
+    char *const *from, size_t n)
 {
 	size_t i;
 
@@ -41,8 +44,16 @@ print_list(FILE *f, const char *indent, const char *key, char *const *v, size_t 
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s  - ", indent);
 		print_str(f, v[i]);
+		if (from != NULL && from[i] != NULL && from[i][0] != '\0')
+			fprintf(f, "  # from %s", from[i]);
 		fputc('\n', f);
 	}
+}
+
+static void
+print_list(FILE *f, const char *indent, const char *key, char *const *v, size_t n)
+{
+	print_list_from(f, indent, key, v, NULL, n);
 }
 
 /* Value of NAME in a resolved "NAME=value" list, or NULL. */
@@ -94,9 +105,11 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
 	fprintf(f, "    persist_usr: %s\n", p->persist_usr ? "true" : "false");
 	if (r != NULL)
-		print_list(f, "    ", "allow_egress", r->allow_egress, r->n_allow_egress);
+		print_list_from(f, "    ", "allow_egress", r->allow_egress, r->allow_egress_from,
+		    r->n_allow_egress);
 	else
-		print_list(f, "    ", "allow_egress", p->allow_egress, p->n_allow_egress);
+		print_list_from(f, "    ", "allow_egress", p->allow_egress, p->allow_egress_from,
+		    p->n_allow_egress);
 	if (r != NULL)
 		fprintf(f, "    network: %s\n", r->sidecar ? "sidecar" : "none");
 	else if (p->network != CFG_NET_AUTO)
@@ -138,7 +151,8 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	fputs(r ? " (resolved)\ndata_root: " : "\ndata_root: ", f);
 	print_str(f, cfg->data_root);
 	fputc('\n', f);
-	print_list(f, "", "allow_egress", cfg->allow_egress, cfg->n_allow_egress);
+	print_list_from(f, "", "allow_egress", cfg->allow_egress, cfg->allow_egress_from,
+	    cfg->n_allow_egress);
 	if (cfg->dns_upstream != NULL) {
 		fputs("dns_upstream: ", f);
 		print_str(f, cfg->dns_upstream);

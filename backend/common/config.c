@@ -32,30 +32,6 @@ const char cfg_default_yaml[] =
     "    image: localhost/lazaret-default:latest\n";
 
 static int
-load_egress(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, char ***out,
-    size_t *n_out)
-{
-	size_t i;
-	const char *s;
-
-	if (cfg_get_seq(c, n, key) < 0)
-		return -1;
-	for (i = 0; i < n->n_kids; i++) {
-		_cleanup_free_ char *sub = xasprintf("%s[%zu]", key, i), *norm = NULL;
-
-		if (cfg_get_str(c, n->kids[i], sub, 0, &s) < 0)
-			return -1;
-		if (cfg_egress_parse(s, &norm, c->err) < 0)
-			return cfg_ctx_wrap(c, n->kids[i]->line, sub);
-		if (strcmp(norm, "0.0.0.0/0") == 0 || strcmp(norm, "::/0") == 0)
-			cfg_ctx_warn(c, n->kids[i]->line, sub, "allows egress to every address");
-		lz_strv_push(out, norm);
-		(*n_out)++;
-	}
-	return 0;
-}
-
-static int
 load_dns_upstream(const struct cfg_ctx *c, const struct cfg_node *n)
 {
 	const char *s;
@@ -522,7 +498,8 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	free(k);
 	k = xasprintf("%s.allow_egress", key);
 	if ((v = cfg_map_get(n, "allow_egress")) != NULL &&
-	    load_egress(c, v, k, &p->allow_egress, &p->n_allow_egress) < 0)
+	    cfg_load_egress(c, v, k, &(struct cfg_egress_list){ &p->allow_egress,
+	    &p->allow_egress_from, &p->n_allow_egress }) < 0)
 		return -1;
 	free(k);
 	k = xasprintf("%s.network", key);
@@ -585,7 +562,8 @@ load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 	if (load_data_root(c, cfg_map_get(root, "data_root")) < 0)
 		return -1;
 	if ((v = cfg_map_get(root, "allow_egress")) != NULL &&
-	    load_egress(c, v, "allow_egress", &c->cfg->allow_egress, &c->cfg->n_allow_egress) < 0)
+	    cfg_load_egress(c, v, "allow_egress", &(struct cfg_egress_list){
+	    &c->cfg->allow_egress, &c->cfg->allow_egress_from, &c->cfg->n_allow_egress }) < 0)
 		return -1;
 	if ((v = cfg_map_get(root, "dns_upstream")) != NULL && load_dns_upstream(c, v) < 0)
 		return -1;
@@ -621,40 +599,18 @@ out:
 	return ret;
 }
 
-/* Read a regular file of at most CFG_FILE_MAX bytes. ENOENT is left in err->code. */
+/* The file's own entries, then the grants file of each profile next to it. */
 static int
-read_file(const char *path, char **buf, size_t *len, lz_err_t *err)
+load_with_grants(const char *name, const char *buf, size_t len, struct cfg **out,
+    lz_err_t *err)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *b = NULL;
-	struct stat st;
-	size_t n = 0;
-	ssize_t r;
-
-	*buf = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
-		return lz_err_sys(err, errno, "%s", path);
-	if (fstat(fd, &st) < 0)
-		return lz_err_sys(err, errno, "%s", path);
-	if (!S_ISREG(st.st_mode))
-		return lz_err_set(err, LZ_EINVAL, "%s: not a regular file", path);
-	if (st.st_size > CFG_FILE_MAX)
-		return lz_err_set(err, LZ_EINVAL, "%s: larger than %d bytes", path, CFG_FILE_MAX);
-	b = xmalloc(CFG_FILE_MAX + 1);
-	while (n <= CFG_FILE_MAX) {
-		r = read(fd, b + n, CFG_FILE_MAX + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return lz_err_sys(err, errno, "%s", path);
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	if (cfg_load_buf(name, buf, len, out, err) < 0)
+		return -1;
+	if (cfg_merge_grants(*out, err) < 0) {
+		cfg_free(*out);
+		*out = NULL;
+		return -1;
 	}
-	if (n > CFG_FILE_MAX)
-		return lz_err_set(err, LZ_EINVAL, "%s: larger than %d bytes", path, CFG_FILE_MAX);
-	*buf = lz_steal_ptr(&b);
-	*len = n;
 	return 0;
 }
 
@@ -669,18 +625,18 @@ cfg_load(const char *path, struct cfg **out, lz_err_t *err)
 		if (lz_path_xdg("XDG_CONFIG_HOME", ".config", &base, err) < 0)
 			return lz_err_wrap(err, "cannot find the configuration file");
 		dflt = xasprintf("%s/lazaret/config.yaml", base);
-		if (read_file(dflt, &buf, &len, err) < 0) {
+		if (lz_path_read(dflt, CFG_FILE_MAX, &buf, &len, NULL, err) < 0) {
 			if (err == NULL || err->code != ENOENT)
 				return -1;
 			lz_err_clear(err);
-			return cfg_load_buf(CFG_EMBEDDED_NAME, cfg_default_yaml,
+			return load_with_grants(CFG_EMBEDDED_NAME, cfg_default_yaml,
 			    sizeof cfg_default_yaml - 1, out, err);
 		}
-		return cfg_load_buf(dflt, buf, len, out, err);
+		return load_with_grants(dflt, buf, len, out, err);
 	}
-	if (read_file(path, &buf, &len, err) < 0)
+	if (lz_path_read(path, CFG_FILE_MAX, &buf, &len, NULL, err) < 0)
 		return -1;
-	return cfg_load_buf(path, buf, len, out, err);
+	return load_with_grants(path, buf, len, out, err);
 }
 
 void
@@ -705,6 +661,7 @@ profile_clear(struct cfg_profile *p)
 	free(p->image);
 	lz_strv_free(p->persistent_dirs);
 	lz_strv_free(p->allow_egress);
+	lz_strv_free(p->allow_egress_from);
 	for (i = 0; i < p->n_env; i++) {
 		free(p->env[i].name);
 		free(p->env[i].value);
@@ -723,6 +680,7 @@ cfg_free(struct cfg *cfg)
 	free(cfg->file);
 	free(cfg->data_root);
 	lz_strv_free(cfg->allow_egress);
+	lz_strv_free(cfg->allow_egress_from);
 	free(cfg->dns_upstream);
 	free(cfg->esc_socket_dir);
 	lz_strv_free(cfg->esc_auto_approve);

@@ -71,7 +71,10 @@ struct cfg_profile {
 				 * persist_usr is false */
 	size_t n_persistent_dirs;
 	bool persist_usr;	/* /usr is a State Anchor (default true) */
-	char **allow_egress;	/* validated entries (egress.h), canonical text */
+	char **allow_egress;	/* validated entries (egress.h), canonical text;
+				 * "@preset"s expanded, the grants file merged */
+	char **allow_egress_from;	/* same length: where each came from, "" (the
+				 * config file), "@npm" or "grants/P.list" */
 	size_t n_allow_egress;
 	struct cfg_env *env;
 	size_t n_env;
@@ -86,6 +89,7 @@ struct cfg {
 	char *data_root;	/* tilde-expanded, canonical (may not exist yet) */
 	int data_root_line;
 	char **allow_egress;	/* global entries (CIDRs, domain names), every profile */
+	char **allow_egress_from;	/* as in cfg_profile */
 	size_t n_allow_egress;
 	char *dns_upstream;	/* "ADDR[:PORT]" the sidecar forwards allowed names to;
 				 * NULL: slirp4netns' resolver (10.0.2.3) */
@@ -120,6 +124,7 @@ struct cfg_resolved {
 	struct cfg_volume *volumes;	/* host canonicalized, container expanded */
 	size_t n_volumes;
 	char **allow_egress;	/* global + profile, de-duplicated */
+	char **allow_egress_from;	/* as in cfg_profile */
 	size_t n_allow_egress;
 	bool sidecar;		/* network: the sidecar (else --network none) */
 	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
@@ -129,7 +134,9 @@ struct cfg_resolved {
 extern const char cfg_default_yaml[];
 
 /* Load FILE; with path NULL, $XDG_CONFIG_HOME/lazaret/config.yaml
- * (~/.config/...) when it exists, else the embedded default. */
+ * (~/.config/...) when it exists, else the embedded default. Each profile's
+ * grants file (grants.h: grants/P.list next to FILE) is merged into its
+ * allow_egress; cfg_load_buf() reads no grants. */
 int cfg_load(const char *path, struct cfg **out, lz_err_t *err);
 /* Parse a buffer; name is used in error messages. */
 int cfg_load_buf(const char *name, const char *buf, size_t len,

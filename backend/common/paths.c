@@ -10,7 +10,9 @@
  * step will make.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -325,4 +327,45 @@ out:
 	free(cur);
 	free(next);
 	return ret;
+}
+
+int
+lz_path_read(const char *path, size_t max, char **buf, size_t *len, struct stat *st,
+    lz_err_t *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *b = NULL;
+	struct stat sb;
+	size_t n = 0;
+	ssize_t r;
+
+	*buf = NULL;
+	*len = 0;
+	if (st == NULL)
+		st = &sb;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+		return lz_err_sys(err, errno, "%s", path);
+	if (fstat(fd, st) < 0)
+		return lz_err_sys(err, errno, "%s", path);
+	if (!S_ISREG(st->st_mode))
+		return lz_err_set(err, LZ_EINVAL, "%s: not a regular file", path);
+	if ((uint64_t)st->st_size > max)
+		return lz_err_set(err, LZ_EINVAL, "%s: larger than %zu bytes", path, max);
+	b = xmalloc(max + 1);
+	while (n <= max) {
+		r = read(fd, b + n, max + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return lz_err_sys(err, errno, "%s", path);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max)
+		return lz_err_set(err, LZ_EINVAL, "%s: larger than %zu bytes", path, max);
+	b[n] = '\0';
+	*buf = lz_steal_ptr(&b);
+	*len = n;
+	return 0;
 }

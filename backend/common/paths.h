@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include <sys/stat.h>
+
 #include "err.h"
 
 /* Longest path accepted anywhere (host or container). */
@@ -57,5 +59,11 @@ int lz_path_normalize(const char *p, char **out, lz_err_t *err);
  * appended as written. Rejects relative paths, "..", dangling symlinks and a
  * non-directory in the middle. Creates nothing. Caller frees *out. */
 int lz_path_canon(const char *p, char **out, lz_err_t *err);
+
+/* Read a regular file of at most max bytes into *buf (NUL-terminated; caller
+ * frees), its length in *len and, when st is not NULL, its fstat there.
+ * Errors name the path; ENOENT is left in err->code. */
+int lz_path_read(const char *path, size_t max, char **buf, size_t *len, struct stat *st,
+    lz_err_t *err);
 
 #endif

@@ -39,6 +39,7 @@ done
 # Data the programs find as installed, in PREFIX/share/lazaret ($T is PREFIX).
 mkdir -p "$T/share/lazaret"
 cp "$LZ_SRC/data/surface.tsv" "$T/share/lazaret/"
+cp -r "$LZ_SRC/presets" "$T/share/lazaret/"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T"
 
 LZ_CLEANUPS=()

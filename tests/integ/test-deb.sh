@@ -42,6 +42,10 @@ for m in lazaret:1 lazaret-workbench:1 lazaret-escalate:1 lazaret.yaml:5; do
 	assert_eq "$(timeout 30 man -w "${m%:*}")" "/usr/share/man/man${m#*:}/${m%:*}.${m#*:}.gz" "man -w ${m%:*}"
 done
 MANWIDTH=80 timeout 30 man lazaret.yaml 2>/dev/null | grep -q "auto_approve" || fail "man lazaret.yaml does not render"
+printf 'profiles:\n  web:\n    image: x\n    allow_egress: ["@github"]\n' >"$T/pre.yaml"
+chown "$LZ_USER" "$T/pre.yaml"
+assert_contains "$(as_user /usr/bin/lazaret config check "$T/pre.yaml" --profile web -w "$T")" \
+	'- "codeload.github.com:443"  # from @github' "@github from the package's /usr/share/lazaret/presets"
 [ -f /usr/share/bash-completion/completions/lazaret ] || fail "no bash completion installed"
 comp=$(timeout 30 bash --norc -i -c '. /usr/share/bash-completion/bash_completion
 	__load_completion lazaret; complete -p lazaret

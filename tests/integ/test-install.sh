@@ -20,6 +20,10 @@ libexec/lazaret/setup-host
 share/bash-completion/completions/lazaret
 share/bash-completion/completions/lazaret-workbench
 share/lazaret/packages
+share/lazaret/presets/anthropic
+share/lazaret/presets/github
+share/lazaret/presets/npm
+share/lazaret/presets/pypi
 share/lazaret/surface.tsv
 share/lazaret/themes/default.yaml
 share/lazaret/themes/high-contrast.yaml
@@ -53,6 +57,14 @@ fi
 # setup-host runs from PREFIX/libexec/lazaret with its list in PREFIX/share/lazaret
 assert_eq "$(as_user "$S$P/libexec/lazaret/setup-host" --packages)" "$("$LZ_SRC/scripts/setup-host" --packages)" \
 	"the installed setup-host reads the same package list"
+
+# allow_egress presets from PREFIX/share/lazaret/presets (no source tree near $S$P)
+mkdir -p "$T/pre"
+printf 'profiles:\n  web:\n    image: x\n    allow_egress: ["@npm", "@pypi"]\n' >"$T/pre/c.yaml"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/pre"
+out=$(as_user "$I/lazaret" config check "$T/pre/c.yaml" --profile web -w "$T/pre")
+assert_contains "$out" '- "registry.npmjs.org:443"  # from @npm' "@npm found in the installed PREFIX/share/lazaret/presets"
+assert_contains "$out" '- "files.pythonhosted.org:443"  # from @pypi' "@pypi too"
 
 # --- man pages: lint clean, found through MANPATH, rendered
 for m in "$S$P"/share/man/man*/*; do

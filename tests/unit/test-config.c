@@ -24,11 +24,7 @@ static int
 setup_home(void **state)
 {
 	(void)state;
-	home = tu_mkdtemp("config");
-	setenv("HOME", home, 1);
-	unsetenv("XDG_CONFIG_HOME");
-	unsetenv("XDG_DATA_HOME");
-	unsetenv("XDG_RUNTIME_DIR");
+	home = tu_fake_home("config");
 	return 0;
 }
 

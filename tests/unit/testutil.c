@@ -48,3 +48,15 @@ tu_write_file(const char *dir, const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 }
+
+char *
+tu_fake_home(const char *tag)
+{
+	char *home = tu_mkdtemp(tag);
+
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	return home;
+}
