@@ -158,7 +158,7 @@ egress_grant_print(const struct netreq_grant *g, bool json)
 		lz_jsonw_key(&w, "entry");
 		lz_jsonw_str(&w, g->entry);
 		lz_jsonw_key(&w, "note");
-		lz_jsonw_str(&w, g->who);
+		lz_jsonw_str(&w, g->note);
 		lz_jsonw_key(&w, "reach");
 		lz_jsonw_str(&w, g->preview);
 		lz_jsonw_obj_close(&w);
@@ -167,7 +167,7 @@ egress_grant_print(const struct netreq_grant *g, bool json)
 		free(t);
 		return;
 	}
-	printf("%3u  %-40s %s\n     %s\n", g->index, g->entry, g->preview, g->who);
+	printf("%3u  %-40s %s\n     %s\n", g->index, g->entry, g->preview, g->note);
 }
 
 int

@@ -213,7 +213,7 @@ netreq_encode_grants(struct proto_buf *b, const struct netreq_grant *g, size_t n
 		proto_put32(b, g[i].index);
 		proto_put64(b, g[i].added_ms);
 		proto_putfield(b, g[i].entry, sizeof g[i].entry);
-		proto_putfield(b, g[i].who, sizeof g[i].who);
+		proto_putfield(b, g[i].note, sizeof g[i].note);
 		proto_putfield(b, g[i].preview, sizeof g[i].preview);
 	}
 	proto_end(b, at);
@@ -242,7 +242,7 @@ netreq_decode_grants(const uint8_t *p, size_t len, struct netreq_grant **out, si
 		g[i].index = proto_rd_u32(&r);
 		g[i].added_ms = proto_rd_u64(&r);
 		if (rdfield(&r, g[i].entry, sizeof g[i].entry, "grant entry", err) < 0 ||
-		    rdfield(&r, g[i].who, sizeof g[i].who, "grant who", err) < 0 ||
+		    rdfield(&r, g[i].note, sizeof g[i].note, "grant note", err) < 0 ||
 		    rdfield(&r, g[i].preview, sizeof g[i].preview, "grant preview", err) < 0) {
 			free(g);
 			return -1;

@@ -55,6 +55,7 @@
 #define NETREQ_WHO_MAX		64
 #define NETREQ_PREVIEW_MAX	512
 #define NETREQ_WHY_MAX		160
+#define NETREQ_NOTE_MAX		256
 #define NETREQ_MAX_GRANTS	1024
 
 enum netreq_state {
@@ -144,7 +145,7 @@ struct netreq_grant {
 	uint32_t index;		/* 1-based, as `lazaret egress revoke #N` takes it */
 	uint64_t added_ms;	/* wall clock; 0 unknown */
 	char entry[EGRESS_ENTRY_MAX + 1];
-	char who[NETREQ_WHO_MAX];
+	char note[NETREQ_NOTE_MAX];	/* when, who, why ("2026-12-03T10:20:00Z by ...") */
 	char preview[NETREQ_PREVIEW_MAX];
 };
 

@@ -409,6 +409,12 @@ nr_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t 
 		lz_err_clear(&err);
 		return;
 	}
+	if (c->net == NULL) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "domain %s runs with network: none (no "
+		    "sidecar): nothing is asked; set allow_egress or 'network: sidecar' in profile %s",
+		    c->a->hash, c->a->profile);
+		return;
+	}
 	for (size_t i = 0; i < nr->npend; i++, n++)
 		netreq_encode_item(&b, NETREQ_ITEM, &nr->pend[i].it);
 	for (size_t i = 0; i < nr->ndone; i++, n++)

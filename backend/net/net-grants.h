@@ -15,7 +15,7 @@
 
 /* The grants file of profile for the loaded configuration; caller frees. */
 int net_grants_path(const struct cfg *cfg, const char *profile, char **out, lz_err_t *err);
-/* Every grant with its 1-based index, note (who) and reach; *out owned (free()). A
+/* Every grant with its 1-based index, note (when, who, why) and reach; *out owned (free()). A
  * missing file is no grants. */
 int net_grants_list(const char *path, struct netreq_grant **out, size_t *n, lz_err_t *err);
 /* Add entry (canonical) with a note saying when, who and why; *added false

@@ -161,6 +161,14 @@ done
 note "ok: requests, decisions (once, run, deny, profile), the grant, first allow/block"
 assert_contains "$(lz audit -w "$repo" --verify)" "audit trail intact" "--verify covers them"
 
+note "a run grant ends with the run; a profile grant survives the restart"
+lz stop -w "$repo" >/dev/null
+kill $HOLD 2>/dev/null || true
+wait_for 60 sh -c "! test -S $sock" || fail "the domain did not stop"
+hold
+assert_contains "$(probe resolve later.lztest.internal)" "resolve later.lztest.internal: $NET.4" "the profile grant holds after a restart"
+assert_not_contains "$(lz status -w "$repo")" "$NET.4/32:8081" "the run grant is gone"
+assert_contains "$(lz egress -w "$repo" grants --json)" "\"entry\":\"later.lztest.internal\"" "grants --json lists it"
 note "revoke: the grant leaves the file and the running policy"
 out=$(lz egress -w "$repo" revoke later.lztest.internal 2>&1) || fail "revoke: $out"
 assert_contains "$out" "revoked later.lztest.internal" "revoke names what it removed"

@@ -222,7 +222,7 @@ test_netreq_grants_and_verdict(void **state)
 	(void)state;
 	strcpy(g[0].entry, "registry.npmjs.org:443");
 	strcpy(g[1].entry, "10.0.0.0/24:5432");
-	strcpy(g[1].who, "cli");
+	strcpy(g[1].note, "2026-12-03T10:20:00Z by cli: test");
 	netreq_encode_grants(&b, g, 2);
 	p = one_frame(&b, &h);
 	assert_int_equal(netreq_decode_grants(p, h.length, &out, &n, &err), 0);
