@@ -21,7 +21,8 @@ static void
 egress_summary_text(const struct netreq_summary *s)
 {
 	if (s->ask_timeout_ms == 0)
-		printf("# network.ask_timeout is 0: nothing is asked, new destinations are blocked\n");
+		printf("# nothing is asked: new destinations are blocked at once (network.ask_timeout "
+		    "is 0, or this kernel cannot hold packets: see lazaret doctor --deep)\n");
 	printf("# %u pending; %u attempts blocked unasked (the list was full); %u attempts to "
 	    "denied destinations\n", s->pending, s->overflow, s->denied_hits);
 }

@@ -238,6 +238,7 @@ main(int argc, char **argv)
 	char **allow = NULL;
 	sigset_t set;
 	int sigfd, rc = 1;
+	bool ask_missing = false;
 	struct netctl_event start = { .kind = NETCTL_EV_ROUTER, .allowed = 1 };
 
 	s.dns_fd = s.up_fd = s.ctl_fd = -1;
@@ -261,15 +262,32 @@ main(int argc, char **argv)
 		lz_err_wrap(&err, "--allow");
 		goto out;
 	}
-	if (side_nft_open(&s, &err) < 0 || side_nft_apply(&s, &err) < 0)
+	if (side_check_only)
+		s.ask_ms = 1000;	/* --check tries the queue rule too */
+	if (side_nft_open(&s, &err) < 0)
 		goto out;
+	if (side_nft_apply(&s, &err) < 0 || (s.ask_ms > 0 && side_queue_open(&s, &err) < 0)) {
+		if (s.ask_ms == 0)
+			goto out;
+		/* No NFQUEUE here (neither nft_queue nor nft_compat's target): refuse
+		 * without asking rather than not at all. */
+		fprintf(stderr, "lazaret-sidecar: cannot hold packets here (%s): new destinations "
+		    "are refused without asking\n", err.msg);
+		ask_missing = true;
+		lz_err_clear(&err);
+		s.ask_ms = 0;
+		if (s.queue != NULL)
+			mnl_socket_close(s.queue);
+		s.queue = NULL;
+		if (side_nft_apply(&s, &err) < 0)
+			goto out;
+	}
 	if (side_log_open(&s, &err) < 0)
-		goto out;
-	if (s.ask_ms > 0 && !side_check_only && side_queue_open(&s, &err) < 0)
 		goto out;
 	if (side_check_only) {
 		printf("lazaret-sidecar: check ok: nftables table inet %s and nflog group %u work "
-		    "here\n", s.table, s.nflog_group);
+		    "here; %s\n", s.table, s.nflog_group, ask_missing ? "no NFQUEUE: requests "
+		    "cannot be held (network.ask_timeout acts as 0)" : "new flows can be held (nfqueue)");
 		rc = 0;
 		goto out;
 	}

@@ -356,8 +356,8 @@ coord_net_status_text(struct coord *c)
 
 		coord_netreq_counts(c, &q);
 		if (q.ask_timeout_ms == 0)
-			t = xasprintf("%s\nrequests:    not asked (network.ask_timeout 0: blocked at "
-			    "once)\n", s);
+			t = xasprintf("%s\nrequests:    none: new destinations are blocked at once "
+			    "(network.ask_timeout is 0, or this kernel cannot hold packets)\n", s);
 		else
 			t = xasprintf("%s\nrequests:    %u pending (lazaret egress --pending), held up to "
 			    "%u s; %u blocked unasked, %u to denied destinations\n", s, q.pending,

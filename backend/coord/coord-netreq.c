@@ -367,10 +367,13 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 {
 	struct coord_netreq *nr = nr_get(c);
 
-	if (s->overflow == nr->sum.overflow && s->denied_hits == nr->sum.denied_hits)
+	if (s->overflow == nr->sum.overflow && s->denied_hits == nr->sum.denied_hits &&
+	    s->ask_timeout_ms == nr->sum.ask_timeout_ms)
 		return;
 	nr->sum.overflow = s->overflow;
 	nr->sum.denied_hits = s->denied_hits;
+	/* The router's word: 0 when this kernel cannot hold packets. */
+	nr->sum.ask_timeout_ms = s->ask_timeout_ms;
 	nr_summary(c);
 }
 

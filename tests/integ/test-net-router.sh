@@ -269,4 +269,13 @@ pend=$(grep -c "state=pending kind=flow proto=6 addr=10.199.0.4" "$T/asks" || tr
 kill -0 "$ROUTER" || fail "the router died in the flood"
 expect ok:hello-8080 10.199.0.2 8080
 note "flood: $pend requests raised, the rest refused at once; the router serves on"
+note "no queue to be had (another router holds it, as a kernel without NFQUEUE would): refused unasked, said"
+ip netns exec "$NS" "$BUILD/lazaret-sidecar" --ctl "$T/ctl2.sock" --table lz2 --dns 127.0.0.1:5353 --nflog-group 4243 \
+	--upstream 10.199.0.2 --ask-timeout 1000 >"$T/router2.log" 2>&1 & R2P=$!; PIDS+=($R2P)
+wait_for "the second router" test -S "$T/ctl2.sock"
+grep -q "cannot hold packets here" "$T/router2.log" || fail "no word of the missing queue: $(cat "$T/router2.log")"
+grep -q "not asking" "$T/router2.log" || fail "the second router says it asks: $(cat "$T/router2.log")"
+in_ns nft list table inet lz2 2>/dev/null | grep -q "queue" && fail "the fallback table still queues"
+in_ns nft list table inet lz2 2>/dev/null | grep -q "policy drop" || fail "the fallback table is not default-deny"
+kill "$R2P"
 note "all router checks passed"
