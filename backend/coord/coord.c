@@ -694,6 +694,7 @@ out:
 	ctl_server_free(c.srv);
 	free(c.sessions);
 	free(c.followers);
+	coord_netreq_free(&c);
 	if (uv_loop_close(&loop) != 0)
 		coord_log("loop not empty at exit");
 	if (c.live_fd >= 0)
