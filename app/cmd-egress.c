@@ -8,14 +8,22 @@
 
 #include "cli.h"
 #include "client.h"
+#include "cmd-egress.h"
 #include "commands.h"
 #include "egress.h"
 #include "netctl-text.h"
+#include "netreq.h"
 #include "store/egress-log.h"
 #include "store/store.h"
 
 #define EGRESS_USAGE "lazaret egress [-p P] [-w DIR] [--follow] [--json] [-n N]\n" \
-	"   or: lazaret egress [-p P] [-w DIR] allow|deny ENTRY"
+	"   or: lazaret egress [-p P] [-w DIR] allow|deny ENTRY\n" \
+	"   or: lazaret egress [-p P] [-w DIR] --pending [--json] [--follow]\n" \
+	"   or: lazaret egress [-p P] [-w DIR] approve ID [--scope once|run|profile]\n" \
+	"                                      [--widen PATTERN] [--yes-broad]\n" \
+	"   or: lazaret egress [-p P] [-w DIR] deny ID\n" \
+	"   or: lazaret egress [-p P] [-w DIR] grants [--json]\n" \
+	"   or: lazaret egress [-p P] [-w DIR] revoke ENTRY|N"
 
 static const char egress_help[] =
     "Show the domain's egress log: every new flow the network sidecar allowed\n"
@@ -26,11 +34,33 @@ static const char egress_help[] =
     "domain, for this run only (put it in allow_egress to keep it). ENTRY is a\n"
     "CIDR or a domain name, with optional ports: 10.0.0.0/8:5432,\n"
     "github.com:22,443, *.npmjs.org, [fd00::/8]:443.\n\n"
+    "Requests: a new destination outside the policy (the first packet of a\n"
+    "flow, or a DNS query) is held for network.ask_timeout seconds (default\n"
+    "10; 0 blocks at once) while you decide; unanswered, it is blocked.\n"
+    "`--pending` lists them (ID, destination, the name it was resolved from,\n"
+    "attempts) and the recent decisions. `approve ID` lets it through:\n"
+    "  --scope once     only the attempts held now; the next connection asks\n"
+    "                   again (the default)\n"
+    "  --scope run      adds the grant to the policy until `lazaret stop`\n"
+    "  --scope profile  also saves it in the profile's grants file (next to\n"
+    "                   config.yaml: grants/PROFILE.list; never in your YAML)\n"
+    "  --widen PATTERN  grant PATTERN instead of the exact destination\n"
+    "                   (*.example.com:443, 10.1.2.0/24:443, name without :port)\n"
+    "  --yes-broad      confirm a broad grant (a TLD or public-suffix wildcard,\n"
+    "                   a CIDR wider than /16, any port on a range); without it\n"
+    "                   a terminal asks you to type the pattern again, a script\n"
+    "                   is refused\n"
+    "The grant and what it reaches are printed. `deny ID` refuses it, and later\n"
+    "attempts silently (counted) until `lazaret stop`. `grants` lists the\n"
+    "profile's saved grants with their reach; `revoke ENTRY|N` removes one\n"
+    "(from the running domain too). Every request, decision and grant change\n"
+    "is in `lazaret audit`.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  -f, --follow         keep printing events as they happen\n"
-    "  --json               one JSON object per event\n"
-    "  -n, --lines N        the last N events (default 50; 0: all kept)\n";
+    "  -f, --follow         keep printing events (or requests) as they happen\n"
+    "  --json               one JSON object per event, request or grant\n"
+    "  -n, --lines N        the last N events (default 50; 0: all kept)\n"
+    "  --pending            the network requests instead of the log\n";
 
 static int
 egress_print_cb(const struct netctl_event *e, void *arg)
@@ -105,37 +135,78 @@ egress_direct(const struct anchor *a, bool json, unsigned last, lz_err_t *err)
 	return ret;
 }
 
+/* The verbs: what each takes. */
+enum egress_verb { EV_LOG, EV_ALLOW, EV_DENY_ENTRY, EV_APPROVE, EV_DENY_ID, EV_GRANTS, EV_REVOKE };
+
+/* "deny 12" answers request 12; "deny 10.0.0.0/8" removes an entry. */
+static bool
+egress_is_id(const char *s)
+{
+	return s[0] != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
 int
 cmd_egress(int argc, char **argv)
 {
-	const char *profile = NULL, *workspace = NULL, *lines = NULL;
-	bool json = false, follow = false;
+	const char *profile = NULL, *workspace = NULL, *lines = NULL, *scope_s = NULL,
+	    *widen = NULL;
+	bool json = false, follow = false, pending = false, yes_broad = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &json),
-		CLI_FLAG("follow", 'f', &follow), CLI_STR("lines", 'n', &lines), CLI_END,
+		CLI_FLAG("follow", 'f', &follow), CLI_STR("lines", 'n', &lines),
+		CLI_FLAG("pending", 0, &pending), CLI_STR("scope", 0, &scope_s),
+		CLI_STR("widen", 0, &widen), CLI_FLAG("yes-broad", 0, &yes_broad), CLI_END,
 	};
 	const struct cli_cmd cmd = { "egress", EGRESS_USAGE, egress_help, opts, true };
 	struct client *cl = NULL;
 	struct cfg *cfg = NULL;
 	struct anchor *a = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	const char *verb = NULL, *entry = NULL;
+	const char *verb = NULL, *arg = NULL;
+	enum egress_verb ev = EV_LOG;
 	unsigned long last = 50;
-	int r, rc = 1;
+	int r, rc = 1, scope = NETREQ_SCOPE_ONCE;
 
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
 	if (optind < argc) {
 		verb = argv[optind];
-		if (strcmp(verb, "allow") != 0 && strcmp(verb, "deny") != 0)
+		if (strcmp(verb, "allow") == 0)
+			ev = EV_ALLOW;
+		else if (strcmp(verb, "deny") == 0)
+			ev = optind + 1 < argc && egress_is_id(argv[optind + 1]) ? EV_DENY_ID :
+			    EV_DENY_ENTRY;
+		else if (strcmp(verb, "approve") == 0)
+			ev = EV_APPROVE;
+		else if (strcmp(verb, "grants") == 0)
+			ev = EV_GRANTS;
+		else if (strcmp(verb, "revoke") == 0)
+			ev = EV_REVOKE;
+		else
 			return cli_usage_error("egress", EGRESS_USAGE, "unknown action '%s'", verb);
-		if (optind + 2 != argc)
-			return cli_usage_error("egress", EGRESS_USAGE, "%s takes one ENTRY", verb);
-		entry = argv[optind + 1];
-		if (json || follow || lines != NULL)
-			return cli_usage_error("egress", EGRESS_USAGE, "--json, --follow and -n show "
-			    "the log; they do not go with %s", verb);
+		if (ev == EV_GRANTS ? optind + 1 != argc : optind + 2 != argc)
+			return cli_usage_error("egress", EGRESS_USAGE, "%s takes %s", verb,
+			    ev == EV_GRANTS ? "no argument" : ev == EV_APPROVE || ev == EV_DENY_ID ?
+			    "one request ID" : ev == EV_REVOKE ? "one ENTRY or index" : "one ENTRY");
+		arg = ev == EV_GRANTS ? NULL : argv[optind + 1];
+		if (follow || lines != NULL || pending || (json && ev != EV_GRANTS))
+			return cli_usage_error("egress", EGRESS_USAGE, "--follow, -n and --pending "
+			    "show the log or the requests; they do not go with %s", verb);
 	}
+	if ((scope_s != NULL || widen != NULL || yes_broad) && ev != EV_APPROVE)
+		return cli_usage_error("egress", EGRESS_USAGE, "--scope, --widen and --yes-broad "
+		    "go with approve ID");
+	if (scope_s != NULL) {
+		scope = netreq_scope_parse(scope_s);
+		if (scope < 0 || scope == NETREQ_SCOPE_DENY)
+			return cli_usage_error("egress", EGRESS_USAGE, "--scope: '%s' is not once, run "
+			    "or profile", scope_s);
+	}
+	if (widen != NULL && scope == NETREQ_SCOPE_ONCE)
+		return cli_usage_error("egress", EGRESS_USAGE, "--widen makes a grant: it goes with "
+		    "--scope run or --scope profile");
+	if (pending && lines != NULL)
+		return cli_usage_error("egress", EGRESS_USAGE, "-n goes with the log, not --pending");
 	if (lines != NULL) {
 		char *end;
 
@@ -148,28 +219,53 @@ cmd_egress(int argc, char **argv)
 		goto out;
 	}
 	if (r > 0) {
-		if (verb != NULL || follow) {
-			lz_err_wrap(&err, "no coordinator runs for this domain (%s changes a running "
-			    "domain; put the entry in allow_egress to use it next time)",
-			    verb != NULL ? "lazaret egress allow/deny" : "--follow");
+		if (ev == EV_LOG && !follow && !pending) {
+			lz_err_clear(&err);
+		} else if (ev == EV_GRANTS || ev == EV_REVOKE) {
+			lz_err_clear(&err);
+		} else {
+			lz_err_wrap(&err, "no coordinator runs for this domain (%s)",
+			    ev == EV_ALLOW || ev == EV_DENY_ENTRY ? "lazaret egress allow/deny changes "
+			    "a running domain; put the entry in allow_egress to use it next time" :
+			    pending || ev == EV_APPROVE || ev == EV_DENY_ID ? "requests exist only "
+			    "while a domain runs" : "--follow");
 			rc = cli_fail(&err);
 			goto out;
 		}
-		lz_err_clear(&err);
 	}
-	if (verb != NULL)
-		r = egress_edit(cl, strcmp(verb, "allow") == 0, entry, &err);
-	else if (cl != NULL)
-		r = egress_stream(cl, follow, json, (unsigned)last, &err);
-	else
-		r = egress_direct(a, json, (unsigned)last, &err);
+	switch (ev) {
+	case EV_ALLOW:
+	case EV_DENY_ENTRY:
+		r = egress_edit(cl, ev == EV_ALLOW, arg, &err);
+		if (r == 0)
+			fprintf(stderr, "%s %s for this run\n", ev == EV_ALLOW ? "allowed" : "denied", arg);
+		break;
+	case EV_APPROVE:
+		r = egress_decide(cl, arg, scope, widen, yes_broad, &err);
+		break;
+	case EV_DENY_ID:
+		r = egress_decide(cl, arg, NETREQ_SCOPE_DENY, NULL, false, &err);
+		break;
+	case EV_GRANTS:
+		r = egress_grants(cl, cfg, a->profile, json, &err);
+		break;
+	case EV_REVOKE:
+		r = egress_revoke(cl, cfg, a, arg, &err);
+		break;
+	case EV_LOG:
+	default:
+		if (pending)
+			r = egress_pending(cl, json, follow, &err);
+		else if (cl != NULL)
+			r = egress_stream(cl, follow, json, (unsigned)last, &err);
+		else
+			r = egress_direct(a, json, (unsigned)last, &err);
+		break;
+	}
 	if (r < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (verb != NULL)
-		fprintf(stderr, "%s %s for this run\n", strcmp(verb, "allow") == 0 ? "allowed" : "denied",
-		    entry);
 	rc = 0;
 out:
 	client_free(cl);

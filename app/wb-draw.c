@@ -82,6 +82,7 @@ wb_draw_relayout(struct wb *wb)
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
 	wb_review_resize(wb);
+	wb_netreq_view_resize(wb);
 	wb->redraw_all = true;
 }
 
@@ -119,13 +120,14 @@ wb_draw_bars(struct wb *wb)
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
-		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
+		    wb->prompt != NULL || wb->edit != NULL || wb->netview != NULL ? " REQUEST" :
 		    wb->review != NULL ? " REVIEW" : sidelist_focused(wb->side) ? " PANEL" : "",
-		    wb->n_escs > 0 ? " ESCALATION" : "");
+		    wb->n_escs > 0 ? " ESCALATION" : wb_netreq_pending(wb) ? " NETWORK" : "");
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
-	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS :
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ?
+	    (sidelist_current(wb->side) == SIDELIST_EGRESS ? WB_EGRESS_HINTS : WB_PANEL_HINTS) :
 	    wb->review != NULL ? WB_REVIEW_STATUS_HINTS : wb->hints);
 	free(state);
 	if (wb->lay.status.w > 0)
@@ -176,6 +178,7 @@ wb_draw(struct wb *wb)
 		newtab_draw(wb->newtab, &wb->pal);
 	if (wb->prompt != NULL)
 		reqprompt_draw(wb->prompt, &wb->pal);
+	wb_netreq_view_draw(wb);
 	if (wb->edit != NULL)
 		editform_draw(wb->edit, &wb->pal);
 	update_panels();
@@ -188,6 +191,7 @@ wb_draw(struct wb *wb)
 	}
 	if (!cursor_set) {
 		if (tab != NULL && wb->help == NULL && wb->prompt == NULL && wb->review == NULL &&
+		    wb->netview == NULL &&
 		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
 		    term_draw_cursor(tab->t, wb->termwin))
 			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */
@@ -236,4 +240,5 @@ wb_draw_tick_cb(uv_timer_t *t)
 	struct wb *wb = t->data;
 
 	wb->dirty = true;	/* status line messages expire */
+	wb_netreq_tick(wb);
 }

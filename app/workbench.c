@@ -44,7 +44,7 @@
 #include "xmalloc.h"
 
 #define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
-	"       [--config FILE] [--prefix KEY] [--theme NAME|FILE]\n" \
+	"       [--config FILE] [--prefix KEY] [--theme NAME|FILE] [--[no-]mouse]\n" \
 	"       lazaret-workbench ls"
 #define WB_FLUSH_MS	1000			/* at exit: wait for writes to go out */
 
@@ -161,6 +161,9 @@ wb_help(void)
 	    "                       $LAZARET_PREFIX, else the config's workbench.prefix\n"
 	    "  --theme NAME|FILE    colour theme (default, light, high-contrast or a YAML\n"
 	    "                       file); else $LAZARET_THEME, else workbench.theme\n"
+	    "  --mouse, --no-mouse  take the mouse (click a tab or a request, the wheel\n"
+	    "                       scrolls back) or leave it to the terminal (default:\n"
+	    "                       workbench.mouse, off); a click never approves\n"
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
@@ -238,6 +241,8 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, 's' },
+		{ "mouse", no_argument, NULL, 'M' },
+		{ "no-mouse", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL;
@@ -248,17 +253,19 @@ main(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	size_t n_saved = 0, i, n_sessions;
 	bool attach = false, take_over = false;
-	int c, rc = 1, panel = -1, lock_fd = -1;
+	int c, rc = 1, panel = -1, lock_fd = -1, mouse = -1;
 
 	/* The coordinator a tab starts is this program again (client.c execs
 	 * /proc/self/exe coordinator ...). */
 	if (argc > 1 && strcmp(argv[1], "coordinator") == 0)
 		return cmd_coordinator(argc - 1, argv + 1);
-	/* ... and the coordinator's guard and cgroup step are this program again. */
+	/* ... and the coordinator's guard, cgroup and namespace steps are this program again. */
 	if (argc > 1 && strcmp(argv[1], "guard") == 0)
 		return cmd_guard(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "cgroup-exec") == 0)
 		return cmd_cgroup_exec(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "ns-exec") == 0)
+		return cmd_ns_exec(argc - 1, argv + 1);
 	setlocale(LC_ALL, "");
 	memset(&wb, 0, sizeof wb);
 	wb.mode = "isolated";
@@ -274,6 +281,8 @@ main(int argc, char **argv)
 		case 'm': wb.mode = optarg; break;
 		case 'T': theme = optarg; break;
 		case 'P': prefix = optarg; break;
+		case 'M': mouse = 1; break;
+		case 'N': mouse = 0; break;
 		case 'h': wb_help(); return 0;
 		case 'V': printf("lazaret-workbench %s\n", LZ_VERSION); return 0;
 		default:
@@ -395,10 +404,14 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
+	uv_timer_init(wb.loop, &wb.narm);
+	wb.narm.data = &wb;
 
 	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
 	wb.panel_want = panel != 0;
 	wb_init_screen(&wb);
+	wb.mouse = mouse >= 0 ? mouse == 1 : wb.cfg->wb_mouse;
+	wb_input_mouse_mode(&wb, true);
 	if (wb.theme_warning != NULL)
 		statusline_message(wb.status, wb.theme_warning, 0);	/* until a key */
 	wb.fallback = !attach && n_saved > 0;
@@ -411,6 +424,7 @@ main(int argc, char **argv)
 			lz_err_clear(&err);
 		}
 	if (n_saved == 0 && wb_tabs_add(&wb, profile, workspace, wb.mode, 0, &err) == NULL) {
+		wb_input_mouse_mode(&wb, false);
 		endwin();
 		rc = cli_fail(&err);
 		goto out_loop;
@@ -437,6 +451,7 @@ main(int argc, char **argv)
 		if (wb.tabs[i]->state == WB_TAB_RUNNING)
 			n_sessions++;
 	wb_flush_writes(&wb);
+	wb_input_mouse_mode(&wb, false);
 	endwin();
 	rc = 0;
 	if (wb.detached)
@@ -458,6 +473,8 @@ out_loop:
 	uv_run(wb.loop, UV_RUN_DEFAULT);
 	(void)uv_loop_close(wb.loop);
 	reqprompt_free(wb.prompt);
+	wb_netreq_free(&wb);
+	wb_egress_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);

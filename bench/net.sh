@@ -15,14 +15,7 @@ need_stack
 need_default_image
 MB=${MB:-200} CONNS=${CONNS:-300} RUNS=${RUNS:-5}
 H="python3 $LZ_SRC/tests/integ/net-helper.py"
-N=$((RANDOM % 200 + 20)) NET=10.214.$N SRV=lzb$$ VH=lzbh$$
-ip -o addr show | grep -q " $NET\." && skip "$NET.0/29 is in use"
-ip netns add "$SRV"; lz_on_exit "ip netns del $SRV"
-ip link add "$VH" type veth peer name eth0 netns "$SRV"; lz_on_exit "ip link del $VH"
-ip addr add "$NET.1/29" dev "$VH"; ip link set "$VH" up
-for a in 2 3; do ip -n "$SRV" addr add "$NET.$a/29" dev eth0; done
-ip -n "$SRV" link set eth0 up; ip -n "$SRV" link set lo up
-ip -n "$SRV" route add default via "$NET.1"
+lz_test_netns 10.214 2 3
 P=$((RANDOM % 10000 + 30000))
 socat -u TCP-LISTEN:$P,bind=127.0.0.1,reuseaddr,fork OPEN:/dev/null & lz_on_exit "kill $!"
 $H serve 127.0.0.1 $((P + 1)) >"$T/srv.log" 2>&1 & lz_on_exit "kill $!"

@@ -129,6 +129,21 @@ side_event(struct side *s, struct netctl_event *ev)
 			ctl_queue_event(&s->clients[i], ev);
 }
 
+void
+side_ctl_broadcast(struct side *s, const struct proto_buf *frame)
+{
+	for (size_t i = 0; i < SIDE_MAX_CLIENTS; i++) {
+		struct side_client *c = &s->clients[i];
+
+		if (c->fd < 0 || !c->subscribed)
+			continue;
+		if (c->out.len >= SIDE_CLIENT_OUT_MAX)
+			c->lost++;
+		else
+			proto_put(&c->out, frame->data, frame->len);
+	}
+}
+
 /* Apply a new policy; on failure the old one stays in force (kernel and here). */
 static int
 ctl_set_policy(struct side *s, struct side_policy *np, lz_err_t *err)
@@ -181,6 +196,12 @@ ctl_edit(struct side *s, const char *entry, bool add, lz_err_t *err)
 	return ctl_set_policy(s, &np, err);
 }
 
+int
+side_ctl_add_entry(struct side *s, const char *entry, lz_err_t *err)
+{
+	return ctl_edit(s, entry, true, err);
+}
+
 static void
 ctl_frame(struct side *s, struct side_client *c, const struct proto_header *h, const uint8_t *p)
 {
@@ -209,7 +230,22 @@ ctl_frame(struct side *s, struct side_client *c, const struct proto_header *h, c
 		c->subscribed = true;
 		for (size_t i = 0; i < s->ring_len; i++)
 			ctl_queue_event(c, &s->ring[(s->ring_head + i) % SIDE_EV_RING]);
+		side_ask_replay(s, c);
 		return;
+	case NETCTL_VERDICT: {
+		uint32_t rid, verdict;
+		int held;
+
+		if (netreq_decode_verdict(p, h->length, &rid, &verdict, &str, &err) < 0 ||
+		    (held = side_ask_verdict(s, rid, verdict, str, &err)) < 0) {
+			proto_encode_error(&c->out, PROTO_E_BAD_PAYLOAD, err.msg ? err.msg : "failed");
+			fprintf(stderr, "lazaret-sidecar: verdict refused: %s\n", err.msg);
+			lz_err_clear(&err);
+		} else
+			proto_encode_ok(&c->out, (uint32_t)held);
+		free(str);
+		return;
+	}
 	default:
 		proto_encode_error(&c->out, PROTO_E_UNKNOWN_TYPE, "unknown message type");
 		return;

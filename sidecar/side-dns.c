@@ -85,9 +85,11 @@ dns_new_id(struct side *s)
 	}
 }
 
+/* once: forward even though the name is outside the policy (a human said
+ * so for this query); its addresses become hints, not allowed addresses. */
 static void
 dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_storage *from,
-    socklen_t fromlen)
+    socklen_t fromlen, bool once)
 {
 	lz_err_t err = LZ_ERR_INIT;
 	struct dns_msg m;
@@ -107,9 +109,16 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	}
 	if (dns_is_response(&m))
 		goto out;
-	if ((m.flags & 0x7800) != 0 || m.qclass != DNS_CLASS_IN ||
-	    side_policy_name_ports(&s->pol, m.qname, &any, ports, &np) == NULL) {
-		/* Outside the policy: answered here, never forwarded. */
+	if ((m.flags & 0x7800) != 0 || m.qclass != DNS_CLASS_IN) {
+		dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
+		dns_event(s, false, m.qname, m.qtype, "not a standard query", 0);
+		goto out;
+	}
+	if (!once && side_policy_name_ports(&s->pol, m.qname, &any, ports, &np) == NULL) {
+		/* Outside the policy: held while a human is asked, or answered here;
+		 * never forwarded without a decision. */
+		if (side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen))
+			goto out;
 		dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
 		dns_event(s, false, m.qname, m.qtype, "not in policy", 0);
 		goto out;
@@ -120,6 +129,7 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	}
 	memset(p, 0, sizeof *p);
 	p->used = true;
+	p->once = once;
 	p->client_id = m.id;
 	p->up_id = dns_new_id(s);
 	p->client = *from;
@@ -154,8 +164,54 @@ side_dns_query(struct side *s)
 
 		if (n < 0)
 			return;
-		dns_one_query(s, buf, (size_t)n, &from, fromlen);
+		dns_one_query(s, buf, (size_t)n, &from, fromlen, false);
 	}
+}
+
+void
+side_dns_release(struct side *s, const uint8_t *q, size_t len,
+    const struct sockaddr_storage *from, socklen_t fromlen, bool once)
+{
+	uint8_t buf[512];
+
+	if (len > sizeof buf)
+		return;
+	memcpy(buf, q, len);
+	dns_one_query(s, buf, len, from, fromlen, once);
+}
+
+void
+side_dns_refuse(struct side *s, const uint8_t *q, size_t len,
+    const struct sockaddr_storage *from, socklen_t fromlen)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	struct dns_msg m;
+
+	if (dns_parse(q, len, &m, &err) < 0) {
+		lz_err_clear(&err);
+		return;
+	}
+	dns_reply(s, q, &m, DNS_RCODE_REFUSED, from, fromlen);
+	dns_msg_clear(&m);
+}
+
+/* An answer to a query approved once: its addresses are remembered as the
+ * name's, so a connection to one is asked about under that name. */
+static void
+dns_hints(struct side *s, const struct dns_msg *m, const char *qname, uint32_t *count)
+{
+	struct dns_addr a[DNS_MAX_ADDRS];
+	size_t n = dns_answer_addrs(m, a, DNS_MAX_ADDRS);
+	uint64_t now = side_now_ms();
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t ttl = a[i].ttl < s->ttl_floor ? s->ttl_floor : a[i].ttl;
+
+		if (ttl > SIDE_TTL_CEIL)
+			ttl = SIDE_TTL_CEIL;
+		side_hint_put(s, a[i].family, a[i].addr, qname, now + (uint64_t)ttl * 1000);
+	}
+	*count = (uint32_t)n;
 }
 
 /* Put an answer's addresses into the sets; 0, or -1 when nft refused. */
@@ -233,7 +289,15 @@ side_dns_answer(struct side *s)
 			dns_msg_clear(&m);
 			continue;
 		}
-		if (dns_rcode(&m) == DNS_RCODE_NOERROR && dns_learn(s, &m, p->qname, &count) < 0) {
+		if (p->once) {
+			if (dns_rcode(&m) == DNS_RCODE_NOERROR)
+				dns_hints(s, &m, p->qname, &count);
+			buf[0] = (uint8_t)(p->client_id >> 8);
+			buf[1] = (uint8_t)p->client_id;
+			(void)sendto(s->dns_fd, buf, (size_t)n, MSG_DONTWAIT,
+			    (struct sockaddr *)&p->client, p->client_len);
+			dns_event(s, true, p->qname, p->qtype, "approved once", count);
+		} else if (dns_rcode(&m) == DNS_RCODE_NOERROR && dns_learn(s, &m, p->qname, &count) < 0) {
 			dns_reply(s, p->q, &p->qm, DNS_RCODE_SERVFAIL, &p->client, p->client_len);
 			dns_event(s, false, p->qname, p->qtype, "could not add the addresses", 0);
 		} else {

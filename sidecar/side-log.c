@@ -80,30 +80,49 @@ log_attr_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-/* Destination of the logged packet (network header first). */
-static int
-log_packet(const uint8_t *p, size_t n, struct netctl_event *ev)
+int
+side_packet_dest(const uint8_t *p, size_t n, int *family, uint8_t addr[16], uint8_t *proto,
+    uint16_t *port)
 {
 	size_t l4;
 
+	*port = 0;
 	if (n < 1)
 		return -1;
 	if (p[0] >> 4 == 4) {
 		if (n < 20 || (size_t)(p[0] & 0xf) * 4 < 20)
 			return -1;
 		l4 = (size_t)(p[0] & 0xf) * 4;
-		ev->proto = p[9];
-		inet_ntop(AF_INET, p + 16, ev->addr, sizeof ev->addr);
+		*proto = p[9];
+		*family = AF_INET;
+		memcpy(addr, p + 16, 4);
 	} else if (p[0] >> 4 == 6) {
 		if (n < 40)
 			return -1;
 		l4 = 40;
-		ev->proto = p[6];
-		inet_ntop(AF_INET6, p + 24, ev->addr, sizeof ev->addr);
+		*proto = p[6];
+		*family = AF_INET6;
+		memcpy(addr, p + 24, 16);
 	} else
 		return -1;
-	if ((ev->proto == IPPROTO_TCP || ev->proto == IPPROTO_UDP) && n >= l4 + 4)
-		ev->port = (uint32_t)(p[l4 + 2] << 8 | p[l4 + 3]);
+	if ((*proto == IPPROTO_TCP || *proto == IPPROTO_UDP) && n >= l4 + 4)
+		*port = (uint16_t)(p[l4 + 2] << 8 | p[l4 + 3]);
+	return 0;
+}
+
+/* Destination of the logged packet into the event. */
+static int
+log_packet(const uint8_t *p, size_t n, struct netctl_event *ev)
+{
+	int family;
+	uint8_t addr[16], proto;
+	uint16_t port;
+
+	if (side_packet_dest(p, n, &family, addr, &proto, &port) < 0)
+		return -1;
+	ev->proto = proto;
+	ev->port = port;
+	inet_ntop(family, addr, ev->addr, sizeof ev->addr);
 	return 0;
 }
 

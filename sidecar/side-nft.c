@@ -10,6 +10,9 @@
  *     each guard: log (limited), refuse       link-local, metadata, host
  *     CIDR entries [l4proto, dport]: log, accept
  *     daddr in @d4/@d6, daddr . dport in @d4p/@d6p: log, accept
+ *   with --ask-timeout:
+ *     (second rule) mark SIDE_REFUSE_MARK: refuse   a held packet refused
+ *     tcp/udp, ct state new: queue SIDE_QUEUE_NUM   held, asked (side-ask.c)
  *     log (limited), refuse                   everything else
  *   chain refuse: tcp -> reset; else icmpx port-unreachable
  */
@@ -20,6 +23,8 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_NFQUEUE.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
@@ -510,13 +515,57 @@ put_refuse(struct nft_batch *nb, const struct egress_guard *g, const char *text)
 	}
 }
 
+/* ct state & bits != 0 */
+static void
+m_ctstate(struct nftnl_rule *r, uint32_t bits)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("ct");
+	uint32_t zero = 0;
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	x_add(r, e);
+	x_bitwise(r, NFT_REG_1, 4, &bits);
+	x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, 4);
+}
+
+/* New TCP/UDP flows to the queue: no bypass, so without a reader they drop. */
+static void
+put_queue(struct nft_batch *nb)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+
+	for (size_t i = 0; i < sizeof protos; i++) {
+		struct nftnl_rule *r = rule_new(nb->s, "out");
+		struct nftnl_expr *e;
+
+		m_l4proto(r, protos[i]);
+		m_ctstate(r, NF_CT_STATE_BIT(IP_CT_NEW));
+		/* The kernels here lack nft_queue (CONFIG_NFT_QUEUE) but have
+		 * nft_compat and xt_NFQUEUE: the same queue through the xtables
+		 * target (what iptables-nft emits), revision 3, no bypass flag. */
+		{
+			struct xt_NFQ_info_v3 info = { .queuenum = SIDE_QUEUE_NUM, .queues_total = 1 };
+			/* libnftnl takes this buffer over (frees it with the rule). */
+			uint8_t *pad = xcalloc(1, XT_ALIGN(sizeof info));
+
+			memcpy(pad, &info, sizeof info);
+			e = nftnl_expr_alloc("target");
+			nftnl_expr_set_str(e, NFTNL_EXPR_TG_NAME, "NFQUEUE");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_TG_REV, 3);
+			nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, pad, XT_ALIGN(sizeof info));
+			x_add(r, e);
+		}
+		rule_put(nb, r);
+	}
+}
+
 static void
 put_rules(struct nft_batch *nb)
 {
 	struct side *s = nb->s;
 	struct nftnl_rule *r;
 	char lo[IFNAMSIZ] = "lo";
-	uint32_t ctmask = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), zero = 0;
 	uint32_t mark = SIDE_MARK;
 	/* router solicitation, neighbour solicitation/advertisement, MLDv2 report */
 	static const uint8_t nd[] = { 133, 135, 136, 143 };
@@ -527,16 +576,19 @@ put_rules(struct nft_batch *nb)
 	x_verdict(r, NF_ACCEPT, NULL);
 	rule_put(nb, r);
 
-	r = rule_new(s, "out");
-	{
-		struct nftnl_expr *e = nftnl_expr_alloc("ct");
+	if (s->ask_ms > 0) {
+		uint32_t refuse = SIDE_REFUSE_MARK;
 
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-		x_add(r, e);
+		r = rule_new(s, "out");
+		x_meta(r, NFT_META_MARK, NFT_REG_1);
+		x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &refuse, 4);
+		x_counter(r);
+		x_verdict(r, NFT_JUMP, "refuse");
+		rule_put(nb, r);
 	}
-	x_bitwise(r, NFT_REG_1, 4, &ctmask);
-	x_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &zero, 4);
+
+	r = rule_new(s, "out");
+	m_ctstate(r, NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED));
 	x_verdict(r, NF_ACCEPT, NULL);
 	rule_put(nb, r);
 
@@ -602,6 +654,8 @@ put_rules(struct nft_batch *nb)
 			rule_put(nb, r);
 		}
 	}
+	if (s->ask_ms > 0)
+		put_queue(nb);
 	put_refuse(nb, NULL, "default");
 
 	r = rule_new(s, "refuse");

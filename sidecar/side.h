@@ -10,6 +10,12 @@
  * only resolver: a name outside the policy is answered REFUSED locally and
  * never forwarded; an allowed name's addresses go into the sets before the
  * answer is sent. A control socket takes policy changes and streams events.
+ * With --ask-timeout, a new TCP/UDP flow or a query outside the policy is
+ * held (nfqueue; the DNS query in the forwarder) and raised to the
+ * coordinator as a request (netreq.h) until a verdict or the timeout; held
+ * packets refused later are re-run through the chain with SIDE_REFUSE_MARK,
+ * which sends them to the refuse chain (TCP reset, unreachable). Nothing
+ * listening on the queue drops the packet: still fail closed.
  * Rules stay in place when the router dies: the namespace fails closed.
  */
 #ifndef LZ_SIDE_H
@@ -24,6 +30,7 @@
 #include "egress.h"
 #include "err.h"
 #include "netctl.h"
+#include "netreq.h"
 #include "proto.h"
 
 #define SIDE_TABLE_DEFAULT	"lazaret"
@@ -39,6 +46,16 @@
 #define SIDE_CLIENT_OUT_MAX	(256u * 1024)	/* queued event bytes per subscriber */
 #define SIDE_EV_RATE		200	/* events per second, burst twice that */
 #define SIDE_EV_RING		256	/* recent events replayed to a new subscriber */
+#define SIDE_REFUSE_MARK	0x4c5a0052u	/* a held packet refused: re-run, then refused */
+#define SIDE_QUEUE_NUM		4242	/* nfqueue the new flows outside the policy go to */
+#define SIDE_QUEUE_MAXLEN	2048	/* packets the kernel holds; more are dropped */
+#define SIDE_MAX_ASKS		NETREQ_MAX_PENDING	/* pending destinations */
+#define SIDE_ASK_HELD		4	/* packets held per destination; more are refused */
+#define SIDE_ASK_HELDQ		4	/* DNS queries held per name */
+#define SIDE_MAX_HELDQ		64	/* DNS queries held in all */
+#define SIDE_MAX_DENIED		1024	/* destinations denied for this run */
+#define SIDE_MAX_HINTS		256	/* addresses of names resolved "once" */
+#define SIDE_ASK_UPDATE_MS	(1000 / NETREQ_FOLLOW_HZ)	/* counter updates, at most */
 
 struct side_policy {
 	struct egress_entry *e;
@@ -58,6 +75,7 @@ struct side_learned {
 
 struct side_pending {
 	bool used;
+	bool once;		/* approved once: answer, keep the addresses as hints */
 	uint16_t client_id, up_id;
 	struct sockaddr_storage client;
 	socklen_t client_len;
@@ -66,6 +84,56 @@ struct side_pending {
 	uint16_t qtype;
 	uint8_t q[512];		/* the query up to its question, for a SERVFAIL */
 	struct dns_msg qm;	/* its header and question (no records) */
+};
+
+/* A destination outside the policy, waiting for a verdict. Flows are one
+ * entry per (address, protocol, port); queries one per name. */
+struct side_ask {
+	bool used;
+	bool dirty;		/* attempts changed since the last ASK frame */
+	uint32_t id;
+	uint32_t kind;		/* NETREQ_KIND_FLOW / NETREQ_KIND_DNS */
+	int family;
+	uint8_t addr[16];
+	uint8_t proto;		/* flow: IPPROTO_TCP/UDP */
+	uint16_t port;
+	uint16_t qtype;		/* DNS: the first query's type */
+	char name[DNS_NAME_MAX + 1];	/* DNS: the name; flow: the name it came from */
+	uint32_t attempts;
+	uint64_t first_wall, last_wall, expires_wall;
+	uint64_t deadline_ms;	/* monotonic */
+	uint64_t sent_ms;	/* last ASK frame */
+	uint32_t held[SIDE_ASK_HELD];	/* nfqueue packet ids */
+	size_t nheld;
+};
+
+/* A query held while its name is asked about. */
+struct side_heldq {
+	bool used;
+	uint32_t ask;		/* side_ask id */
+	struct sockaddr_storage client;
+	socklen_t client_len;
+	size_t len;
+	uint8_t q[512];
+};
+
+/* A destination denied for this run: refused without asking. */
+struct side_denied {
+	uint32_t kind;
+	int family;
+	uint8_t addr[16];
+	uint8_t proto;
+	uint16_t port;
+	char name[DNS_NAME_MAX + 1];
+};
+
+/* An address a query approved "once" resolved to: not allowed, but a flow
+ * to it is asked about under that name. */
+struct side_hint {
+	int family;
+	uint8_t addr[16];
+	char name[DNS_NAME_MAX + 1];
+	uint64_t expires_ms;
 };
 
 struct side_client {
@@ -94,6 +162,21 @@ struct side {
 	int dns_fd, up_fd, ctl_fd;
 	struct side_pending pending[SIDE_MAX_PENDING];
 	struct side_client clients[SIDE_MAX_CLIENTS];
+
+	/* Requests (side-ask.c); ask_ms 0: nothing is asked, all refused. */
+	unsigned ask_ms;
+	struct mnl_socket *queue;
+	uint32_t queue_next;	/* the packet id expected next (ids are sequential) */
+	struct side_ask asks[SIDE_MAX_ASKS];
+	uint32_t next_ask;
+	struct side_heldq heldq[SIDE_MAX_HELDQ];
+	struct side_denied *denied;
+	size_t ndenied;
+	struct side_hint hints[SIDE_MAX_HINTS];
+	size_t nhints;
+	uint32_t overflow, denied_hits;
+	bool summary_dirty;
+	uint64_t summary_ms;	/* last SUMMARY frame */
 
 	struct netctl_event ring[SIDE_EV_RING];
 	size_t ring_head, ring_len;
@@ -136,11 +219,48 @@ void side_dns_query(struct side *);	/* dns_fd readable */
 void side_dns_answer(struct side *);	/* up_fd readable */
 void side_dns_expire(struct side *);
 int side_dns_timeout_ms(struct side *);	/* for poll(), -1 when nothing waits */
+/* A held query after its verdict: forwarded as if just asked; once: even
+ * though its name is outside the policy, its addresses kept as hints only. */
+void side_dns_release(struct side *, const uint8_t *q, size_t len,
+    const struct sockaddr_storage *from, socklen_t fromlen, bool once);
+/* Answer a held query REFUSED. */
+void side_dns_refuse(struct side *, const uint8_t *q, size_t len,
+    const struct sockaddr_storage *from, socklen_t fromlen);
 
 /* side-log.c */
+/* Destination of an IP packet (network header first); 0 or -1. */
+int side_packet_dest(const uint8_t *p, size_t n, int *family, uint8_t addr[16], uint8_t *proto,
+    uint16_t *port);
 int side_log_open(struct side *, lz_err_t *err);
 void side_log_read(struct side *);
 int side_log_fd(struct side *);
+
+/* side-queue.c: the nfqueue the new flows outside the policy are held in */
+int side_queue_open(struct side *, lz_err_t *err);
+int side_queue_fd(struct side *);
+void side_queue_read(struct side *);
+/* NF_ACCEPT, or refuse (re-run with SIDE_REFUSE_MARK). */
+void side_queue_verdict(struct side *, uint32_t packet_id, bool accept);
+
+/* side-ask.c */
+/* A held packet: ask (or refuse at once: denied, list full, too many held). */
+void side_ask_packet(struct side *, uint32_t packet_id, const uint8_t *pkt, size_t len);
+/* A query for a name outside the policy; true when it is held (else the
+ * caller refuses it). */
+bool side_ask_query(struct side *, const char *name, uint16_t qtype, const uint8_t *q,
+    size_t len, const struct sockaddr_storage *from, socklen_t fromlen);
+/* NETCTL_VERDICT: 1 when attempts were held, 0 when the request was gone
+ * (an entry is still added), -1 with err. */
+int side_ask_verdict(struct side *, uint32_t id, uint32_t verdict, const char *entry,
+    lz_err_t *err);
+/* Timeouts and counter updates; returns the poll timeout in ms (-1: none). */
+int side_ask_tick(struct side *);
+/* Every pending request and the counters, to one new subscriber. */
+void side_ask_replay(struct side *, struct side_client *);
+/* The name an address was resolved from "once", or NULL. */
+const char *side_hint_find(struct side *, int family, const uint8_t *addr);
+void side_hint_put(struct side *, int family, const uint8_t *addr, const char *name,
+    uint64_t expires_ms);
 
 /* side-ctl.c */
 int side_ctl_open(struct side *, lz_err_t *err);
@@ -149,5 +269,9 @@ void side_ctl_read(struct side *, struct side_client *);
 void side_ctl_write(struct side *, struct side_client *);
 /* Rate-limit, keep in the ring, queue to every subscriber. */
 void side_event(struct side *, struct netctl_event *);
+/* Queue one frame (ASK, SUMMARY) to every subscriber (bounded like events). */
+void side_ctl_broadcast(struct side *, const struct proto_buf *frame);
+/* Apply a policy with one more entry (no-op when it is there). */
+int side_ctl_add_entry(struct side *, const char *entry, lz_err_t *err);
 
 #endif

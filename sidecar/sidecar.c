@@ -15,6 +15,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <libmnl/libmnl.h>
+
 #include "side.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -22,7 +24,7 @@
 static const char usage[] =
     "usage: lazaret-sidecar --ctl PATH [--allow ENTRY]... [--dns ADDR:PORT]\n"
     "                       [--upstream ADDR[:PORT]] [--table NAME] [--nflog-group N]\n"
-    "                       [--ttl-floor SECONDS] [--verbose]\n"
+    "                       [--ttl-floor SECONDS] [--ask-timeout MS] [--verbose]\n"
     "   or: lazaret-sidecar --check\n"
     "\n"
     "The network router of one Lazaret domain: nftables default deny, allowed CIDRs\n"
@@ -34,6 +36,8 @@ static const char usage[] =
     "  --table NAME        nftables inet table (lazaret)\n"
     "  --nflog-group N     nflog group for flow events (4242)\n"
     "  --ttl-floor S       shortest life of a learned address (30)\n"
+    "  --ask-timeout MS    hold a new flow or query outside the policy this long and\n"
+    "                      ask the coordinator (NETCTL_ASK); 0: refuse at once (0)\n"
     "  --check             install the default-deny table and bind the nflog group in\n"
     "                      this namespace, then exit (lazaret doctor --deep)\n";
 
@@ -116,6 +120,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		{ "ttl-floor", required_argument, NULL, 'f' }, { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "ask-timeout", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dns = "127.0.0.1:53", *up = "10.0.2.3:53";
@@ -137,12 +142,16 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		case 'C': side_check_only = true; break;
 		case 'g':
 		case 'f':
+		case 'k':
 			v = strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || v > (o == 'g' ? 65535 : SIDE_TTL_CEIL))
+			if (*optarg == '\0' || *end != '\0' ||
+			    v > (o == 'g' ? 65535 : o == 'k' ? 3600000 : SIDE_TTL_CEIL))
 				return lz_err_set(err, LZ_EUSAGE, "--%s: '%s' is not a number in range",
-				    o == 'g' ? "nflog-group" : "ttl-floor", optarg);
+				    o == 'g' ? "nflog-group" : o == 'k' ? "ask-timeout" : "ttl-floor", optarg);
 			if (o == 'g')
 				s->nflog_group = (uint16_t)v;
+			else if (o == 'k')
+				s->ask_ms = (unsigned)v;
 			else
 				s->ttl_floor = (unsigned)v;
 			break;
@@ -170,17 +179,20 @@ side_loop(struct side *s, int sigfd)
 	for (;;) {
 		struct pollfd p[6 + SIDE_MAX_CLIENTS];
 		size_t n = 0, base;
-		int to = side_dns_timeout_ms(s);
+		int to = side_dns_timeout_ms(s), ta = side_ask_tick(s);
 
 		p[n++] = (struct pollfd){ sigfd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ s->ctl_fd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ s->dns_fd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ s->up_fd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ side_log_fd(s), POLLIN, 0 };
+		p[n++] = (struct pollfd){ side_queue_fd(s), POLLIN, 0 };
 		base = n;
 		for (size_t i = 0; i < SIDE_MAX_CLIENTS; i++)
 			p[n++] = (struct pollfd){ s->clients[i].fd,
 				(short)(POLLIN | (s->clients[i].out.len ? POLLOUT : 0)), 0 };
+		if (ta >= 0 && (to < 0 || ta < to))
+			to = ta;
 		if (to < 0 || to > 1000)
 			to = 1000;
 		if (poll(p, n, to) < 0) {
@@ -198,6 +210,8 @@ side_loop(struct side *s, int sigfd)
 			side_dns_answer(s);
 		if (p[4].revents & POLLIN)
 			side_log_read(s);
+		if (p[5].revents & POLLIN)
+			side_queue_read(s);
 		for (size_t i = 0; i < SIDE_MAX_CLIENTS; i++) {
 			struct side_client *c = &s->clients[i];
 
@@ -224,6 +238,7 @@ main(int argc, char **argv)
 	char **allow = NULL;
 	sigset_t set;
 	int sigfd, rc = 1;
+	bool ask_missing = false;
 	struct netctl_event start = { .kind = NETCTL_EV_ROUTER, .allowed = 1 };
 
 	s.dns_fd = s.up_fd = s.ctl_fd = -1;
@@ -247,13 +262,32 @@ main(int argc, char **argv)
 		lz_err_wrap(&err, "--allow");
 		goto out;
 	}
-	if (side_nft_open(&s, &err) < 0 || side_nft_apply(&s, &err) < 0)
+	if (side_check_only)
+		s.ask_ms = 1000;	/* --check tries the queue rule too */
+	if (side_nft_open(&s, &err) < 0)
 		goto out;
+	if (side_nft_apply(&s, &err) < 0 || (s.ask_ms > 0 && side_queue_open(&s, &err) < 0)) {
+		if (s.ask_ms == 0)
+			goto out;
+		/* No NFQUEUE here (neither nft_queue nor nft_compat's target): refuse
+		 * without asking rather than not at all. */
+		fprintf(stderr, "lazaret-sidecar: cannot hold packets here (%s): new destinations "
+		    "are refused without asking\n", err.msg);
+		ask_missing = true;
+		lz_err_clear(&err);
+		s.ask_ms = 0;
+		if (s.queue != NULL)
+			mnl_socket_close(s.queue);
+		s.queue = NULL;
+		if (side_nft_apply(&s, &err) < 0)
+			goto out;
+	}
 	if (side_log_open(&s, &err) < 0)
 		goto out;
 	if (side_check_only) {
 		printf("lazaret-sidecar: check ok: nftables table inet %s and nflog group %u work "
-		    "here\n", s.table, s.nflog_group);
+		    "here; %s\n", s.table, s.nflog_group, ask_missing ? "no NFQUEUE: requests "
+		    "cannot be held (network.ask_timeout acts as 0)" : "new flows can be held (nfqueue)");
 		rc = 0;
 		goto out;
 	}
@@ -261,8 +295,8 @@ main(int argc, char **argv)
 		goto out;
 	snprintf(start.rule, sizeof start.rule, "start");
 	side_event(&s, &start);
-	fprintf(stderr, "lazaret-sidecar: ready: table inet %s, %zu entries, resolver listening\n",
-	    s.table, s.pol.n);
+	fprintf(stderr, "lazaret-sidecar: ready: table inet %s, %zu entries, resolver listening, "
+	    "%s\n", s.table, s.pol.n, s.ask_ms > 0 ? "asking" : "not asking");
 	rc = side_loop(&s, sigfd) < 0 ? 1 : 0;
 out:
 	if (err.msg != NULL)
@@ -273,6 +307,9 @@ out:
 		unlink(s.ctl_path);
 	side_policy_clear(&s.pol);
 	free(s.learned);
+	free(s.denied);
+	if (s.queue != NULL)
+		mnl_socket_close(s.queue);
 	side_nft_close(&s);
 	return rc;
 }

@@ -72,6 +72,13 @@ const char *sidelist_selected_id(const struct sidelist *, enum sidelist_list);
  * than 6 rows). */
 void sidelist_draw(struct sidelist *, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *);
 
+/* The list drawn at row row of the last draw's rectangle (a mouse click)
+ * and the item there (*index -1: its title or an empty row); false:
+ * none there. */
+bool sidelist_hit(const struct sidelist *, int row, enum sidelist_list *which, long *index);
+/* Scroll a list's view by delta items (the wheel), the selection kept in it. */
+void sidelist_scroll(struct sidelist *, enum sidelist_list, long delta);
+
 /* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
  * a/Enter, d, e and q act on the queue's selection; Esc gives focus back. */
 enum sidelist_action sidelist_handle_key(struct sidelist *, int key);

@@ -64,6 +64,20 @@ audit_line_add(char **out, const char *sep, const char *s)
 	*out = n;
 }
 
+/* pre, s, post appended when s is there and not empty (pre only after text). */
+static void
+audit_line_opt(char **out, const char *pre, const char *s, const char *post)
+{
+	char *n;
+
+	if (s == NULL || *s == '\0')
+		return;
+	audit_line_add(out, pre, s);
+	n = xasprintf("%s%s", *out, post);
+	free(*out);
+	*out = n;
+}
+
 static void
 audit_line_size(char *buf, size_t n, long long bytes)
 {
@@ -134,6 +148,23 @@ audit_line_what(const char *kind, const struct cfg_node *d, const char *raw, cha
 		audit_line_add(what, "", ")");
 	} else if (strcmp(kind, "domain.stop") == 0) {
 		audit_line_add(what, "", reason);
+	} else if (strncmp(kind, "net.", 4) == 0 && (audit_line_get(d, "dest") != NULL ||
+	    audit_line_get(d, "entry") != NULL)) {
+		/* Network requests, decisions, grants, first allow/block (coord-netreq.c). */
+		const char *dest = audit_line_get(d, "dest"), *name = audit_line_get(d, "name");
+
+		s = kind + 4;
+		audit_line_add(verdict, "", strcmp(s, "decision") == 0 ? audit_line_get(d, "scope") :
+		    strcmp(s, "request") == 0 ? "asked" : strcmp(s, "grant.add") == 0 ? "grant" :
+		    strcmp(s, "grant.revoke") == 0 ? "revoke" : strcmp(s, "first-allow") == 0 ?
+		    "allow" : strcmp(s, "first-block") == 0 ? "block" : s);
+		audit_line_opt(what, "", dest, "");
+		if (dest != NULL && strncmp(dest, "dns ", 4) != 0)
+			audit_line_opt(what, " (", name, ")");
+		audit_line_opt(what, " -> ", audit_line_get(d, "grant"), "");
+		audit_line_opt(what, "", audit_line_get(d, "entry"), "");
+		audit_line_opt(what, ": ", audit_line_get(d, "preview"), "");
+		audit_line_opt(what, " (", audit_line_get(d, "rule"), ")");
 	} else if (d != NULL && d->kind == NODE_MAP) {
 		/* an event this version does not know: its fields as key=value */
 		for (i = 0; i + 1 < d->n_kids; i += 2)

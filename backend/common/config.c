@@ -44,6 +44,25 @@ load_dns_upstream(const struct cfg_ctx *c, const struct cfg_node *n)
 	return 0;
 }
 
+/* network: settings of the Network Sidecar that are not per profile. */
+static int
+load_network_top(const struct cfg_ctx *c, const struct cfg_node *n)
+{
+	static const char *const keys[] = { "ask_timeout", NULL };
+	const struct cfg_node *v;
+
+	c->cfg->ask_timeout = CFG_ASK_TIMEOUT_DEFAULT;
+	if (n == NULL)
+		return 0;
+	if (cfg_get_map(c, n, "network", keys) < 0)
+		return -1;
+	if ((v = cfg_map_get(n, "ask_timeout")) != NULL &&
+	    cfg_get_int(c, v, "network.ask_timeout", 0, CFG_ASK_TIMEOUT_MAX,
+	    &c->cfg->ask_timeout) < 0)
+		return -1;
+	return 0;
+}
+
 static int
 load_network(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_profile *p)
@@ -167,7 +186,7 @@ load_escalation(const struct cfg_ctx *c, const struct cfg_node *n)
 static int
 load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 {
-	static const char *const keys[] = { "theme", "prefix", "history", NULL };
+	static const char *const keys[] = { "theme", "prefix", "history", "mouse", NULL };
 	const struct cfg_node *v;
 	const char *s;
 
@@ -198,6 +217,9 @@ load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 	}
 	if ((v = cfg_map_get(n, "history")) != NULL &&
 	    cfg_get_int(c, v, "workbench.history", 0, CFG_WB_HISTORY_MAX, &c->cfg->wb_history) < 0)
+		return -1;
+	if ((v = cfg_map_get(n, "mouse")) != NULL &&
+	    cfg_get_bool(c, v, "workbench.mouse", &c->cfg->wb_mouse) < 0)
 		return -1;
 	return 0;
 }
@@ -529,7 +551,7 @@ static int
 load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 {
 	static const char *const keys[] = { "data_root", "allow_egress", "dns_upstream",
-	    "escalation", "workbench", "profiles", NULL };
+	    "network", "escalation", "workbench", "profiles", NULL };
 	const struct cfg_node *v;
 
 	if (root == NULL || cfg_node_is_null(root))
@@ -547,6 +569,8 @@ load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 	    &c->cfg->allow_egress, &c->cfg->allow_egress_from, &c->cfg->n_allow_egress }) < 0)
 		return -1;
 	if ((v = cfg_map_get(root, "dns_upstream")) != NULL && load_dns_upstream(c, v) < 0)
+		return -1;
+	if (load_network_top(c, cfg_map_get(root, "network")) < 0)
 		return -1;
 	if (load_escalation(c, cfg_map_get(root, "escalation")) < 0 ||
 	    load_workbench(c, cfg_map_get(root, "workbench")) < 0)

@@ -20,6 +20,8 @@
 #define CFG_EMBEDDED_NAME "<embedded default>"
 #define CFG_ESC_TIMEOUT_DEFAULT	120	/* escalation.timeout, seconds */
 #define CFG_ESC_TIMEOUT_MAX	86400
+#define CFG_ASK_TIMEOUT_DEFAULT	10	/* network.ask_timeout, seconds a destination is held */
+#define CFG_ASK_TIMEOUT_MAX	600
 #define CFG_WB_HISTORY_DEFAULT	10000	/* workbench.history: scrollback lines a tab */
 #define CFG_WB_HISTORY_MAX	100000	/* ~16 bytes a cell: 100k lines of 200 columns, 320 MB */
 #define CFG_KEYNAME_MAX	32	/* workbench.prefix bytes with the NUL (WB_KEYS_NAME_MAX) */
@@ -91,6 +93,8 @@ struct cfg {
 	size_t n_allow_egress;
 	char *dns_upstream;	/* "ADDR[:PORT]" the sidecar forwards allowed names to;
 				 * NULL: slirp4netns' resolver (10.0.2.3) */
+	int ask_timeout;	/* network.ask_timeout: seconds the router holds a new
+				 * destination for a decision; 0: block without asking */
 	bool esc_enabled;
 	char *esc_socket_dir;	/* tilde-expanded, absolute, normalized; NOT
 				 * symlink-resolved: the socket code lstat()s it */
@@ -102,6 +106,7 @@ struct cfg {
 	char *wb_prefix;	/* key name, syntax checked (wb-keys parses it); NULL: not set */
 	int wb_prefix_line;
 	int wb_history;		/* scrollback lines a tab, 0..CFG_WB_HISTORY_MAX */
+	bool wb_mouse;		/* the workbench takes the mouse (tmux's mouse on) */
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */

@@ -94,26 +94,6 @@ netctl_encode_event(struct proto_buf *b, const struct netctl_event *e)
 	proto_end(b, at);
 }
 
-/* A string into a fixed field: too long is an error, not a cut. */
-static int
-netctl_rd_field(struct proto_rd *r, char *dst, size_t cap)
-{
-	char *s = proto_rd_str(r);
-	size_t n;
-
-	if (s == NULL)
-		return -1;
-	n = strlen(s);
-	if (n >= cap) {
-		free(s);
-		r->bad = 1;
-		return -1;
-	}
-	memcpy(dst, s, n + 1);
-	free(s);
-	return 0;
-}
-
 int
 netctl_decode_event(const uint8_t *p, size_t len, struct netctl_event *e, lz_err_t *err)
 {
@@ -130,9 +110,9 @@ netctl_decode_event(const uint8_t *p, size_t len, struct netctl_event *e, lz_err
 	e->proto = proto_rd_u32(&r);
 	e->port = proto_rd_u32(&r);
 	e->count = proto_rd_u32(&r);
-	if (r.bad || netctl_rd_field(&r, e->addr, sizeof e->addr) < 0 ||
-	    netctl_rd_field(&r, e->name, sizeof e->name) < 0 ||
-	    netctl_rd_field(&r, e->rule, sizeof e->rule) < 0 || r.left != 0)
+	if (r.bad || proto_rd_field(&r, e->addr, sizeof e->addr) < 0 ||
+	    proto_rd_field(&r, e->name, sizeof e->name) < 0 ||
+	    proto_rd_field(&r, e->rule, sizeof e->rule) < 0 || r.left != 0)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "malformed egress event");
 	return 0;
 }

@@ -29,6 +29,11 @@ static const char *const proto_names[] = {
 	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL", [PROTO_SUSPECT] = "SUSPECT",
 	[PROTO_NOTE] = "NOTE",
 	[REVIEW_CTL_AUDIT] = "REVIEW_AUDIT",
+	[NETREQ_LIST] = "NETREQ_LIST", [NETREQ_ITEM] = "NETREQ_ITEM",
+	[NETREQ_SUMMARY] = "NETREQ_SUMMARY", [NETREQ_DECIDE] = "NETREQ_DECIDE",
+	[NETREQ_RESULT] = "NETREQ_RESULT", [NETREQ_GRANTS_REQ] = "NETREQ_GRANTS_REQ",
+	[NETREQ_GRANTS] = "NETREQ_GRANTS", [NETREQ_REVOKE] = "NETREQ_REVOKE",
+	[NETCTL_ASK] = "NET_ASK", [NETCTL_VERDICT] = "NET_VERDICT",
 };
 
 bool
@@ -157,7 +162,54 @@ proto_rd_str(struct proto_rd *r)
 	return xstrndup((const char *)p, n);
 }
 
-static int
+int
+proto_rd_field(struct proto_rd *r, char *dst, size_t cap)
+{
+	uint32_t n = proto_rd_u32(r);
+	const uint8_t *p;
+
+	if (r->bad)
+		return PROTO_FIELD_SHORT;
+	if (n >= cap) {
+		r->bad = 1;
+		return PROTO_FIELD_LONG;
+	}
+	if ((p = proto_rd_take(r, n)) == NULL)
+		return PROTO_FIELD_SHORT;
+	if (memchr(p, '\0', n) != NULL) {
+		r->bad = 1;
+		return PROTO_FIELD_NUL;
+	}
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+uint64_t
+proto_rd_u64(struct proto_rd *r)
+{
+	uint64_t hi = proto_rd_u32(r);
+
+	return hi << 32 | proto_rd_u32(r);
+}
+
+void
+proto_put64(struct proto_buf *b, uint64_t v)
+{
+	proto_put32(b, (uint32_t)(v >> 32));
+	proto_put32(b, (uint32_t)v);
+}
+
+void
+proto_putfield(struct proto_buf *b, const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap - 1);
+
+	proto_put32(b, (uint32_t)n);
+	proto_put(b, s, n);
+}
+
+int
 proto_rd_end(struct proto_rd *r, const char *what, lz_err_t *err)
 {
 	if (r->bad)

@@ -98,6 +98,19 @@ struct proto_suspect {
 #define NETCTL_POLICY		204	/* r->c: u32 n, n strings */
 #define NETCTL_SUBSCRIBE	205	/* c->r: -> OK, then EVENTs */
 #define NETCTL_EVENT		206	/* r->c, s->c: one egress event */
+/* 220..239: network requests (netreq.h): pending destinations, decisions,
+ * grants; client <-> coordinator, and NETCTL_ASK/VERDICT with the router.
+ * Defines, not enum proto_type values, so switches over that enum stay whole. */
+#define NETREQ_LIST		220	/* c->s: u32 flags -> ITEMs, SUMMARY, OK */
+#define NETREQ_ITEM		221	/* s->c: one request */
+#define NETREQ_SUMMARY		222	/* s->c: counters */
+#define NETREQ_DECIDE		223	/* c->s: a decision -> RESULT */
+#define NETREQ_RESULT		224	/* s->c */
+#define NETREQ_GRANTS_REQ	225	/* c->s -> GRANTS */
+#define NETREQ_GRANTS		226	/* s->c: the profile's saved grants */
+#define NETREQ_REVOKE		227	/* c->s: entry or "#N" -> REVOKE (the entry removed) */
+#define NETCTL_ASK		228	/* r->c: a held destination */
+#define NETCTL_VERDICT		229	/* c->r: accept/refuse/deny a request */
 
 /* ERROR codes. */
 enum proto_errcode {
@@ -291,11 +304,23 @@ uint32_t proto_rd_u32(struct proto_rd *r);
 /* A u32 length then that many bytes without NUL, copied; NULL (and r->bad)
  * on anything else. */
 char *proto_rd_str(struct proto_rd *r);
+uint64_t proto_rd_u64(struct proto_rd *r);
+/* A u32 length then that many bytes into a fixed field of cap bytes (with its
+ * NUL); the length is checked before anything is copied. 0, or one of: */
+#define PROTO_FIELD_SHORT	-1	/* payload cut short */
+#define PROTO_FIELD_LONG	-2	/* longer than the field: an error, not a cut */
+#define PROTO_FIELD_NUL		-3	/* a NUL inside */
+int proto_rd_field(struct proto_rd *r, char *dst, size_t cap);
+/* 0, or -1 with err naming what: bad (short, malformed) or trailing bytes. */
+int proto_rd_end(struct proto_rd *r, const char *what, lz_err_t *err);
 /* Append n raw bytes to b. */
 void proto_put(struct proto_buf *b, const void *p, size_t n);
 void proto_put32(struct proto_buf *b, uint32_t v);
 /* u32 length then the bytes; NULL is the empty string. */
 void proto_putstr(struct proto_buf *b, const char *s);
+/* The same, cut to cap - 1 bytes (a fixed field's room; see proto_rd_field). */
+void proto_putfield(struct proto_buf *b, const char *s, size_t cap);
+void proto_put64(struct proto_buf *b, uint64_t v);
 /* Start a frame; returns the offset of its header for proto_end, which
  * patches the payload length in. */
 size_t proto_begin(struct proto_buf *b, uint8_t version, uint16_t type);

@@ -505,6 +505,7 @@ coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
 
 	coord_log("client %u disconnected", cl->id);
 	coord_net_client_gone(c, cl);
+	coord_netreq_client_gone(c, cl);
 	for (i = 0; i < c->n_sessions; i++) {
 		struct session *s = c->sessions[i];
 		bool owner = s->owner == cl;
@@ -634,6 +635,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 	}
 	if (h->type == REVIEW_CTL_AUDIT) {
 		review_audit_serve(c->loop, c->store, cl, p, h->length);
+		return;
+	}
+	if (h->type >= NETREQ_LIST && h->type <= NETREQ_REVOKE) {
+		coord_netreq_frame(c, cl, h, p);
 		return;
 	}
 	if (h->type == PROTO_SUSPECT) {

@@ -39,6 +39,7 @@ struct coord {
 	struct net_coord *net;	/* Network Sidecar (net-coord.c); NULL with network: none */
 	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
 	size_t n_followers;
+	struct coord_netreq *netreq;	/* network requests (coord-netreq.c) */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
@@ -104,6 +105,26 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
+/* ---- coord-netreq.c: network requests (issue 13) ---- */
+
+/* From the router (net-coord.c callbacks). */
+struct netreq_item;
+struct netreq_summary;
+struct netctl_event;
+void coord_netreq_ask(struct coord *, const struct netreq_item *);
+void coord_netreq_summary(struct coord *, const struct netreq_summary *);
+/* The router died: every pending request is gone. */
+void coord_netreq_gone(struct coord *);
+/* Every flow/DNS event: the first allow/block of a destination is audited. */
+void coord_netreq_event(struct coord *, const struct netctl_event *);
+/* NETREQ_LIST, NETREQ_DECIDE, NETREQ_GRANTS_REQ, NETREQ_REVOKE. */
+void coord_netreq_frame(struct coord *, struct ctl_server_client *, const struct proto_header *,
+    const uint8_t *p);
+void coord_netreq_client_gone(struct coord *, struct ctl_server_client *);
+/* The counters, for status (pending now, blocked unasked, denied attempts). */
+void coord_netreq_counts(struct coord *, struct netreq_summary *out);
+void coord_netreq_free(struct coord *);
+
 /* ---- coord-limits.c ---- */
 
 /* Before the container: probe the host, make the domain's cgroups. */

@@ -11,6 +11,7 @@
 #include "jsonw.h"
 #include "net/net-coord.h"
 #include "netctl.h"
+#include "netreq.h"
 #include "store/audit.h"
 #include "store/egress-log.h"
 #include "xmalloc.h"
@@ -100,6 +101,7 @@ coord_net_event_cb(const struct netctl_event *ev, void *arg)
 	struct proto_buf b = { 0 };
 	struct coord_net_job *j;
 
+	coord_netreq_event(c, ev);
 	if (c->store != NULL) {
 		j = xcalloc(1, sizeof *j);
 		j->ev = *ev;
@@ -116,6 +118,24 @@ coord_net_event_cb(const struct netctl_event *ev, void *arg)
 	}
 }
 
+static void
+coord_net_ask_cb(const struct netreq_item *it, void *arg)
+{
+	coord_netreq_ask(arg, it);
+}
+
+static void
+coord_net_summary_cb(const struct netreq_summary *s, void *arg)
+{
+	coord_netreq_summary(arg, s);
+}
+
+static void
+coord_net_gone_cb(void *arg)
+{
+	coord_netreq_gone(arg);
+}
+
 int
 coord_net_start(struct coord *c, lz_err_t *err)
 {
@@ -126,6 +146,9 @@ coord_net_start(struct coord *c, lz_err_t *err)
 		.loop = c->loop, .a = c->a, .drv = c->drv, .socket_dir = socket_dir,
 		.policy = r->allow_egress, .n_policy = r->n_allow_egress,
 		.upstream = c->o->cfg->dns_upstream,
+		.ask_timeout_ms = (unsigned)c->o->cfg->ask_timeout * 1000,
+		.ask_cb = coord_net_ask_cb, .summary_cb = coord_net_summary_cb,
+		.asks_gone_cb = coord_net_gone_cb,
 		.event_cb = coord_net_event_cb, .audit_cb = coord_net_audit_cb,
 		.log_cb = coord_net_log_cb, .arg = c,
 	};
@@ -290,6 +313,22 @@ coord_net_status_json(struct coord *c, struct lz_jsonw *w)
 		for (size_t i = 0; i < n; i++)
 			lz_jsonw_str(w, pol[i]);
 		lz_jsonw_arr_close(w);
+		{
+			struct netreq_summary s;
+
+			coord_netreq_counts(c, &s);
+			lz_jsonw_key(w, "requests");
+			lz_jsonw_obj_open(w);
+			lz_jsonw_key(w, "ask_timeout_s");
+			lz_jsonw_int(w, s.ask_timeout_ms / 1000);
+			lz_jsonw_key(w, "pending");
+			lz_jsonw_int(w, s.pending);
+			lz_jsonw_key(w, "blocked_unasked");
+			lz_jsonw_int(w, s.overflow);
+			lz_jsonw_key(w, "denied_attempts");
+			lz_jsonw_int(w, s.denied_hits);
+			lz_jsonw_obj_close(w);
+		}
 	}
 	lz_jsonw_obj_close(w);
 }
@@ -312,7 +351,18 @@ coord_net_status_text(struct coord *c)
 		free(s);
 		s = t;
 	}
-	t = xasprintf("%s\n", s);
+	{
+		struct netreq_summary q;
+
+		coord_netreq_counts(c, &q);
+		if (q.ask_timeout_ms == 0)
+			t = xasprintf("%s\nrequests:    none: new destinations are blocked at once "
+			    "(network.ask_timeout is 0, or this kernel cannot hold packets)\n", s);
+		else
+			t = xasprintf("%s\nrequests:    %u pending (lazaret egress --pending), held up to "
+			    "%u s; %u blocked unasked, %u to denied destinations\n", s, q.pending,
+			    q.ask_timeout_ms / 1000, q.overflow, q.denied_hits);
+	}
 	free(s);
 	return t;
 }

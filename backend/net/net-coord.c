@@ -186,6 +186,13 @@ net_router_spawn(struct net_coord *nc, lz_err_t *err)
 		lz_strv_push(&rargv, "--allow");
 		lz_strv_push(&rargv, nc->policy[i]);
 	}
+	if (nc->o.ask_timeout_ms > 0) {
+		char ms[16];
+
+		snprintf(ms, sizeof ms, "%u", nc->o.ask_timeout_ms);
+		lz_strv_push(&rargv, "--ask-timeout");
+		lz_strv_push(&rargv, ms);
+	}
 	ex.argv = rargv;
 	if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
 		goto out;
@@ -294,6 +301,22 @@ net_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				lz_err_clear(&err);
 			} else if (nc->o.event_cb != NULL)
 				nc->o.event_cb(&ev, nc->o.arg);
+		} else if (h.type == NETCTL_ASK) {
+			struct netreq_item it;
+
+			if (netreq_decode_item(p, h.length, &it, &err) < 0) {
+				net_log(nc, "network sidecar: %s", err.msg);
+				lz_err_clear(&err);
+			} else if (nc->o.ask_cb != NULL)
+				nc->o.ask_cb(&it, nc->o.arg);
+		} else if (h.type == NETREQ_SUMMARY) {
+			struct netreq_summary sum;
+
+			if (netreq_decode_summary(p, h.length, &sum, &err) < 0) {
+				net_log(nc, "network sidecar: %s", err.msg);
+				lz_err_clear(&err);
+			} else if (nc->o.summary_cb != NULL)
+				nc->o.summary_cb(&sum, nc->o.arg);
 		}
 		off += PROTO_HEADER_LEN + h.length;
 	}
@@ -414,6 +437,8 @@ net_router_exit_cb(uv_process_t *p, int64_t status, int sig)
 	uv_close((uv_handle_t *)p, net_proc_close_cb);
 	nc->last_status = sig ? 128 + sig : (int)status;
 	net_pipe_close(nc);
+	if (nc->o.asks_gone_cb != NULL)
+		nc->o.asks_gone_cb(nc->o.arg);	/* what it held died with it */
 	if (nc->closing)
 		return;
 	if (now - nc->window_ms > 60000) {
@@ -471,7 +496,7 @@ net_timer_cb(uv_timer_t *t)
 
 /* One request on a connection of its own; reads the OK or ERROR reply. */
 static int
-net_request(struct net_coord *nc, struct proto_buf *req, lz_err_t *err)
+net_request(struct net_coord *nc, struct proto_buf *req, uint32_t *value, lz_err_t *err)
 {
 	struct timeval tv = { 5, 0 };
 	struct proto_buf in = { 0 };
@@ -501,8 +526,11 @@ net_request(struct net_coord *nc, struct proto_buf *req, lz_err_t *err)
 			goto out;
 		if (r == PROTO_NEED_MORE)
 			continue;
-		if (h.type == PROTO_OK)
+		if (h.type == PROTO_OK) {
+			if (value != NULL && proto_decode_u32(p, h.length, value, err) < 0)
+				goto out;
 			ret = 0;
+		}
 		else if (h.type == PROTO_ERROR) {
 			struct proto_error e;
 
@@ -520,13 +548,15 @@ out:
 	return ret;
 }
 
+static void net_policy_keep(struct net_coord *nc, bool add, const struct egress_entry *e,
+    const char *text);
+
 int
 net_coord_edit(struct net_coord *nc, bool add, const char *entry, lz_err_t *err)
 {
 	struct proto_buf b = { 0 };
-	struct egress_entry e, x;
-	char **v = NULL, *text;
-	size_t n = 0;
+	struct egress_entry e;
+	char *text;
 	int ret;
 
 	if (nc->state != NET_UP)
@@ -536,15 +566,56 @@ net_coord_edit(struct net_coord *nc, bool add, const char *entry, lz_err_t *err)
 		return -1;
 	text = egress_entry_format(&e);
 	netctl_encode_str(&b, add ? NETCTL_POLICY_ADD : NETCTL_POLICY_DEL, text);
-	ret = net_request(nc, &b, err);
+	ret = net_request(nc, &b, NULL, err);
 	proto_buf_clear(&b);
 	if (ret < 0) {
 		free(text);
 		return -1;
 	}
-	/* Keep our copy in step: a restarted router gets the policy in force. */
+	net_policy_keep(nc, add, &e, text);
+	free(text);
+	return 0;
+}
+
+int
+net_coord_verdict(struct net_coord *nc, uint32_t rid, uint32_t verdict, const char *entry,
+    int *held, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+	struct egress_entry e;
+	char *text = NULL;
+	uint32_t v = 0;
+	int ret;
+
+	if (nc->state != NET_UP)
+		return lz_err_set(err, EAGAIN, "the network sidecar is %s; try again",
+		    net_coord_state(nc));
+	if (entry != NULL && entry[0] != '\0') {
+		if (egress_entry_parse(entry, &e, err) < 0)
+			return -1;
+		text = egress_entry_format(&e);
+	}
+	netreq_encode_verdict(&b, rid, verdict, text);
+	ret = net_request(nc, &b, &v, err);
+	proto_buf_clear(&b);
+	if (ret == 0 && text != NULL)
+		net_policy_keep(nc, true, &e, text);
+	free(text);
+	*held = (int)v;
+	return ret;
+}
+
+/* Keep our copy of the policy in step with the router's (a restarted router
+ * gets the policy in force), and audit the change. */
+static void
+net_policy_keep(struct net_coord *nc, bool add, const struct egress_entry *e, const char *text)
+{
+	struct egress_entry x;
+	char **v = NULL;
+	size_t n = 0;
+
 	for (size_t i = 0; i < nc->n_policy; i++) {
-		if (egress_entry_parse(nc->policy[i], &x, NULL) == 0 && egress_entry_equal(&x, &e))
+		if (egress_entry_parse(nc->policy[i], &x, NULL) == 0 && egress_entry_equal(&x, e))
 			continue;
 		lz_strv_push(&v, nc->policy[i]);
 		n++;
@@ -562,8 +633,6 @@ net_coord_edit(struct net_coord *nc, bool add, const char *entry, lz_err_t *err)
 		net_audit(nc, "net.policy", d);
 		free(d);
 	}
-	free(text);
-	return 0;
 }
 
 const char *

@@ -23,6 +23,7 @@
 #include "anchor.h"
 #include "err.h"
 #include "netctl.h"
+#include "netreq.h"
 #include "sandbox/driver.h"
 
 #define NET_COORD_CTL_DST	"/run/lazaret-net"
@@ -41,7 +42,13 @@ struct net_coord_opts {
 	char *const *policy;		/* merged allow_egress (validated entries) */
 	size_t n_policy;
 	const char *upstream;		/* dns_upstream, or NULL: the router's default */
+	unsigned ask_timeout_ms;	/* network.ask_timeout; 0: the router never asks */
 	void (*event_cb)(const struct netctl_event *, void *arg);
+	/* A request from the router (id = the router's), new, updated or expired;
+	 * its counters; and "every request is gone" (the router died). */
+	void (*ask_cb)(const struct netreq_item *, void *arg);
+	void (*summary_cb)(const struct netreq_summary *, void *arg);
+	void (*asks_gone_cb)(void *arg);
 	/* kind: "net.start", "net.router-exit", "net.restart", "net.policy" ... */
 	void (*audit_cb)(const char *kind, const char *detail, void *arg);
 	void (*log_cb)(const char *msg, void *arg);
@@ -56,6 +63,11 @@ int net_coord_start(struct net_coord *, lz_err_t *err);
 int net_coord_spec(struct net_coord *, struct drv_spec *sp, lz_err_t *err);
 /* Add or remove one entry for this run (no restart, flows kept). */
 int net_coord_edit(struct net_coord *, bool add, const char *entry, lz_err_t *err);
+/* Answer a request of the router (verdict NETCTL_V_*), adding entry to the
+ * policy for this run first when not NULL/"" (audited as net.policy).
+ * *held: 1 when the router still held the attempts, 0 when they were gone. */
+int net_coord_verdict(struct net_coord *, uint32_t rid, uint32_t verdict, const char *entry,
+    int *held, lz_err_t *err);
 /* "up", "restarting", "down" and the policy in force, for status. */
 const char *net_coord_state(const struct net_coord *);
 char *const *net_coord_policy(const struct net_coord *, size_t *n);

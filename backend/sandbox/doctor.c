@@ -663,7 +663,12 @@ doctor_deep_nft(struct doctor_ctx *c)
 		line = doctor_cmd(argv, &msg);
 	}
 	if (msg == NULL && line != NULL && strstr(line, "check ok") != NULL) {
-		doctor_ok(c, what, "default-deny table and nflog group installed in a crun sidecar");
+		/* Holding new flows (network requests) needs NFQUEUE; without it they are
+		 * refused unasked, which is safe but worth saying. */
+		doctor_ok(c, what, "default-deny table and nflog group installed in a crun sidecar; %s",
+		    strstr(line, "no NFQUEUE") != NULL ? "no NFQUEUE here: network requests are not "
+		    "asked (new destinations are blocked at once)" : "new flows can be held for a "
+		    "decision (nfqueue)");
 		return;
 	}
 	problem = xasprintf("the sidecar could not install its rules: %s", msg ? msg : line ? line : "?");

@@ -154,3 +154,21 @@ two_profiles_config() {
 	printf 'profiles:\n  web:\n    image: localhost/lazaret-default:latest\n  ml-gpu:\n    image: localhost/lazaret-default:latest\n' >"$1"
 	[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$1"
 }
+
+# A network namespace of the test's own, reached from the host through a veth
+# pair: lz_test_netns A.B HOSTS... picks NET=A.B.N (a free /29), names it SRV,
+# gives the host NET.1 and the namespace NET.H for each H (default route
+# back), and removes it all on exit. Test traffic goes only there.
+lz_test_netns() { # prefix host-numbers...
+	local p=$1 a; shift
+	N=$((RANDOM % 200 + 20)) NET=$p.$N SRV=lzn$$ VH=lzh$$
+	ip -o addr show | grep -q " $NET\." && skip "$NET.0/29 is in use on this host"
+	ip netns add "$SRV"
+	lz_on_exit "ip netns del $SRV"
+	ip link add "$VH" type veth peer name eth0 netns "$SRV"
+	lz_on_exit "ip link del $VH"
+	ip addr add "$NET.1/29" dev "$VH"; ip link set "$VH" up
+	for a in "$@"; do ip -n "$SRV" addr add "$NET.$a/29" dev eth0; done
+	ip -n "$SRV" link set eth0 up; ip -n "$SRV" link set lo up
+	ip -n "$SRV" route add default via "$NET.1"
+}

@@ -9,7 +9,9 @@ addresses inside network namespaces they created themselves.
   connect HOST PORT [udp] [--hold FILE]   prints ok:REPLY | refused | blocked | timeout | error:...
   resolve NAME              getaddrinfo through the system resolver
   rawdns SERVER NAME        one A query straight to SERVER:53
+  connect-many HOST PORT0 N non-blocking TCP connects to N distinct ports (a flood)
   ctl SOCK set E... | add E | del E | get | events N   the sidecar's control socket
+  ctl SOCK asks SECONDS | verdict ID V [ENTRY]        its requests (netreq.h)
 """
 import os
 import select
@@ -252,6 +254,12 @@ def ctl(path, cmd, args):
         s.sendall(frame(205))
     elif cmd == "raw":            # raw bytes (hex) as sent by a hostile peer
         s.sendall(bytes.fromhex(args[0]))
+    elif cmd == "verdict":        # RID VERDICT [ENTRY]: 1 accept, 2 refuse, 3 deny
+        s.sendall(frame(229, struct.pack(">II", int(args[0]), int(args[1])) +
+                        pstr(args[2] if len(args) > 2 else "")))
+    elif cmd == "asks":           # SECONDS: print requests (NETCTL_ASK) and summaries
+        s.sendall(frame(205))
+        return watch_asks(s, float(args[0]))
     t, p = read_frame(s)
     if t == 2:
         code, = struct.unpack(">I", p[:4])
@@ -273,6 +281,8 @@ def ctl(path, cmd, args):
                 t, p = read_frame(s)
                 if t is None:
                     break
+                if t != 206:            # requests and summaries (asks) are not events
+                    continue
                 kind, allowed, hi, lo, proto, port, count = struct.unpack(">7I", p[:28])
                 addr, o = get_str(p, 28)
                 name, o = get_str(p, o)
@@ -286,10 +296,63 @@ def ctl(path, cmd, args):
             pass
         return 0
     if t == 3:
-        print("ok")
+        v, = struct.unpack(">I", p[:4])
+        print("ok %d" % v if cmd == "verdict" else "ok")
         return 0
     print("unexpected frame %s" % t)
     return 1
+
+
+def watch_asks(s, secs):
+    """NETCTL_ASK (228) as 'ask id=N state=S kind=K proto=P addr=A port=N
+    name=X attempts=N', NETREQ_SUMMARY (222) as 'summary pending=N overflow=N
+    denied=N'; events are skipped."""
+    states = {1: "pending", 2: "approved", 3: "denied", 4: "expired", 5: "gone"}
+    end = time.time() + secs
+    try:
+        while time.time() < end:
+            s.settimeout(max(0.05, end - time.time()))
+            t, p = read_frame(s)
+            if t is None:
+                break
+            if t == 228:
+                (rid, st, kind, proto, port, att, _sess, _scope) = struct.unpack(">8I", p[:32])
+                o = 32 + 24
+                addr, o = get_str(p, o)
+                name, o = get_str(p, o)
+                print("ask id=%d state=%s kind=%s proto=%d addr=%s port=%d name=%s attempts=%d" % (
+                    rid, states.get(st, "?"), "dns" if kind == 2 else "flow", proto, addr, port,
+                    name, att), flush=True)
+            elif t == 222:
+                pend, over, den, _to = struct.unpack(">4I", p[:16])
+                print("summary pending=%d overflow=%d denied=%d" % (pend, over, den), flush=True)
+    except socket.timeout:
+        pass
+    return 0
+
+
+def connect_many(host, port0, count):
+    """count non-blocking TCP connects to host:port0.. (distinct destinations),
+    each closed after a moment; prints how many were started."""
+    socks = []
+    started = 0
+    for i in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.connect((host, port0 + i))
+        except (BlockingIOError, OSError):
+            pass
+        started += 1
+        socks.append(s)
+        if len(socks) >= 200:
+            for x in socks:
+                x.close()
+            socks = []
+    for x in socks:
+        x.close()
+    print("started %d" % started)
+    return 0
 
 
 def main():
@@ -303,6 +366,8 @@ def main():
         return connect(a[1], int(a[2]), "udp" in a[3:], hold)
     if a[0] == "resolve":
         return resolve(a[1])
+    if a[0] == "connect-many":
+        return connect_many(a[1], int(a[2]), int(a[3]))
     if a[0] == "rawdns":
         return rawdns(a[1], a[2])
     if a[0] == "ctl":

@@ -199,4 +199,83 @@ case $out in error:*) ;; *) fail "a name resolved with the router dead: $out" ;;
 start_router
 expect ok:hello-8080 exact.test 8080
 expect refused 10.199.0.2 8081
+note "asking (issue 13): a new destination is held, and let through or refused by a verdict"
+kill "$ROUTER"; wait "$ROUTER" 2>/dev/null || true
+ip netns exec "$NS" "$BUILD/lazaret-sidecar" --ctl "$CTL" --upstream 10.199.0.2 \
+	--allow 10.199.0.2:8080 --ask-timeout 1500 >>"$T/router.log" 2>&1 &
+ROUTER=$!; PIDS+=($ROUTER)
+wait_for "the asking router's control socket" in_ns $H ctl "$CTL" get
+in_ns nft list table inet lazaret 2>/dev/null | grep -q "queue num 4242" || fail "no queue rule"
+ip netns exec "$NS" $H ctl "$CTL" asks 60 >"$T/asks" 2>&1 & ASKS=$!; PIDS+=($ASKS)
+wait_for "the request watcher" grep -q "^summary" "$T/asks"
+# ask_id N PATTERN: the id of the N-th request line matching PATTERN
+ask_id() { grep "$2" "$T/asks" | sed -n "$1s/^ask id=\([0-9]*\) .*/\1/p"; }
+in_ns $H connect 10.199.0.3 9000 >"$T/c1" 2>&1 & C1=$!
+wait_for "a request for 10.199.0.3:9000" grep -q "state=pending kind=flow proto=6 addr=10.199.0.3 port=9000" "$T/asks"
+id=$(ask_id 1 "addr=10.199.0.3 port=9000")
+out=$(in_ns $H ctl "$CTL" verdict "$id" 1) || fail "verdict: $out"
+[ "$out" = "ok 1" ] || fail "accept once: $out (expected the held attempt)"
+wait "$C1" || true
+grep -q "ok:hello-9000" "$T/c1" || fail "the flow approved once did not go through: $(cat "$T/c1")"
+note "accept once: the held connection went through"
+in_ns $H connect 10.199.0.3 9000 >"$T/c2" 2>&1 & C2=$!
+wait_for "a second request for the same destination" sh -c "[ \$(grep -c 'state=pending kind=flow proto=6 addr=10.199.0.3 port=9000' $T/asks) -ge 2 ]"
+wait "$C2" || true
+grep -qx refused "$T/c2" || fail "an unanswered request was not refused: $(cat "$T/c2")"
+grep -q "state=expired .*addr=10.199.0.3 port=9000" "$T/asks" || fail "no expiry reported"
+note "once means once: the next connection asked again, and unanswered it was refused"
+in_ns $H connect 10.199.0.3 9001 >"$T/c3" 2>&1 & C3=$!
+wait_for "a request for 10.199.0.3:9001" grep -q "state=pending .*port=9001" "$T/asks"
+id=$(ask_id 1 "port=9001")
+out=$(in_ns $H ctl "$CTL" verdict "$id" 3) || fail "deny: $out"
+wait "$C3" || true
+grep -qx refused "$T/c3" || fail "a denied flow was not refused: $(cat "$T/c3")"
+expect refused 10.199.0.3 9001
+wait_for "the denied attempt counted" grep -q "denied=1" "$T/asks"
+[ "$(grep -c 'port=9001' "$T/asks")" -eq 1 ] || fail "a denied destination was asked about again"
+note "deny: refused, and later attempts refused without asking (counted)"
+in_ns $H resolve blocked.test >"$T/r1" 2>&1 & R1=$!
+wait_for "a request for the name blocked.test" grep -q "state=pending kind=dns .*name=blocked.test" "$T/asks"
+grep -qx blocked.test "$T/dns.log" && fail "a held query reached the upstream before a decision"
+id=$(ask_id 1 "name=blocked.test")
+out=$(in_ns $H ctl "$CTL" verdict "$id" 1 blocked.test:8080) || fail "accept with entry: $out"
+wait "$R1" || fail "the approved name did not resolve: $(cat "$T/r1")"
+grep -qx 10.199.0.6 "$T/r1" || fail "blocked.test resolved to $(cat "$T/r1")"
+expect ok:hello-8080 blocked.test 8080
+in_ns $H ctl "$CTL" get | grep -qx blocked.test:8080 || fail "the approved entry is not in the policy"
+note "a held query: resolved after the approval added its name to the policy"
+out=$(in_ns $H ctl "$CTL" verdict 99999 1 || true)
+[ "$out" = "ok 0" ] || fail "a verdict for an unknown request: $out"
+out=$(in_ns $H ctl "$CTL" verdict 1 2 10.0.0.1 || true)
+case $out in "error: "*"accept only"*) ;; *) fail "refuse with an entry was taken: $out" ;; esac
+note "a query approved once: answered; the connection that follows asks under the name"
+in_ns $H resolve edge.cdn.test >"$T/r2" 2>&1 & R2=$!
+wait_for "a request for edge.cdn.test" grep -q "kind=dns .*name=edge.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "name=edge.cdn.test")" 1) || fail "once: $out"
+wait "$R2" || fail "a query approved once did not resolve: $(cat "$T/r2")"
+in_ns $H ctl "$CTL" get | grep -q edge.cdn.test && fail "a query approved once changed the policy"
+in_ns $H connect 10.199.0.5 8080 >"$T/c5" 2>&1 & C5=$!
+wait_for "a request for 10.199.0.5:8080 named edge.cdn.test" grep -q "addr=10.199.0.5 port=8080 name=edge.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "addr=10.199.0.5 port=8080")" 1 edge.cdn.test:8080) || fail "run: $out"
+wait "$C5" || true
+grep -q "ok:hello-8080" "$T/c5" || fail "the approved flow did not go through: $(cat "$T/c5")"
+expect ok:hello-8080 10.199.0.5 8080
+note "ok: granting the name let its address (resolved once) through without a new query"
+note "a flood of 3000 distinct destinations: at most 256 pending, the rest refused and counted"
+in_ns $H connect-many 10.199.0.4 20000 3000 >"$T/flood" || fail "flood: $(cat "$T/flood")"
+wait_for "the overflow counted" grep -q "overflow=[1-9]" "$T/asks"
+pend=$(grep -c "state=pending kind=flow proto=6 addr=10.199.0.4" "$T/asks" || true)
+[ "$pend" -le 256 ] || fail "$pend requests for the flood (at most 256)"
+kill -0 "$ROUTER" || fail "the router died in the flood"
+expect ok:hello-8080 10.199.0.2 8080
+note "flood: $pend requests raised, the rest refused at once; the router serves on"
+note "no queue to be had (another router holds it, as a kernel without NFQUEUE would): refused unasked, said"
+ip netns exec "$NS" "$BUILD/lazaret-sidecar" --ctl "$T/ctl2.sock" --table lz2 --dns 127.0.0.1:5353 --nflog-group 4243 \
+	--upstream 10.199.0.2 --ask-timeout 1000 >"$T/router2.log" 2>&1 & R2P=$!; PIDS+=($R2P)
+wait_for "the second router" test -S "$T/ctl2.sock"
+grep -q "cannot hold packets here" "$T/router2.log" || fail "no word of the missing queue: $(cat "$T/router2.log")"
+grep -q "not asking" "$T/router2.log" || fail "the second router says it asks: $(cat "$T/router2.log")"
+in_ns nft list table inet lz2 2>/dev/null | grep -q "queue" && fail "the fallback table still queues"
+in_ns nft list table inet lz2 2>/dev/null | grep -q "policy drop" || fail "the fallback table is not default-deny"
+kill "$R2P"
 note "all router checks passed"

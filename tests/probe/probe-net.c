@@ -9,6 +9,10 @@
  *   lazaret-probe bench-tcp HOST PORT MB  send MB megabytes on one connection: MB/s
  *   lazaret-probe bench-conn HOST PORT N  N connect+close in a row: connections/s
  *   lazaret-probe bench-first NAME PORT   resolve then connect: ms for both (bench/)
+ *   lazaret-probe bench-held HOST PORT    the wall clock at connect(), then ms until
+ *                                         connected (a held destination, bench/)
+ *   lazaret-probe connect-many HOST PORT0 N   N non-blocking TCP connects to
+ *                                         PORT0.. (N distinct destinations: a flood)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,7 +33,9 @@
 #include "dns.h"
 #include "probe-net.h"
 
-#define PROBE_WAIT_MS 3000
+/* Long enough to outwait a destination the router holds while it asks
+ * (network.ask_timeout in the tests is shorter). */
+#define PROBE_WAIT_MS 20000
 
 static int
 probe_wait(int fd, short ev)
@@ -346,6 +352,19 @@ probe_bench(const char *what, const char *host, const char *port, const char *co
 		t = probe_ms() - t0;
 		printf("bench-conn %s:%s: %ld connections in %.0f ms: %.0f/s\n", host, port, n, t,
 		    n / (t / 1e3));
+	} else if (strcmp(what, "bench-held") == 0) {
+		struct timespec w;
+
+		clock_gettime(CLOCK_REALTIME, &w);
+		printf("bench-held %s:%s: start %lld\n", host, port,
+		    (long long)w.tv_sec * 1000 + w.tv_nsec / 1000000);
+		fflush(stdout);
+		t0 = probe_ms();
+		if ((fd = probe_tcp(host, port)) < 0)
+			goto fail;
+		t = probe_ms() - t0;
+		close(fd);
+		printf("bench-held %s:%s: connected after %.2f ms\n", host, port, t);
 	} else {
 		if ((fd = probe_tcp(host, port)) < 0)
 			goto fail;
@@ -359,9 +378,49 @@ fail:
 	return 1;
 }
 
+/* n TCP connects to host:port0.. without waiting for any (closed 256 at a
+ * time): n distinct destinations the router must bound. */
+static int
+probe_connect_many(const char *host, const char *port0, const char *count)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	long n = atol(count), p0 = atol(port0), started = 0, failed = 0;
+	int fds[256];
+	size_t nf = 0;
+
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 || n <= 0 || p0 <= 0 || p0 + n > 65536) {
+		printf("connect-many: HOST must be an IPv4 address, PORT0+N at most 65536\n");
+		return 2;
+	}
+	for (long i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (fd < 0) {
+			failed++;
+			continue;
+		}
+		sa.sin_port = htons((uint16_t)(p0 + i));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS)
+			failed++;
+		started++;
+		fds[nf++] = fd;
+		if (nf == sizeof fds / sizeof fds[0]) {
+			while (nf > 0)
+				close(fds[--nf]);
+		}
+	}
+	while (nf > 0)
+		close(fds[--nf]);
+	printf("connect-many %s:%ld..%ld: %ld started, %ld failed at once\n", host, p0, p0 + n - 1,
+	    started, failed);
+	return 0;
+}
+
 int
 probe_net(int argc, char **argv)
 {
+	if (strcmp(argv[1], "connect-many") == 0 && argc == 5)
+		return probe_connect_many(argv[2], argv[3], argv[4]);
 	if (strcmp(argv[1], "resolve") == 0 && argc == 3)
 		return probe_resolve(argv[2]);
 	if (strcmp(argv[1], "connect") == 0 && (argc == 4 || argc == 5))
@@ -370,7 +429,8 @@ probe_net(int argc, char **argv)
 		return probe_nft_delete(argv[2]);
 	if ((strcmp(argv[1], "bench-tcp") == 0 || strcmp(argv[1], "bench-conn") == 0) && argc == 5)
 		return probe_bench(argv[1], argv[2], argv[3], argv[4]);
-	if (strcmp(argv[1], "bench-first") == 0 && argc == 4)
+	if ((strcmp(argv[1], "bench-first") == 0 || strcmp(argv[1], "bench-held") == 0) &&
+	    argc == 4)
 		return probe_bench(argv[1], argv[2], argv[3], NULL);
 	return -1;
 }

@@ -89,6 +89,29 @@ test_audit_line_session_and_domain_lifecycle(void **state)
 }
 
 static void
+test_audit_line_network_requests_and_grants(void **state)
+{
+	(void)state;
+	expect_line("net.request", "router", "net-3", "{\"id\":3,\"dest\":\"10.1.2.3:8081/tcp\","
+	    "\"name\":\"x.test\",\"session\":0,\"grant\":\"x.test:8081\"}",
+	    "    7  2025-12-03T07:04:02Z  router              net.request    asked         net-3"
+	    "                             10.1.2.3:8081/tcp (x.test) -> x.test:8081\n");
+	expect_line("net.decision", "cli (uid 1000 pid 9)", "net-3", "{\"id\":3,\"dest\":"
+	    "\"10.1.2.3:8081/tcp\",\"name\":\"\",\"scope\":\"run\",\"grant\":\"10.1.2.0/24:8081\","
+	    "\"preview\":\"256 addresses\",\"broad\":\"\"}",
+	    "    7  2025-12-03T07:04:02Z  cli (uid 1000 pid~  net.decision   run           net-3"
+	    "                             10.1.2.3:8081/tcp -> 10.1.2.0/24:8081: 256 addresses\n");
+	expect_line("net.grant.revoke", "cli", NULL, "{\"entry\":\"*.x.test:443\",\"profile\":"
+	    "\"default\",\"file\":\"/h/grants/default.list\"}",
+	    "    7  2025-12-03T07:04:02Z  cli                 net.grant.revoke  revoke        -"
+	    "                                 *.x.test:443\n");
+	expect_line("net.first-block", "coordinator", NULL, "{\"dest\":\"dns evil\\u001b[2J.test\","
+	    "\"name\":\"evil\",\"rule\":\"not in policy\"}",
+	    "    7  2025-12-03T07:04:02Z  coordinator         net.first-block  block         -"
+	    "                                 dns evil\\x1b[2J.test (not in policy)\n");
+}
+
+static void
 test_audit_line_makes_hostile_text_visible(void **state)
 {
 	char *l;
@@ -133,6 +156,7 @@ main(void)
 		cmocka_unit_test(test_audit_line_header_matches_the_columns),
 		cmocka_unit_test(test_audit_line_escalation_events),
 		cmocka_unit_test(test_audit_line_session_and_domain_lifecycle),
+		cmocka_unit_test(test_audit_line_network_requests_and_grants),
 		cmocka_unit_test(test_audit_line_makes_hostile_text_visible),
 		cmocka_unit_test(test_audit_line_unknown_and_broken_details),
 	};

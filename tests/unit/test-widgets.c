@@ -383,6 +383,56 @@ test_tabbar_scrolls_to_keep_the_active_tab_whole(void **state)
 	tabbar_free(tb);
 }
 
+/* The mouse: which list and item a row shows; the wheel scrolls a list's view. */
+static void
+test_sidelist_hit_and_wheel(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item q[] = { { "r1", "req one", true }, { "r2", "req two", true } };
+	enum sidelist_list which;
+	long index;
+	char line[32];
+	int x = 40;
+
+	sidelist_set(sl, SIDELIST_QUEUE, q, 2);
+	for (int i = 0; i < 30; i++) {
+		struct sidelist_item it = { NULL, line, false };
+
+		snprintf(line, sizeof line, "event %02d", i);
+		sidelist_append(sl, SIDELIST_AUDIT, &it);
+	}
+	assert_false(sidelist_hit(sl, 1, &which, &index));	/* nothing drawn yet */
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_true(sidelist_hit(sl, 1, &which, &index));
+	assert_int_equal(which, SIDELIST_QUEUE);
+	assert_int_equal(index, -1);	/* the title */
+	assert_true(sidelist_hit(sl, 3, &which, &index));
+	assert_int_equal(index, 1);
+	assert_true(sidelist_hit(sl, 4, &which, &index));
+	assert_int_equal(index, -1);	/* below the last item */
+	/* the audit list follows its newest line: rows 9..14 show events 24..29 */
+	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
+	assert_true(sidelist_hit(sl, 9, &which, &index));
+	assert_int_equal(which, SIDELIST_AUDIT);
+	assert_int_equal(index, 24);
+	sidelist_scroll(sl, SIDELIST_AUDIT, -3);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 21");
+	assert_true(sidelist_hit(sl, 9, &which, &index));
+	assert_int_equal(index, 21);
+	sidelist_scroll(sl, SIDELIST_AUDIT, -100);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 00");
+	sidelist_scroll(sl, SIDELIST_AUDIT, 100);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
+	assert_true(sidelist_hit(sl, 21, &which, &index));
+	assert_int_equal(which, SIDELIST_EGRESS);
+	assert_false(sidelist_hit(sl, 22, &which, &index));
+	sidelist_free(sl);
+}
+
 static void
 test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 {
@@ -1345,6 +1395,7 @@ main(void)
 		cmocka_unit_test(test_sidelist_review_counts_take_the_bottom_rows),
 		cmocka_unit_test(test_diffview_reads_only_what_the_screen_needs),
 		cmocka_unit_test(test_diffview_cuts_long_lines_and_shows_controls),
+		cmocka_unit_test(test_sidelist_hit_and_wheel),
 		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
 		cmocka_unit_test(test_reqprompt_shows_the_command_first_then_the_justification),
 		cmocka_unit_test(test_reqprompt_splits_a_command_line_or_shows_why_not),

@@ -1,0 +1,733 @@
+/* coord-netreq.c - network requests in the coordinator (issue 13).
+ *
+ * Theory of operation: the router holds a new destination outside the
+ * policy and sends NETCTL_ASK (net-coord.c calls coord_netreq_ask). Here each
+ * request gets an id of ours (stable across router restarts), the exact grant
+ * an approval would add, and the session that caused it when only one can
+ * have; clients read and follow the list (NETREQ_LIST) and answer
+ * (NETREQ_DECIDE). A decision is turned into a router verdict (with the
+ * entry to add for run and profile), the profile's grants file gains the
+ * entry for profile, and everything lands in the audit trail: the request
+ * (once per destination per run), the decision with its exact grant and
+ * reach, grant changes, and the first allow/block of each destination.
+ * Bounded: the router keeps at most NETREQ_MAX_PENDING requests, we keep as
+ * many plus NETREQ_KEEP_DONE decided ones, and at most COORD_NETREQ_ASKED
+ * request rows and COORD_NETREQ_SEEN first allow/block rows
+ * destinations' first allow/block rows a run.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord/coord.h"
+#include "coord/coord-int.h"
+#include "grant.h"
+#include "jsonw.h"
+#include "netreq.h"
+#include "net/net-grants.h"
+#include "netreq-text.h"
+#include "store/audit.h"
+#include "xmalloc.h"
+
+#define COORD_NETREQ_SEEN	1024	/* destinations whose first allow/block is audited */
+#define COORD_NETREQ_ASKED	4096	/* destinations whose request is audited */
+
+/* Hashes of the destinations already audited, open addressing, bounded. */
+struct coord_netreq_seen {
+	uint64_t *h;
+	size_t n, max;
+	bool full;
+	const char *what;	/* for the one row saying the limit was reached */
+};
+
+struct coord_netreq_ent {
+	struct netreq_item it;	/* it.id is ours */
+	uint32_t rid;		/* the router's */
+};
+
+struct coord_netreq {
+	struct coord_netreq_ent pend[NETREQ_MAX_PENDING];
+	size_t npend;
+	struct netreq_item done[NETREQ_KEEP_DONE];	/* ring, oldest first */
+	size_t done_head, ndone;
+	uint32_t next_id;
+	struct netreq_summary sum;
+	struct ctl_server_client **follow;
+	size_t nfollow;
+	struct coord_netreq_seen asked, seen;
+};
+
+static struct coord_netreq *
+nr_get(struct coord *c)
+{
+	if (c->netreq == NULL) {
+		c->netreq = xcalloc(1, sizeof *c->netreq);
+		c->netreq->sum.ask_timeout_ms = (uint32_t)c->o->cfg->ask_timeout * 1000;
+		c->netreq->asked = (struct coord_netreq_seen){ .max = COORD_NETREQ_ASKED,
+			.what = "net.request" };
+		c->netreq->seen = (struct coord_netreq_seen){ .max = COORD_NETREQ_SEEN,
+			.what = "net.first-allow/block" };
+	}
+	return c->netreq;
+}
+
+void
+coord_netreq_free(struct coord *c)
+{
+	struct coord_netreq *nr = c->netreq;
+
+	if (nr == NULL)
+		return;
+	for (size_t i = 0; i < nr->nfollow; i++)
+		ctl_server_client_unref(nr->follow[i]);
+	free(nr->follow);
+	free(nr->asked.h);
+	free(nr->seen.h);
+	free(nr);
+	c->netreq = NULL;
+}
+
+/* ---- audit ---- */
+
+static void
+nr_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
+{
+	(void)arg;
+	(void)seq;
+	if (status < 0)
+		coord_log("audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
+}
+
+/* One row; w is an open object, closed and freed here. request: our id or 0. */
+static void
+nr_audit(struct coord *c, const char *kind, const char *actor, uint32_t request,
+    struct lz_jsonw *w)
+{
+	char rid[24], *detail;
+	struct audit_rec rec = { 0 };
+
+	lz_jsonw_obj_close(w);
+	detail = lz_jsonw_steal(w);
+	snprintf(rid, sizeof rid, "net-%u", request);
+	rec.kind = kind;
+	rec.actor = actor;
+	rec.request_id = request != 0 ? rid : NULL;
+	rec.detail = detail;
+	coord_log("audit %s %s", kind, detail);
+	if (c->store != NULL)
+		audit_submit(c->loop, c->store, &rec, nr_audit_done, NULL);
+	free(detail);
+}
+
+static void
+nr_json_dest(struct lz_jsonw *w, const struct netreq_item *it)
+{
+	char dst[320];
+
+	netreq_text_dest(it, dst, sizeof dst);
+	lz_jsonw_key(w, "dest");
+	lz_jsonw_str(w, dst);
+	lz_jsonw_key(w, "name");
+	lz_jsonw_str(w, it->name);
+}
+
+/* FNV-1a of a destination: is this its first row of set's kind this run?
+ * Bounded: past set->max one row says the rest are not audited. */
+static bool
+nr_first(struct coord *c, struct coord_netreq_seen *set, const char *key)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t cap = 2 * set->max, i;
+
+	for (const char *p = key; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	h |= 1;		/* 0 marks a free slot */
+	if (set->h == NULL)
+		set->h = xcalloc(cap, sizeof *set->h);
+	for (i = h % cap; set->h[i] != 0; i = (i + 1) % cap)
+		if (set->h[i] == h)
+			return false;
+	if (set->n >= set->max) {
+		if (!set->full) {
+			struct lz_jsonw w;
+
+			set->full = true;
+			lz_jsonw_init(&w);
+			lz_jsonw_obj_open(&w);
+			lz_jsonw_key(&w, "rows");
+			lz_jsonw_str(&w, set->what);
+			lz_jsonw_key(&w, "limit");
+			lz_jsonw_int(&w, (int64_t)set->max);
+			lz_jsonw_key(&w, "what");
+			lz_jsonw_str(&w, "more destinations than this run audits one by one; the "
+			    "egress log keeps their events");
+			nr_audit(c, "net.audit-limit", "coordinator", 0, &w);
+		}
+		return false;
+	}
+	set->h[i] = h;
+	set->n++;
+	return true;
+}
+
+void
+coord_netreq_event(struct coord *c, const struct netctl_event *ev)
+{
+	char key[640];
+	struct lz_jsonw w;
+	char dst[320];
+
+	if (ev->kind != NETCTL_EV_FLOW && ev->kind != NETCTL_EV_DNS)
+		return;
+	if (ev->kind == NETCTL_EV_DNS)
+		snprintf(dst, sizeof dst, "dns %s", ev->name);
+	else
+		snprintf(dst, sizeof dst, strchr(ev->addr, ':') ? "[%s]:%u/%u" : "%s:%u/%u", ev->addr,
+		    ev->port, ev->proto);
+	snprintf(key, sizeof key, "%c %s %s", ev->allowed ? 'a' : 'b', dst,
+	    ev->kind == NETCTL_EV_DNS ? "" : ev->name);
+	if (!nr_first(c, &nr_get(c)->seen, key))
+		return;
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "dest");
+	lz_jsonw_str(&w, dst);
+	lz_jsonw_key(&w, "name");
+	lz_jsonw_str(&w, ev->name);
+	lz_jsonw_key(&w, "rule");
+	lz_jsonw_str(&w, ev->rule);
+	nr_audit(c, ev->allowed ? "net.first-allow" : "net.first-block", "coordinator", 0, &w);
+}
+
+/* ---- the list and its followers ---- */
+
+static void
+nr_done_push(struct coord_netreq *nr, const struct netreq_item *it)
+{
+	nr->done[(nr->done_head + nr->ndone) % NETREQ_KEEP_DONE] = *it;
+	if (nr->ndone < NETREQ_KEEP_DONE)
+		nr->ndone++;
+	else
+		nr->done_head = (nr->done_head + 1) % NETREQ_KEEP_DONE;
+}
+
+/* Every follower gets the item; one whose output is backed up misses it (it
+ * can list again), so a stuck client costs no memory. */
+static void
+nr_broadcast(struct coord *c, uint16_t type, const struct netreq_item *it,
+    const struct netreq_summary *sum)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct proto_buf b = { 0 };
+
+	for (size_t i = 0; i < nr->nfollow; i++) {
+		struct ctl_server_client *cl = nr->follow[i];
+
+		if (cl->closing || cl->queued > CTL_SERVER_HIGH_WATER)
+			continue;
+		if (it != NULL)
+			netreq_encode_item(&b, type, it);
+		else
+			netreq_encode_summary(&b, sum);
+		ctl_server_send(cl, &b);
+	}
+	proto_buf_clear(&b);
+}
+
+static void
+nr_summary(struct coord *c)
+{
+	struct coord_netreq *nr = nr_get(c);
+
+	nr->sum.pending = (uint32_t)nr->npend;
+	nr_broadcast(c, NETREQ_SUMMARY, NULL, &nr->sum);
+}
+
+static struct coord_netreq_ent *
+nr_by_rid(struct coord_netreq *nr, uint32_t rid)
+{
+	for (size_t i = 0; i < nr->npend; i++)
+		if (nr->pend[i].rid == rid)
+			return &nr->pend[i];
+	return NULL;
+}
+
+static struct coord_netreq_ent *
+nr_by_id(struct coord_netreq *nr, uint32_t id)
+{
+	for (size_t i = 0; i < nr->npend; i++)
+		if (nr->pend[i].it.id == id)
+			return &nr->pend[i];
+	return NULL;
+}
+
+/* A pending request is decided or gone: into the done ring, told to followers. */
+static void
+nr_retire(struct coord *c, struct coord_netreq_ent *e)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct netreq_item it = e->it;
+
+	nr_done_push(nr, &it);
+	*e = nr->pend[--nr->npend];
+	nr_broadcast(c, NETREQ_ITEM, &it, NULL);
+	nr_summary(c);
+}
+
+/* The destination as grant.h takes it. */
+static void
+nr_dest(const struct netreq_item *it, struct grant_dest *d)
+{
+	memset(d, 0, sizeof *d);
+	d->name = it->name[0] != '\0' ? it->name : NULL;
+	if (inet_pton(AF_INET, it->addr, d->addr) == 1)
+		d->family = AF_INET;
+	else if (inet_pton(AF_INET6, it->addr, d->addr) == 1)
+		d->family = AF_INET6;
+	d->port = (uint16_t)it->port;
+}
+
+/* The only session that can have caused it, or 0. */
+static uint32_t
+nr_session(struct coord *c)
+{
+	uint32_t id = 0;
+	size_t live = 0;
+
+	for (size_t i = 0; i < c->n_sessions; i++)
+		if (!c->sessions[i]->exited) {
+			id = c->sessions[i]->id;
+			live++;
+		}
+	return live == 1 ? id : 0;
+}
+
+void
+coord_netreq_ask(struct coord *c, const struct netreq_item *in)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq_ent *e = nr_by_rid(nr, in->id);
+
+	if (e != NULL) {
+		e->it.attempts = in->attempts;
+		e->it.last_ms = in->last_ms;
+		if (in->state == NETREQ_EXPIRED) {
+			e->it.state = NETREQ_EXPIRED;
+			snprintf(e->it.who, sizeof e->it.who, "timeout");
+			e->it.grant[0] = '\0';
+			nr_retire(c, e);
+		} else
+			nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
+		return;
+	}
+	if (in->state != NETREQ_PENDING || nr->npend == NETREQ_MAX_PENDING)
+		return;	/* the router keeps no more than we do */
+	e = &nr->pend[nr->npend++];
+	e->it = *in;
+	e->rid = in->id;
+	e->it.id = ++nr->next_id;
+	e->it.session = nr_session(c);
+	e->it.scope = NETREQ_SCOPE_NONE;
+	e->it.who[0] = '\0';
+	{
+		struct grant_dest d;
+
+		nr_dest(&e->it, &d);
+		if (grant_widen(&d, GRANT_EXACT, e->it.grant, sizeof e->it.grant) < 0)
+			e->it.grant[0] = '\0';
+	}
+	nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
+	nr_summary(c);
+	{
+		char key[640], dst[320];
+
+		netreq_text_dest(&e->it, dst, sizeof dst);
+		snprintf(key, sizeof key, "r %s %s", dst, e->it.name);
+		if (nr_first(c, &nr->asked, key)) {
+			struct lz_jsonw w;
+
+			lz_jsonw_init(&w);
+			lz_jsonw_obj_open(&w);
+			lz_jsonw_key(&w, "id");
+			lz_jsonw_int(&w, e->it.id);
+			nr_json_dest(&w, &e->it);
+			lz_jsonw_key(&w, "session");
+			lz_jsonw_int(&w, e->it.session);
+			lz_jsonw_key(&w, "grant");
+			lz_jsonw_str(&w, e->it.grant);
+			nr_audit(c, "net.request", "router", e->it.id, &w);
+		}
+	}
+}
+
+void
+coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
+{
+	struct coord_netreq *nr = nr_get(c);
+
+	if (s->overflow == nr->sum.overflow && s->denied_hits == nr->sum.denied_hits &&
+	    s->ask_timeout_ms == nr->sum.ask_timeout_ms)
+		return;
+	nr->sum.overflow = s->overflow;
+	nr->sum.denied_hits = s->denied_hits;
+	/* The router's word: 0 when this kernel cannot hold packets. */
+	nr->sum.ask_timeout_ms = s->ask_timeout_ms;
+	nr_summary(c);
+}
+
+void
+coord_netreq_counts(struct coord *c, struct netreq_summary *out)
+{
+	struct coord_netreq *nr = nr_get(c);
+
+	*out = nr->sum;
+	out->pending = (uint32_t)nr->npend;
+}
+
+void
+coord_netreq_gone(struct coord *c)
+{
+	struct coord_netreq *nr = nr_get(c);
+
+	while (nr->npend > 0) {
+		nr->pend[0].it.state = NETREQ_GONE;
+		snprintf(nr->pend[0].it.who, sizeof nr->pend[0].it.who, "router restart");
+		nr_retire(c, &nr->pend[0]);
+	}
+}
+
+static void
+nr_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct proto_buf b = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	uint32_t flags;
+	size_t n = 0;
+
+	if (netreq_decode_list(p, len, &flags, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	if (c->net == NULL) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "domain %s runs with network: none (no "
+		    "sidecar): nothing is asked; set allow_egress or 'network: sidecar' in profile %s",
+		    c->a->hash, c->a->profile);
+		return;
+	}
+	for (size_t i = 0; i < nr->npend; i++, n++)
+		netreq_encode_item(&b, NETREQ_ITEM, &nr->pend[i].it);
+	for (size_t i = 0; i < nr->ndone; i++, n++)
+		netreq_encode_item(&b, NETREQ_ITEM, &nr->done[(nr->done_head + i) % NETREQ_KEEP_DONE]);
+	nr->sum.pending = (uint32_t)nr->npend;
+	netreq_encode_summary(&b, &nr->sum);
+	proto_encode_ok(&b, (uint32_t)n);
+	ctl_server_send(cl, &b);
+	proto_buf_clear(&b);
+	if (flags & NETREQ_FOLLOW) {
+		for (size_t i = 0; i < nr->nfollow; i++)
+			if (nr->follow[i] == cl)
+				return;
+		nr->follow = xreallocarray(nr->follow, nr->nfollow + 1, sizeof *nr->follow);
+		nr->follow[nr->nfollow++] = cl;
+		ctl_server_client_ref(cl);
+	}
+}
+
+void
+coord_netreq_client_gone(struct coord *c, struct ctl_server_client *cl)
+{
+	struct coord_netreq *nr = c->netreq;
+
+	for (size_t i = 0; nr != NULL && i < nr->nfollow; i++)
+		if (nr->follow[i] == cl) {
+			nr->follow[i] = nr->follow[--nr->nfollow];
+			ctl_server_client_unref(cl);
+			return;
+		}
+}
+
+/* ---- decisions ---- */
+
+static void
+nr_reply(struct ctl_server_client *cl, const struct netreq_result *res)
+{
+	struct proto_buf b = { 0 };
+
+	netreq_encode_result(&b, res);
+	ctl_server_send(cl, &b);
+	proto_buf_clear(&b);
+}
+
+/* The grant a decision adds and its reach; -1 with err when the widen
+ * pattern is no entry or does not let the request's destination through. */
+static int
+nr_grant(const struct netreq_item *it, const struct netreq_decision *d,
+    struct netreq_result *res, lz_err_t *err)
+{
+	struct grant_dest dest;
+	struct grant_reach r;
+	struct egress_entry e;
+	char *canon;
+	char dst[320];
+
+	nr_dest(it, &dest);
+	netreq_text_dest(it, dst, sizeof dst);
+	if (d->scope == NETREQ_SCOPE_ONCE) {
+		snprintf(res->preview, sizeof res->preview, "only the %u attempt%s held now for %s; "
+		    "the next connection asks again", it->attempts, it->attempts == 1 ? "" : "s", dst);
+		return 0;
+	}
+	if (d->scope == NETREQ_SCOPE_DENY) {
+		snprintf(res->preview, sizeof res->preview, "nothing: %s is refused, and refused "
+		    "without asking until lazaret stop", dst);
+		return 0;
+	}
+	snprintf(res->grant, sizeof res->grant, "%s", d->widen[0] != '\0' ? d->widen : it->grant);
+	if (res->grant[0] == '\0')
+		return lz_err_set(err, LZ_EINVAL, "request %u has no destination to grant", it->id);
+	if (egress_entry_parse(res->grant, &e, err) < 0)
+		return lz_err_wrap(err, "--widen '%s'", d->widen);
+	canon = egress_entry_format(&e);
+	snprintf(res->grant, sizeof res->grant, "%s", canon);
+	free(canon);
+	grant_preview_entry(&e, &dest, &r);
+	if (!r.covers)
+		return lz_err_set(err, LZ_EINVAL, "'%s' does not let %s%s%s%s through (widen to a "
+		    "pattern that matches it, e.g. %s)", res->grant, dst, it->name[0] ? " (" : "",
+		    it->name, it->name[0] ? ")" : "", it->grant);
+	snprintf(res->preview, sizeof res->preview, "%s", r.text);
+	if (r.broad)
+		snprintf(res->broad, sizeof res->broad, "%s", r.why_broad);
+	return 0;
+}
+
+static void
+nr_decide(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq_ent *e;
+	struct netreq_decision d;
+	struct netreq_result res = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	char who[NETREQ_WHO_MAX + 48], *gpath = NULL;
+	int held = 0;
+	uint32_t verdict;
+
+	if (netreq_decode_decision(p, len, &d, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		goto out;
+	}
+	if (c->net == NULL) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "domain %s runs with network: none: there "
+		    "is nothing to ask about", c->a->hash);
+		goto out;
+	}
+	if ((e = nr_by_id(nr, d.id)) == NULL) {
+		for (size_t i = 0; i < nr->ndone; i++) {
+			const struct netreq_item *x = &nr->done[(nr->done_head + i) % NETREQ_KEEP_DONE];
+
+			if (x->id != d.id)
+				continue;
+			ctl_server_send_error(cl, PROTO_E_STATE, "request %u is no longer pending: %s%s%s "
+			    "by %s", d.id, netreq_state_name(x->state), x->scope ? " " : "",
+			    netreq_scope_name(x->scope), x->who);
+			goto out;
+		}
+		ctl_server_send_error(cl, PROTO_E_STATE, "no request %u (see lazaret egress --pending)",
+		    d.id);
+		goto out;
+	}
+	res.id = d.id;
+	res.scope = d.scope;
+	if (nr_grant(&e->it, &d, &res, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		goto out;
+	}
+	if (res.broad[0] != '\0' && !(d.flags & NETREQ_BROAD_OK)) {
+		res.status = NETREQ_NEED_BROAD;
+		nr_reply(cl, &res);
+		goto out;
+	}
+	if (d.flags & NETREQ_DRY_RUN) {
+		res.status = NETREQ_PREVIEW;
+		nr_reply(cl, &res);
+		goto out;
+	}
+	snprintf(who, sizeof who, "%s (uid %u pid %ld)", d.who[0] ? d.who : "client",
+	    (unsigned)cl->uid, (long)cl->pid);
+	if (d.scope == NETREQ_SCOPE_PROFILE) {
+		bool added;
+		char why[400];
+
+		snprintf(why, sizeof why, "request %u for %s", d.id, e->it.grant);
+		if (net_grants_path(c->o->cfg, c->a->profile, &gpath, &err) < 0 ||
+		    net_grants_add(gpath, res.grant, who, why, &added, &err) < 0) {
+			ctl_server_send_error(cl, PROTO_E_STATE, "the grant was not saved: %s", err.msg);
+			goto out;
+		}
+		if (added) {
+			struct lz_jsonw w;
+
+			lz_jsonw_init(&w);
+			lz_jsonw_obj_open(&w);
+			lz_jsonw_key(&w, "entry");
+			lz_jsonw_str(&w, res.grant);
+			lz_jsonw_key(&w, "profile");
+			lz_jsonw_str(&w, c->a->profile);
+			lz_jsonw_key(&w, "file");
+			lz_jsonw_str(&w, gpath);
+			lz_jsonw_key(&w, "preview");
+			lz_jsonw_str(&w, res.preview);
+			nr_audit(c, "net.grant.add", who, d.id, &w);
+		}
+	}
+	verdict = d.scope == NETREQ_SCOPE_DENY ? NETCTL_V_DENY : NETCTL_V_ACCEPT;
+	if (net_coord_verdict(c->net, e->rid, verdict, res.grant, &held, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s%s", d.scope == NETREQ_SCOPE_PROFILE ?
+		    "saved in the profile's grants, but not applied to this run: " : "", err.msg);
+		goto out;
+	}
+	/* The router may have expired it between the list and the answer. */
+	e = nr_by_id(nr, d.id);
+	if (held == 0 && d.scope == NETREQ_SCOPE_ONCE) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "request %u expired before the decision: "
+		    "nothing was let through (the next attempt asks again)", d.id);
+		goto out;
+	}
+	{
+		struct lz_jsonw w;
+		struct netreq_item it;
+
+		if (e != NULL) {
+			e->it.state = d.scope == NETREQ_SCOPE_DENY ? NETREQ_DENIED : NETREQ_APPROVED;
+			e->it.scope = d.scope;
+			snprintf(e->it.grant, sizeof e->it.grant, "%s", res.grant);
+			snprintf(e->it.who, sizeof e->it.who, "%s", d.who[0] ? d.who : "client");
+			it = e->it;
+			nr_retire(c, e);
+		} else {
+			memset(&it, 0, sizeof it);
+			it.id = d.id;
+		}
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "id");
+		lz_jsonw_int(&w, d.id);
+		nr_json_dest(&w, &it);
+		lz_jsonw_key(&w, "scope");
+		lz_jsonw_str(&w, netreq_scope_name(d.scope));
+		lz_jsonw_key(&w, "grant");
+		lz_jsonw_str(&w, res.grant);
+		lz_jsonw_key(&w, "preview");
+		lz_jsonw_str(&w, res.preview);
+		lz_jsonw_key(&w, "broad");
+		lz_jsonw_str(&w, res.broad);
+		lz_jsonw_key(&w, "attempts_held");
+		lz_jsonw_int(&w, held);
+		nr_audit(c, "net.decision", who, d.id, &w);
+	}
+	res.status = NETREQ_APPLIED;
+	nr_reply(cl, &res);
+out:
+	free(gpath);
+	lz_err_clear(&err);
+}
+
+/* ---- grants ---- */
+
+static void
+nr_grants(struct coord *c, struct ctl_server_client *cl)
+{
+	struct netreq_grant *g = NULL;
+	struct proto_buf b = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	char *path = NULL;
+	size_t n = 0;
+
+	if (net_grants_path(c->o->cfg, c->a->profile, &path, &err) < 0 ||
+	    net_grants_list(path, &g, &n, &err) < 0)
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s", err.msg);
+	else {
+		netreq_encode_grants(&b, g, n);
+		ctl_server_send(cl, &b);
+	}
+	proto_buf_clear(&b);
+	free(g);
+	free(path);
+	lz_err_clear(&err);
+}
+
+static void
+nr_revoke(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	char *what = NULL, *path = NULL, *removed = NULL, who[96];
+	struct proto_buf b = { 0 };
+	struct lz_jsonw w;
+	bool live = false;
+
+	if (netctl_decode_str(p, len, &what, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		goto out;
+	}
+	if (net_grants_path(c->o->cfg, c->a->profile, &path, &err) < 0 ||
+	    net_grants_remove(path, what, &removed, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s", err.msg);
+		goto out;
+	}
+	/* Revoked means revoked now, not at the next start. */
+	if (c->net != NULL) {
+		lz_err_t e2 = LZ_ERR_INIT;
+
+		live = net_coord_edit(c->net, false, removed, &e2) == 0;
+		lz_err_clear(&e2);
+	}
+	snprintf(who, sizeof who, "client (uid %u pid %ld)", (unsigned)cl->uid, (long)cl->pid);
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "entry");
+	lz_jsonw_str(&w, removed);
+	lz_jsonw_key(&w, "profile");
+	lz_jsonw_str(&w, c->a->profile);
+	lz_jsonw_key(&w, "file");
+	lz_jsonw_str(&w, path);
+	lz_jsonw_key(&w, "removed_from_run");
+	lz_jsonw_bool(&w, live);
+	nr_audit(c, "net.grant.revoke", who, 0, &w);
+	netctl_encode_str(&b, NETREQ_REVOKE, removed);
+	ctl_server_send(cl, &b);
+	proto_buf_clear(&b);
+out:
+	free(what);
+	free(path);
+	free(removed);
+	lz_err_clear(&err);
+}
+
+void
+coord_netreq_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
+    const uint8_t *p)
+{
+	switch (h->type) {
+	case NETREQ_LIST:
+		nr_list(c, cl, p, h->length);
+		break;
+	case NETREQ_DECIDE:
+		nr_decide(c, cl, p, h->length);
+		break;
+	case NETREQ_GRANTS_REQ:
+		nr_grants(c, cl);
+		break;
+	case NETREQ_REVOKE:
+		nr_revoke(c, cl, p, h->length);
+		break;
+	default:
+		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
+		    proto_type_name(h->type));
+		break;
+	}
+}
