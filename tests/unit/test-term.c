@@ -367,6 +367,24 @@ test_term_rep_before_any_text_does_not_hang(void **state)
 	term_free(t);
 }
 
+/* Unfixed, libvterm 0.1.4 crashes when REP repeats a wide character that
+ * has to wrap (hostile output killing the coordinator): REP after a wide
+ * character is ignored. */
+static void
+test_term_rep_after_a_wide_char_is_ignored(void **state)
+{
+	struct term *t = mk(5, 3);
+	struct term_cursor cur;
+
+	(void)state;
+	feed(t, "\xe4\xb8\x96\x1b[5b|");
+	assert_row(t, 0, "\xe4\xb8\x96|");
+	term_cursor(t, &cur);
+	assert_int_equal(cur.row, 0);
+	assert_int_equal(cur.col, 2);	/* pending wrap after the '|' */
+	term_free(t);
+}
+
 static void
 test_term_one_huge_write_does_not_overflow_the_stack(void **state)
 {
@@ -663,6 +681,7 @@ main(void)
 		cmocka_unit_test(test_term_resize_keeps_top_left_content),
 		cmocka_unit_test(test_term_shrink_below_a_scroll_margin_does_not_crash),
 		cmocka_unit_test(test_term_rep_before_any_text_does_not_hang),
+		cmocka_unit_test(test_term_rep_after_a_wide_char_is_ignored),
 		cmocka_unit_test(test_term_one_huge_write_does_not_overflow_the_stack),
 		cmocka_unit_test(test_term_csi_with_too_many_parameters_is_cut_not_overflowed),
 		cmocka_unit_test(test_term_utf8_split_across_writes_and_broken_sequences),
