@@ -48,7 +48,7 @@ bool
 term_scan_plain(const struct term_scan *s)
 {
 	return term_scan_idle(s) && !s->esc_held && s->u8len == 0 && !s->nowrap &&
-	    !s->insert && !s->ss_pending && (s->g_odd & (1u << s->gl)) == 0;
+	    !s->insert && !s->ss_pending && !s->odd_glyph && (s->g_odd & (1u << s->gl)) == 0;
 }
 
 /* A CSI parameter libvterm was given ended: note the modes term_scan_plain
@@ -193,11 +193,11 @@ term_scan_feed(struct term_scan *s, const unsigned char *p, size_t len)
 			left = 0;
 		}
 		if (st == SCAN_GROUND && c >= 0x20 && c != 0x7f) {
+			s->odd_glyph = c >= 0x80;
 			if (c < 0x80) {
 				s->last_cp = c;
 				s->ss_pending = false;
-			}
-			else if (c < 0xc0 || c >= 0xfe)
+			} else if (c < 0xc0 || c >= 0xfe)
 				s->last_cp = 0xfffd;	/* libvterm shows U+FFFD */
 			else {
 				left = c < 0xe0 ? 1 : c < 0xf0 ? 2 : c < 0xf8 ? 3 : c < 0xfc ? 4 : 5;

@@ -49,6 +49,10 @@ struct term_scan {
 	bool nowrap;			/* DECAWM reset (?7l) */
 	bool insert;			/* IRM set (CSI 4 h) */
 	bool ss_pending;		/* SS2/SS3 waiting for a character */
+	/* The last character printed was not ASCII: after a wide one in the
+	 * last column libvterm 0.1.4 may keep a pending wrap through CR and LF
+	 * that the next character takes (found by fuzz-term-fast). */
+	bool odd_glyph;
 	unsigned char gl;		/* G set shifted into GL (SO/SI, LS2/LS3) */
 	unsigned char g_odd;		/* bit n: Gn may not be US-ASCII */
 };
@@ -62,8 +66,8 @@ void term_scan_feed(struct term_scan *, const unsigned char *p, size_t len);
 bool term_scan_idle(const struct term_scan *);
 /* True when printable ASCII now prints itself, cell by cell, wrapping at
  * the right edge: between sequences, nothing held back, autowrap on,
- * insert mode off, US-ASCII in GL and no single shift pending. Tracked
- * conservatively: false whenever unsure. */
+ * insert mode off, US-ASCII in GL, no single shift pending, and the last
+ * character printed ASCII. Tracked conservatively: false whenever unsure. */
 bool term_scan_plain(const struct term_scan *);
 /* Put a cursor that lies off the screen (a restore after a shrink) back. */
 void term_scan_clamp_cursor(struct term_scan *);

@@ -150,6 +150,23 @@ test_term_fast_last_character_kept(void **state)
 	free(text);
 }
 
+/* A wide character filling the last column leaves libvterm 0.1.4 a pending
+ * wrap that CR LF do not clear and the next character takes: no fast path
+ * until an ASCII character was printed (found by fuzz-term-fast). */
+static void
+test_term_fast_pending_wrap_after_a_wide_char(void **state)
+{
+	struct term *fast = mk(5, 2, 100, true), *slow = mk(5, 2, 100, false);
+	const char *s = "\xe4\xb8\x96\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nx\r\n";
+
+	(void)state;
+	feed_both(fast, slow, "\x1b[5;1H", 6);
+	feed_both(fast, slow, s, strlen(s));
+	assert_null(tdiff_compare(fast, slow));
+	term_free(fast);
+	term_free(slow);
+}
+
 /* Random streams of everything (tests/fuzz/term-diff.h), fixed seeds. */
 static void
 test_term_fast_random_streams_match_libvterm(void **state)
@@ -177,6 +194,7 @@ main(void)
 		cmocka_unit_test(test_term_fast_chunks_and_scrolled_view),
 		cmocka_unit_test(test_term_fast_modes_take_the_slow_path),
 		cmocka_unit_test(test_term_fast_last_character_kept),
+		cmocka_unit_test(test_term_fast_pending_wrap_after_a_wide_char),
 		cmocka_unit_test(test_term_fast_random_streams_match_libvterm),
 	};
 
