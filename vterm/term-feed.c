@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "term.h"
 #include "term-fast.h"
 #include "term-priv.h"
 #include "xmalloc.h"

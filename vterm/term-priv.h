@@ -4,8 +4,7 @@
 #ifndef LZ_TERM_PRIV_H
 #define LZ_TERM_PRIV_H
 
-#include "term.h"
-#include "term-scan.h"
+#include "term-scan.h"	/* and term.h before this header: it is term.c's own */
 
 struct term {
 	VTerm *vt;

@@ -51,6 +51,8 @@ tdiff_byte(struct tdiff_src *s)
 static void
 tdiff_put(struct tdiff_buf *b, const char *s, size_t n)
 {
+	if (n == 0)
+		return;
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 64;
 		b->b = realloc(b->b, b->cap);
