@@ -5,6 +5,7 @@
 #   make check      include rules, then unit tests under ASan + UBSan
 #   make run        set up the host and start the workbench on a real sandbox
 #   make bench      benchmark scripts (figures, never assertions)
+#   make bench-scale  20 sandboxes, 50 CLIs, 8 audit writers (bench/scale.sh)
 #   make fuzz       libFuzzer harnesses
 #   make install    PREFIX=/usr/local DESTDIR= (GNU layout; uninstall undoes it)
 #   make deb        build/lazaret_VERSION_ARCH.deb (dpkg-deb)
@@ -63,7 +64,7 @@ PROGS += $(BUILD)/lazaret-probe
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all setup test check unit run bench fuzz clean cppcheck clang-tidy install uninstall deb
+.PHONY: all setup test check unit run bench bench-scale fuzz clean cppcheck clang-tidy install uninstall deb
 all: $(PROGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -158,6 +159,9 @@ run: setup
 
 bench: all
 	bench/run
+
+bench-scale: all
+	bash bench/scale.sh
 
 fuzz:
 	scripts/build-fuzz

@@ -1,6 +1,7 @@
 /* wb-draw.c - the workbench's screen: layout, tab bar and status line,
  * the tab's terminal (only its dirty rows), the side panel and the dialog on
- * top, drawn once per loop turn; messages and the panel's log. */
+ * top, drawn once per loop turn and at most once per WB_FRAME_MS; messages
+ * and the panel's log. */
 #include <stdarg.h>
 #include <time.h>
 #include <stdio.h>
@@ -80,6 +81,8 @@ wb_draw_relayout(struct wb *wb)
 		reqprompt_resize(wb->prompt, LINES, COLS);
 	if (wb->edit != NULL)
 		editform_resize(wb->edit, LINES, COLS);
+	wb_review_resize(wb);
+	wb_netreq_view_resize(wb);
 	wb->redraw_all = true;
 }
 
@@ -117,13 +120,15 @@ wb_draw_bars(struct wb *wb)
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
-		    wb->prompt != NULL || wb->edit != NULL ? " REQUEST" :
-		    sidelist_focused(wb->side) ? " PANEL" : "",
-		    wb->n_escs > 0 ? " ESCALATION" : "");
+		    wb->prompt != NULL || wb->edit != NULL || wb->netview != NULL ? " REQUEST" :
+		    wb->review != NULL ? " REVIEW" : sidelist_focused(wb->side) ? " PANEL" : "",
+		    wb->n_escs > 0 ? " ESCALATION" : wb_netreq_pending(wb) ? " NETWORK" : "");
 	} else
 		state = xstrdup(wb_keys_pending(wb->keys) ? "[no tab] PREFIX" : "[no tab]");
 	statusline_set_state(wb->status, state);
-	statusline_set_hints(wb->status, sidelist_focused(wb->side) ? WB_PANEL_HINTS : wb->hints);
+	statusline_set_hints(wb->status, sidelist_focused(wb->side) ?
+	    (sidelist_current(wb->side) == SIDELIST_EGRESS ? WB_EGRESS_HINTS : WB_PANEL_HINTS) :
+	    wb->review != NULL ? WB_REVIEW_STATUS_HINTS : wb->hints);
 	free(state);
 	if (wb->lay.status.w > 0)
 		statusline_draw(wb->status, stdscr, wb->lay.status.y, wb->lay.status.x,
@@ -166,12 +171,14 @@ wb_draw(struct wb *wb)
 			sidelist_draw(wb->side, wb->sidewin, 0, 0, wb->lay.panel.h, wb->lay.panel.w,
 			    &wb->pal);
 	}
+	wb_review_draw(wb);
 	if (wb->help != NULL)
 		textview_draw(wb->help, &wb->pal);
 	if (wb->newtab != NULL)
 		newtab_draw(wb->newtab, &wb->pal);
 	if (wb->prompt != NULL)
 		reqprompt_draw(wb->prompt, &wb->pal);
+	wb_netreq_view_draw(wb);
 	if (wb->edit != NULL)
 		editform_draw(wb->edit, &wb->pal);
 	update_panels();
@@ -183,7 +190,8 @@ wb_draw(struct wb *wb)
 		cursor_set = true;
 	}
 	if (!cursor_set) {
-		if (tab != NULL && wb->help == NULL && wb->prompt == NULL &&
+		if (tab != NULL && wb->help == NULL && wb->prompt == NULL && wb->review == NULL &&
+		    wb->netview == NULL &&
 		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
 		    term_draw_cursor(tab->t, wb->termwin))
 			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */
@@ -200,14 +208,30 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 {
 	struct wb *wb = h->data;
 	struct wb_tab *tab = wb_tabs_active(wb);
+	uint64_t now;
 	int s, e;
 
 	if (wb->quit) {
 		uv_stop(wb->loop);
 		return;
 	}
-	if (wb->dirty || wb->redraw_all || (tab != NULL && term_dirty(tab->t, &s, &e)))
-		wb_draw(wb);
+	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
+		return;
+	now = uv_now(wb->loop);
+	if (wb->drawn_at != 0 && now - wb->drawn_at < WB_FRAME_MS) {
+		if (!uv_is_active((uv_handle_t *)&wb->frame))
+			uv_timer_start(&wb->frame, wb_draw_frame_cb, WB_FRAME_MS - (now - wb->drawn_at),
+			    0);
+		return;
+	}
+	wb_draw(wb);
+	wb->drawn_at = now;
+}
+
+void
+wb_draw_frame_cb(uv_timer_t *t)
+{
+	(void)t;	/* the loop turn it makes draws (wb_draw_prepare_cb) */
 }
 
 void
@@ -216,4 +240,5 @@ wb_draw_tick_cb(uv_timer_t *t)
 	struct wb *wb = t->data;
 
 	wb->dirty = true;	/* status line messages expire */
+	wb_netreq_tick(wb);
 }

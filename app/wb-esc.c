@@ -74,6 +74,7 @@ wb_esc_changed(struct wb *wb)
 		items[i].text = texts[i];
 		items[i].alert = true;
 	}
+	wb_netreq_mark(wb);
 	sidelist_set(wb->side, SIDELIST_QUEUE, items, wb->n_escs);
 	for (i = 0; i < wb->n_escs; i++)
 		free(texts[i]);
@@ -312,9 +313,7 @@ wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sam
 	wb_conn_send(e->conn, &b);
 }
 
-/* The rest of this read from the key being handled, as the bytes a terminal
- * sent (Alt-x is ESC x), control characters escaped; caller frees. */
-static char *
+char *
 wb_esc_burst_sample(const struct wb *wb)
 {
 	char raw[WB_SAMPLE_KEYS * 5 + 1];
@@ -509,6 +508,10 @@ wb_esc_side_key(struct wb *wb, int key)
 	struct wb_esc *e;
 	char *m;
 
+	if (sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) {
+		wb->dirty = true;
+		return;
+	}
 	switch (sidelist_handle_key(wb->side, key)) {
 	case SIDELIST_OPEN:
 		/* The panel never approves: a and Enter open the request view. */

@@ -1,6 +1,7 @@
 /* wb-input.c - the workbench's keys: read in bursts from the terminal,
  * ESC+key folded to Alt, through the prefix table (wb-keys.c) to an action,
  * the dialog on top, the side panel when it has focus, or the tab's program. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,9 +253,17 @@ wb_input_help(struct wb *wb)
 		"Side panel (prefix Tab):",
 		"  Up Down  choose   a Enter  open the request   d deny   e edit",
 		"  q  stop the request's domain (asks y)   Esc  back to the tab",
+		"  Egress list, on a network request: d deny; Enter a o r p open it (once,",
+		"  run, profile): Up/Down choose the grant, a, the code, Enter allow",
 		"Request view:",
 		"  a, the 3-character code shown, Enter: approve (only once armed)",
 		"  d deny   e edit   q quit (stops the domain)   Esc  put it away",
+		"Review view (prefix R): the tab's agent branch against your branch:",
+		"  j k PgUp PgDn g G  move   Enter  the file's diff (/ find, n N, ] [ next/prev file)",
+		"  m merge (asks y; a changed executable surface asks again, a accepts it)",
+		"  D discard (asks y)   F every surface flag   r reload   q Esc  back",
+		"Mouse (workbench.mouse, --mouse): click a tab, click a request to open it",
+		"  (never to approve); the wheel scrolls back, or the panel's list",
 		"Leaving: prefix d detaches (every session keeps running;",
 		"  'lazaret-workbench attach' brings the tabs back); prefix x closes",
 		"  a tab (asks while its program runs); closing the last one quits.",
@@ -308,6 +317,13 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (!wb->panel_shown)
 			wb_draw_panel(wb, true);
 		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
+		/* Where a decision waits: an escalation, else a network request. */
+		if (sidelist_focused(wb->side) && wb->n_escs > 0)
+			sidelist_set_current(wb->side, SIDELIST_QUEUE);
+		else if (sidelist_focused(wb->side) && wb_netreq_panel_pending(wb)) {
+			sidelist_set_current(wb->side, SIDELIST_EGRESS);
+			sidelist_select(wb->side, SIDELIST_EGRESS, 0);
+		}
 		break;
 	case WB_KEYS_SCROLLBACK:
 		if (tab != NULL)
@@ -344,6 +360,9 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (tab != NULL && wb_tab_encode_key(tab->t, wb_keys_prefix(wb->keys)))
 			wb_tabs_flush_output(tab);
 		break;
+	case WB_KEYS_REVIEW:
+		wb_review_open(wb, tab);
+		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:
 	case WB_KEYS_UNBOUND:
@@ -353,6 +372,117 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 	wb->dirty = true;
 }
 
+/* The wheel over the tab without a program that takes the mouse: scrollback
+ * like tmux's copy-mode -e (up enters it, down to the bottom leaves it). */
+static void
+wb_input_wheel(struct wb *wb, struct wb_tab *tab, bool up)
+{
+	if (!tab->scrolling && (!up || term_altscreen(tab->t)))
+		return;	/* a full-screen program's screen has no history (tmux drops it too) */
+	tab->scrolling = true;
+	wb->search_at = -1;
+	term_scroll(tab->t, up ? WB_WHEEL_LINES : -WB_WHEEL_LINES);
+	if (!up && term_scroll_offset(tab->t) == 0) {
+		tab->scrolling = false;
+		wb->search_typing = false;
+	}
+	term_dirty_all(tab->t);
+}
+
+/* A report over the tab: to its program when it asked for the mouse (in
+ * its encoding, libvterm's), else the wheel scrolls back. */
+static void
+wb_input_mouse_tab(struct wb *wb, struct wb_tab *tab, const struct wb_mouse *m)
+{
+	int button = wb_mouse_button(m);
+	VTermModifier mod = (m->b & WB_MOUSE_SHIFT ? VTERM_MOD_SHIFT : 0) |
+	    (m->b & WB_MOUSE_ALT ? VTERM_MOD_ALT : 0) | (m->b & WB_MOUSE_CTRL ? VTERM_MOD_CTRL : 0);
+
+	if (wb_mouse_is_press(m))
+		wb_input_focus_tab(wb);
+	if (term_mouse(tab->t) != VTERM_PROP_MOUSE_NONE && !tab->scrolling && tab->state == WB_TAB_RUNNING) {
+		term_mouse_report(tab->t, m->y - wb->lay.term.y, m->x - wb->lay.term.x,
+		    button < 3 ? button + 1 : button >= WB_MOUSE_WHEEL ? button - WB_MOUSE_WHEEL + 4 : 0,
+		    !m->release, mod);
+		wb_tabs_flush_output(tab);
+		return;
+	}
+	if (button >= WB_MOUSE_WHEEL && !m->release)
+		wb_input_wheel(wb, tab, button == WB_MOUSE_WHEEL);
+}
+
+/* A click on the panel selects what is under it; on an escalation it opens
+ * the request view (approving stays there, with its code: never a click). */
+static void
+wb_input_mouse_panel(struct wb *wb, const struct wb_mouse *m)
+{
+	enum sidelist_list which;
+	struct wb_esc *e;
+	int button = wb_mouse_button(m);
+	long index;
+
+	if (!sidelist_hit(wb->side, m->y - wb->lay.panel.y, &which, &index))
+		return;
+	if (button >= WB_MOUSE_WHEEL) {
+		if (!m->release)
+			sidelist_scroll(wb->side, which, button == WB_MOUSE_WHEEL ? -WB_WHEEL_LINES :
+			    WB_WHEEL_LINES);
+		return;
+	}
+	if (!wb_mouse_is_press(m) || button != 0)
+		return;
+	sidelist_set_current(wb->side, which);
+	sidelist_set_focus(wb->side, true);
+	if (index < 0)
+		return;
+	sidelist_select(wb->side, which, (size_t)index);
+	if (which == SIDELIST_QUEUE && (e = wb_esc_focused(wb)) != NULL)
+		wb_esc_open_prompt(wb, e);
+	else if (which == SIDELIST_EGRESS)
+		(void)wb_netreq_open_selected(wb);	/* its view: approving takes the code */
+}
+
+static void
+wb_input_mouse(struct wb *wb, const struct wb_mouse *m)
+{
+	struct wb_tab *tab = wb_tabs_active(wb);
+	int i;
+
+	/* Off: the terminal was not asked, so this came some other way; a dialog
+	 * (the request view above all) and the review view take no clicks. */
+	if (!wb->mouse || wb->help != NULL || wb->edit != NULL || wb->prompt != NULL || wb->netview != NULL ||
+	    wb->review != NULL || wb->newtab != NULL || wb->quit_esc != NULL || wb->close_ask != NULL || wb->lay.too_small)
+		return;
+	wb_keys_cancel(wb->keys);
+	if (wb_layout_contains(&wb->lay.tabbar, m->y, m->x)) {
+		if (wb_mouse_is_press(m) && wb_mouse_button(m) == 0 &&
+		    (i = tabbar_hit(wb->tabbar, m->x - wb->lay.tabbar.x)) >= 0)
+			wb_input_select(wb, (size_t)i);
+	} else if (wb->panel_shown && wb_layout_contains(&wb->lay.panel, m->y, m->x)) {
+		wb_input_mouse_panel(wb, m);
+	} else if (tab != NULL && wb_layout_contains(&wb->lay.term, m->y, m->x)) {
+		wb_input_mouse_tab(wb, tab, m);
+	}
+	wb->dirty = true;
+}
+
+void
+wb_input_mouse_mode(struct wb *wb, bool on)
+{
+	const char *seq = on ? WB_MOUSE_ON : WB_MOUSE_OFF;
+	ssize_t w;
+
+	if (!wb->mouse)
+		return;
+	/* ncurses sets up its decoder (and ?1000); the SGR encoding, which
+	 * has no column limit, is asked for here whatever the terminfo says. */
+	mousemask(on ? ALL_MOUSE_EVENTS : 0, NULL);
+	mouseinterval(0);
+	do
+		w = write(STDOUT_FILENO, seq, strlen(seq));
+	while (w < 0 && errno == EINTR);
+}
+
 static void
 wb_input_key(struct wb *wb, int key)
 {
@@ -360,8 +490,14 @@ wb_input_key(struct wb *wb, int key)
 	enum wb_keys_action a;
 	int arg = 0;
 
+	if (key == WB_MOUSE_KEY) {
+		if (wb->mevs != NULL && wb->mevs_i < wb->mevs_n)
+			wb_input_mouse(wb, &wb->mevs[wb->mevs_i++]);
+		return;
+	}
 	/* (In the request view messages stay: they are about what it discarded.) */
-	if (wb->prompt == NULL && statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
+	if (wb->prompt == NULL && wb->netview == NULL &&
+	    statusline_handle_key(wb->status, key) == STATUSLINE_DISMISSED)
 		wb->dirty = true;
 	if (wb->help != NULL) {
 		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {
@@ -380,8 +516,16 @@ wb_input_key(struct wb *wb, int key)
 		wb_esc_prompt_key(wb, key);
 		return;
 	}
+	if (wb->netview != NULL) {
+		wb_netreq_view_key(wb, key);
+		return;
+	}
 	if (wb->newtab != NULL) {
 		wb_input_newtab_key(wb, key);
+		return;
+	}
+	if (wb->review != NULL) {
+		wb_review_key(wb, key);
 		return;
 	}
 	if (wb->quit_esc != NULL) {
@@ -424,8 +568,10 @@ wb_input_cb(uv_poll_t *h, int status, int events)
 {
 	struct wb *wb = h->data;
 	int keys[WB_MAX_KEYS], rc;
-	size_t n = 0, i;
+	struct wb_mouse mevs[WB_MAX_KEYS];
+	size_t n = 0, i, n_mevs = 0;
 	wint_t wch;
+	MEVENT me;
 
 	(void)events;
 	if (status < 0) {
@@ -436,10 +582,30 @@ wb_input_cb(uv_poll_t *h, int status, int events)
 		int k = widget_key_from_wch(rc, wch);
 
 		/* ncurses' own resize key: we handle SIGWINCH ourselves. */
-		if (k != WIDGET_KEY_NONE && k != WIDGET_KEY_FN(KEY_RESIZE))
-			keys[n++] = k;
+		if (k == WIDGET_KEY_NONE || k == WIDGET_KEY_FN(KEY_RESIZE))
+			continue;
+		/* A report ncurses decoded goes in as the bytes an SGR terminal sends. */
+		if (k == WB_MOUSE_KEY && getmouse(&me) == OK && n + 32 < WB_MAX_KEYS) {
+			struct wb_mouse m;
+			char sgr[32];
+			int len;
+
+			if (!wb_mouse_from_curses((unsigned long)me.bstate, me.x, me.y, &m))
+				continue;
+			len = snprintf(sgr, sizeof sgr, "\033[<%d;%d;%d%c", m.b, m.x + 1, m.y + 1,
+			    m.release ? 'm' : 'M');
+			for (int j = 0; j < len; j++)
+				keys[n++] = (unsigned char)sgr[j];
+			continue;
+		}
+		keys[n++] = k;
 	}
+	/* Reports before ESC folding: their ESC [ is no Alt-[. */
+	n = wb_mouse_parse(keys, n, mevs, WB_MAX_KEYS, &n_mevs);
 	n = wb_keys_fold_meta(keys, n);
+	wb->mevs = mevs;
+	wb->mevs_n = n_mevs;
+	wb->mevs_i = 0;
 	wb->burst = keys;
 	wb->burst_n = n;
 	for (i = 0; i < n && !wb->quit; i++) {
@@ -448,4 +614,6 @@ wb_input_cb(uv_poll_t *h, int status, int events)
 	}
 	wb->burst = NULL;
 	wb->burst_n = 0;
+	wb->mevs = NULL;
+	wb->mevs_n = 0;
 }

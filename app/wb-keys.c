@@ -36,6 +36,7 @@ static const struct {
 	[WB_KEYS_EDIT] = { "edit", "edit", "edit the selected escalation's command" },
 	[WB_KEYS_HELP] = { "help", "help", "list the key bindings" },
 	[WB_KEYS_SEND_PREFIX] = { "send-prefix", "send", "send the prefix key to the tab" },
+	[WB_KEYS_REVIEW] = { "review", "review", "review the agent's commits: diff, surface, merge, discard" },
 };
 
 static const struct {
@@ -190,7 +191,7 @@ wb_keys_new(void)
 		{ 'x', WB_KEYS_CLOSE_TAB }, { 'd', WB_KEYS_DETACH }, { 's', WB_KEYS_TOGGLE_PANEL },
 		{ 9, WB_KEYS_FOCUS_PANEL }, { '[', WB_KEYS_SCROLLBACK }, { 'a', WB_KEYS_SEND_PREFIX },
 		{ 'r', WB_KEYS_REQUEST }, { 'D', WB_KEYS_DENY }, { 'e', WB_KEYS_EDIT },
-		{ 'E', WB_KEYS_EDIT }, { '?', WB_KEYS_HELP },
+		{ 'E', WB_KEYS_EDIT }, { 'R', WB_KEYS_REVIEW }, { '?', WB_KEYS_HELP },
 	};
 	struct wb_keys *k = xcalloc(1, sizeof(*k));
 

@@ -15,7 +15,8 @@
  * Defaults: c new-tab, n next-tab, p previous-tab, 0..9 select-tab N,
  * x close-tab, d detach, s toggle-panel, Tab focus-panel, [ scrollback,
  * r request (the request view: approving is only there), D deny (d is
- * detach, as in tmux), e/E edit, ? help; a sends the prefix, as in screen.
+ * detach, as in tmux), e/E edit, R review (the tab's agent branch: diff,
+ * merge, discard), ? help; a sends the prefix, as in screen.
  */
 #ifndef LZ_WB_KEYS_H
 #define LZ_WB_KEYS_H
@@ -45,6 +46,7 @@ enum wb_keys_action {
 	WB_KEYS_EDIT,
 	WB_KEYS_HELP,
 	WB_KEYS_SEND_PREFIX,	/* send the prefix key itself to the tab */
+	WB_KEYS_REVIEW,		/* the review view of the tab's agent branch */
 	WB_KEYS_N_ACTIONS
 };
 

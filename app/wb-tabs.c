@@ -121,6 +121,8 @@ wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
 			wb_esc_remove(wb, wb->escs[i]);
 		else
 			i++;
+	wb_netreq_conn_drop(wb, conn);
+	wb_esc_changed(wb);
 	wb_conn_close(conn);
 }
 
@@ -403,6 +405,8 @@ wb_tabs_conn_state_cb(struct wb_conn *conn, void *arg)
 		wb_draw_message(wb, "domain %s runs another configuration (%s): lazaret stop and "
 		    "reopen, or lazaret run --replace, to apply yours", wb_conn_anchor(conn)->hash,
 		    wb_conn_drift(conn));
+	if (wb_conn_state(conn) == WB_CONN_READY)
+		wb_netreq_subscribe(wb, conn);
 	for (i = 0; i < wb->n_tabs; i++) {
 		struct wb_tab *tab = wb->tabs[i];
 
@@ -496,6 +500,12 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 		lz_err_clear(&err);
 		return;
 	}
+	/* The LIST's refusal, or a network decision's (not what a session request gets). */
+	if (e.code != PROTO_E_START && e.code != PROTO_E_NO_SESSION && e.code != PROTO_E_SHUTDOWN &&
+	    e.code != PROTO_E_MODE && e.code != PROTO_E_VERSION && wb_netreq_error(wb, conn, &e)) {
+		proto_error_clear(&e);
+		return;
+	}
 	/* Errors to a request come in order; others (DATA to a gone session) are news. */
 	if (wb_conn_expecting(conn)) {
 		tab = wb_conn_answered(conn);
@@ -584,6 +594,15 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 		break;
 	case NETCTL_EVENT:
 		wb_egress_frame(wb, conn, p, h->length);
+		break;
+	case NETREQ_ITEM:
+		wb_netreq_item_frame(wb, conn, p, h->length);
+		break;
+	case NETREQ_SUMMARY:
+		wb_netreq_summary_frame(wb, conn);
+		break;
+	case NETREQ_RESULT:
+		wb_netreq_result_frame(wb, conn, p, h->length);
 		break;
 	default:
 		break;		/* OK and what newer coordinators send */

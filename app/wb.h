@@ -5,6 +5,7 @@
  *   wb-esc.c     the escalation queue, the request view, decisions
  *   wb-input.c   keys: the prefix table, dialogs, the tab's program
  *   wb-draw.c    the screen: layout, bars, panel, dialogs; messages
+ *   wb-review*.c the review view (prefix R) and the panel's review counts
  * See workbench.c for the theory of operation.
  */
 #ifndef LZ_WB_H
@@ -22,6 +23,7 @@
 #include "editform.h"
 #include "err.h"
 #include "esc-ctl.h"
+#include "netreq.h"
 #include "newtab.h"
 #include "reqprompt.h"
 #include "sidelist.h"
@@ -33,6 +35,7 @@
 #include "wb-conn.h"
 #include "wb-keys.h"
 #include "wb-layout.h"
+#include "wb-mouse.h"
 #include "wb-state.h"
 #include "wb-tab.h"
 #include "widget.h"
@@ -41,8 +44,11 @@
 #define WB_MAX_KEYS	512			/* keys handled per read burst */
 #define WB_RETRIES	3			/* coordinator tearing down as we came */
 #define WB_SEARCH_MAX	256			/* bytes of a scrollback search */
+#define WB_WHEEL_LINES	3			/* lines a wheel notch scrolls, like tmux */
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
+#define WB_REVIEW_STATUS_HINTS	"review: keys go to the view; q or Esc goes back to the tab"
+#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  Esc back"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -63,7 +69,17 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
-	size_t egress_n;		/* events in the Egress list (0: the note shows) */
+	struct wb_egress_ev {
+		char *text;
+		bool alert;
+	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-egress.c) */
+	size_t egress_n;
+	struct wb_netreq **nreqs;	/* network requests of every domain (wb-netreq.c) */
+	size_t n_nreqs;
+	struct wb_conn **nlist_wait;	/* NETREQ_LIST sent, not answered yet */
+	size_t n_nlist_wait;
+	struct wb_netview *netview;	/* a network request's detail view */
+	uv_timer_t narm;		/* redraws it when it arms */
 	struct statusline *status;
 	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
@@ -82,6 +98,9 @@ struct wb {
 	uv_timer_t arm;			/* redraws the prompt when it arms */
 	const int *burst;		/* the keys of this read, while they are handled */
 	size_t burst_n, burst_i;	/* how many, and which one is being handled */
+	bool mouse;			/* workbench.mouse / --mouse: clicks and the wheel */
+	const struct wb_mouse *mevs;	/* the mouse reports of this read, in order */
+	size_t mevs_n, mevs_i;
 	WINDOW *termwin, *sidewin;
 	PANEL *termpanel, *sidepanel;
 	struct wb_layout lay;
@@ -99,6 +118,8 @@ struct wb {
 	uv_signal_t sig_winch, sig_term, sig_hup;
 	uv_prepare_t prep;
 	uv_timer_t tick;
+	uv_timer_t frame;		/* a draw put off to the next frame */
+	uint64_t drawn_at;		/* uv_now of the last draw from prep */
 	bool redraw_all, dirty;
 	char *state_path;
 	struct wb_state_tab *kept;	/* detached tabs not restored (-w): saved along */
@@ -110,6 +131,8 @@ struct wb {
 	bool fallback;
 	const char *def_profile, *def_workspace;
 	bool quit, detached, started;
+	struct wb_review *review;	/* the review view, when open */
+	struct wb_review_count *rcount;	/* the panel's unreviewed commits per tab */
 };
 
 /* wb-draw.c */
@@ -120,7 +143,10 @@ void wb_draw_relayout(struct wb *wb);
  * columns (remembered), over it when narrower (until hidden or resized). */
 void wb_draw_panel(struct wb *wb, bool show);
 void wb_draw(struct wb *wb);
+/* Output floods are drawn at most once per frame, not once per read. */
+#define WB_FRAME_MS 16
 void wb_draw_prepare_cb(uv_prepare_t *h);
+void wb_draw_frame_cb(uv_timer_t *t);
 void wb_draw_tick_cb(uv_timer_t *t);
 
 /* wb-tabs.c */
@@ -140,10 +166,41 @@ void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_key(struct wb *wb, int key);
 
-/* wb-egress.c: the Egress list, the active tab's domain's egress log, live */
+/* wb-egress.c: the Egress list, the active tab's domain's network requests
+ * and egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"
 void wb_egress_request(struct wb *wb, struct wb_tab *tab);
 void wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_egress_rebuild(struct wb *wb);
+void wb_egress_free(struct wb *wb);
+
+/* wb-netreq.c: network requests (issue 13), see there */
+#define WB_NETREQ_SHOWN	64	/* of the active domain, atop the Egress list */
+void wb_netreq_subscribe(struct wb *wb, struct wb_conn *conn);
+/* Add the pending requests to their tabs' marks (after wb_esc_changed zeroed them). */
+void wb_netreq_mark(struct wb *wb);
+/* The active domain's requests as list items (texts[i] to free); how many. */
+size_t wb_netreq_panel(struct wb *wb, struct sidelist_item *items, char **texts, size_t max);
+bool wb_netreq_pending(const struct wb *wb);
+/* One is pending on the active tab's domain (it heads the Egress list). */
+bool wb_netreq_panel_pending(struct wb *wb);
+void wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_netreq_summary_frame(struct wb *wb, struct wb_conn *conn);
+void wb_netreq_result_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+/* An ERROR that answers a decision of ours: shown, true. */
+bool wb_netreq_error(struct wb *wb, struct wb_conn *conn, const struct proto_error *e);
+void wb_netreq_conn_drop(struct wb *wb, struct wb_conn *conn);
+/* The focused Egress list's keys on a pending request: d denies, Enter a o
+ * r p open the view; false: not ours. */
+bool wb_netreq_side_key(struct wb *wb, int key);
+/* A click: the selected pending request's view; false: none selected. */
+bool wb_netreq_open_selected(struct wb *wb);
+void wb_netreq_view_key(struct wb *wb, int key);
+void wb_netreq_view_draw(struct wb *wb);
+void wb_netreq_view_resize(struct wb *wb);
+void wb_netreq_view_close(struct wb *wb);
+void wb_netreq_tick(struct wb *wb);
+void wb_netreq_free(struct wb *wb);
 
 /* wb-esc.c */
 void wb_esc_changed(struct wb *wb);
@@ -162,16 +219,35 @@ void wb_esc_quit_key(struct wb *wb, int key);
 /* Record on e's coordinator that something not human was typed at its
  * request view (what: "terminal-reply"; sample: the keys, shown). */
 void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
+/* The rest of this read from the key being handled, as the bytes a terminal
+ * sent (Alt-x is ESC x), control characters escaped; caller frees. */
+char *wb_esc_burst_sample(const struct wb *wb);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
 void wb_esc_prompt_key(struct wb *wb, int key);
 void wb_esc_edit_key(struct wb *wb, int key);
 void wb_esc_side_key(struct wb *wb, int key);
 
+/* wb-review-ui.c: the review view of the tab's agent branch (prefix R) */
+void wb_review_open(struct wb *wb, struct wb_tab *tab);
+void wb_review_close(struct wb *wb);
+void wb_review_key(struct wb *wb, int key);
+void wb_review_draw(struct wb *wb);
+void wb_review_resize(struct wb *wb);
+
+/* wb-review-count.c: the side panel's Review list, per tab the agent
+ * commits not on the user's branch and the surface flags, computed on the
+ * threadpool every few seconds (only when a branch moved) and now. */
+void wb_review_count_start(struct wb *wb);
+void wb_review_count_refresh(struct wb *wb);
+void wb_review_count_stop(struct wb *wb);
+
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);
 /* Keys go to the tab again: the side panel loses focus. */
 void wb_input_focus_tab(struct wb *wb);
 void wb_input_cb(uv_poll_t *h, int status, int events);
+/* Ask the outer terminal for mouse reports (on) or stop (off). */
+void wb_input_mouse_mode(struct wb *wb, bool on);
 
 #endif

@@ -10,12 +10,13 @@
  * (backend/coord/screen.c) and then the live stream.
  *
  * Bytes from a session are fed into its tab's term (vterm/term.h); the
- * screen is drawn once per loop turn from a uv_prepare_t, only the dirty
- * rows of the shown tab (term-draw.c), the tab bar, status line and side
- * panel when something changed. Keys are read with wget_wch on a uv_poll_t
- * of stdin, folded (ESC+key is Alt+key), run through the prefix table
- * (wb-keys.c), and otherwise encoded for the PTY with libvterm's keyboard
- * encoder (wb-tab.c), which follows the application's cursor-key mode.
+ * screen is drawn once per loop turn (at most every WB_FRAME_MS) from a
+ * uv_prepare_t, only the dirty rows of the shown tab (term-draw.c), the
+ * tab bar, status line and side panel when something changed. Keys are
+ * read with wget_wch on a uv_poll_t of stdin, folded (ESC+key is
+ * Alt+key), run through the prefix table (wb-keys.c), and otherwise
+ * encoded for the PTY with libvterm's keyboard encoder (wb-tab.c), which
+ * follows the application's cursor-key mode.
  * SIGWINCH is a uv_signal_t (installed before initscr, so ncurses keeps out
  * of it): resize_term, relayout, and a RESIZE frame for every tab.
  *
@@ -43,7 +44,7 @@
 #include "xmalloc.h"
 
 #define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
-	"       [--config FILE] [--prefix KEY] [--theme NAME|FILE]\n" \
+	"       [--config FILE] [--prefix KEY] [--theme NAME|FILE] [--[no-]mouse]\n" \
 	"       lazaret-workbench ls"
 #define WB_FLUSH_MS	1000			/* at exit: wait for writes to go out */
 
@@ -160,12 +161,16 @@ wb_help(void)
 	    "                       $LAZARET_PREFIX, else the config's workbench.prefix\n"
 	    "  --theme NAME|FILE    colour theme (default, light, high-contrast or a YAML\n"
 	    "                       file); else $LAZARET_THEME, else workbench.theme\n"
+	    "  --mouse, --no-mouse  take the mouse (click a tab or a request, the wheel\n"
+	    "                       scrolls back) or leave it to the terminal (default:\n"
+	    "                       workbench.mouse, off); a click never approves\n"
 	    "  --version            print the version\n\n"
 	    "The configuration is $LAZARET_CONFIG (an absolute path) or the default file.\n"
 	    "Keys after the prefix: c new tab, x close tab (asks while it runs), n/p/0-9\n"
 	    "switch, d detach, s side panel (shown from 100 columns), Tab focus it,\n"
 	    "[ scrollback (PgUp/PgDn, / find, n/N next, q leaves; workbench.history\n"
-	    "lines), r open the waiting request, D deny, e edit, a sends C-a (as\n"
+	    "lines), r open the waiting request, D deny, e edit, R review the agent's\n"
+	    "commits (diff, executable surface, merge, discard), a sends C-a (as\n"
 	    "C-a C-a), ? one help page for every mode. Approving is only in the request view:\n"
 	    "a, the 3-character code it shows, Enter.\n"
 	    "The tab list is kept in $XDG_RUNTIME_DIR/lazaret/workbench.tabs (session\n"
@@ -236,6 +241,8 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, 's' },
+		{ "mouse", no_argument, NULL, 'M' },
+		{ "no-mouse", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *workspace = NULL, *theme = NULL, *prefix = NULL;
@@ -246,7 +253,7 @@ main(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	size_t n_saved = 0, i, n_sessions;
 	bool attach = false, take_over = false;
-	int c, rc = 1, panel = -1, lock_fd = -1;
+	int c, rc = 1, panel = -1, lock_fd = -1, mouse = -1;
 
 	/* The coordinator a tab starts is this program again (client.c execs
 	 * /proc/self/exe coordinator ...). */
@@ -272,6 +279,8 @@ main(int argc, char **argv)
 		case 'm': wb.mode = optarg; break;
 		case 'T': theme = optarg; break;
 		case 'P': prefix = optarg; break;
+		case 'M': mouse = 1; break;
+		case 'N': mouse = 0; break;
 		case 'h': wb_help(); return 0;
 		case 'V': printf("lazaret-workbench %s\n", LZ_VERSION); return 0;
 		default:
@@ -393,10 +402,14 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
+	uv_timer_init(wb.loop, &wb.narm);
+	wb.narm.data = &wb;
 
 	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
 	wb.panel_want = panel != 0;
 	wb_init_screen(&wb);
+	wb.mouse = mouse >= 0 ? mouse == 1 : wb.cfg->wb_mouse;
+	wb_input_mouse_mode(&wb, true);
 	if (wb.theme_warning != NULL)
 		statusline_message(wb.status, wb.theme_warning, 0);	/* until a key */
 	wb.fallback = !attach && n_saved > 0;
@@ -409,6 +422,7 @@ main(int argc, char **argv)
 			lz_err_clear(&err);
 		}
 	if (n_saved == 0 && wb_tabs_add(&wb, profile, workspace, wb.mode, 0, &err) == NULL) {
+		wb_input_mouse_mode(&wb, false);
 		endwin();
 		rc = cli_fail(&err);
 		goto out_loop;
@@ -423,6 +437,9 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
+	uv_timer_init(wb.loop, &wb.frame);
+	wb.frame.data = &wb;
+	wb_review_count_start(&wb);
 
 	wb.redraw_all = true;
 	while (!wb.quit)
@@ -432,6 +449,7 @@ main(int argc, char **argv)
 		if (wb.tabs[i]->state == WB_TAB_RUNNING)
 			n_sessions++;
 	wb_flush_writes(&wb);
+	wb_input_mouse_mode(&wb, false);
 	endwin();
 	rc = 0;
 	if (wb.detached)
@@ -442,6 +460,8 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 out_loop:
+	wb_review_count_stop(&wb);
+	wb_review_close(&wb);
 	for (i = 0; i < wb.n_tabs; i++)
 		wb_tab_free(wb.tabs[i]);
 	wb.n_tabs = 0;
@@ -451,6 +471,8 @@ out_loop:
 	uv_run(wb.loop, UV_RUN_DEFAULT);
 	(void)uv_loop_close(wb.loop);
 	reqprompt_free(wb.prompt);
+	wb_netreq_free(&wb);
+	wb_egress_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);

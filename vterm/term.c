@@ -505,6 +505,16 @@ term_key_char(struct term *t, uint32_t c, VTermModifier mod)
 }
 
 void
+term_mouse_report(struct term *t, int row, int col, int button, bool pressed, VTermModifier mod)
+{
+	t->in_key = true;
+	vterm_mouse_move(t->vt, row, col, mod);
+	if (button > 0)
+		vterm_mouse_button(t->vt, button, pressed, mod);
+	t->in_key = false;
+}
+
+void
 term_paste(struct term *t, const char *buf, size_t len)
 {
 	t->in_key = true;

@@ -104,6 +104,10 @@ void term_set_replies(struct term *, bool on);
 void term_key(struct term *, VTermKey key, VTermModifier mod);
 void term_key_char(struct term *, uint32_t c, VTermModifier mod);
 void term_paste(struct term *, const char *buf, size_t len);
+/* A mouse event at screen (row, col) for the program, queued in
+ * term_output in the mode and encoding it asked for (X10, UTF-8, SGR...):
+ * nothing when it asked for none. button 1..3, 4/5 the wheel; 0 a move. */
+void term_mouse_report(struct term *, int row, int col, int button, bool pressed, VTermModifier mod);
 
 /* Screen cell at (row, col), zero-filled past the first 0 in chars.
  * Returns false outside the screen. */

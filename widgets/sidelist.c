@@ -1,4 +1,4 @@
-/* sidelist.c - three scrolling lists in the side panel. */
+/* sidelist.c - the scrolling lists of the side panel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,7 @@ struct sl_list {
 	size_t n, cap;
 	size_t sel, top;
 	int rows;		/* item rows at the last draw, for PgUp/PgDn */
+	int y, h;		/* where the last draw put it (h 0: not drawn) */
 };
 
 struct sidelist {
@@ -29,6 +30,7 @@ static const char *const list_title[SIDELIST_N] = {
 	[SIDELIST_QUEUE] = "Escalations",
 	[SIDELIST_AUDIT] = "Audit",
 	[SIDELIST_EGRESS] = "Egress",
+	[SIDELIST_REVIEW] = "Review",
 };
 
 struct sidelist *
@@ -195,6 +197,8 @@ draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int
 
 	if (h <= 0 || w <= 0)
 		return;
+	l->y = y;
+	l->h = h;
 	if (sl->focused && which == sl->current)
 		title.attr |= A_REVERSE;
 	snprintf(head, sizeof(head), "%s (%zu)", list_title[which], l->n);
@@ -246,6 +250,8 @@ sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, cons
 
 	if (h <= 0 || w <= 0)
 		return;
+	for (int i = 0; i < SIDELIST_N; i++)
+		sl->list[i].h = 0;
 	if (sl->focused)
 		border.attr |= A_BOLD;
 	widget_vline(win, y, x, h, sl->focused, &border);
@@ -255,13 +261,57 @@ sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, cons
 		draw_list(sl, sl->current, win, y, x, h, w, pal);
 		return;
 	}
-	for (int i = 0; i < SIDELIST_N; i++) {
-		/* The queue gets the odd row: it is what needs a decision. */
-		int lh = h / SIDELIST_N + (i < h % SIDELIST_N ? 1 : 0);
+	{
+		/* Review (when it has lines): at the bottom, at most a quarter. */
+		size_t nr = sl->list[SIDELIST_REVIEW].n;
+		int rh = nr > 0 ? 1 + (int)nr : 0, n = SIDELIST_N - 1;
 
-		draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal);
-		cy += lh;
+		if (rh > h / 4)
+			rh = h / 4;
+		for (int i = 0; i < n; i++) {
+			/* The queue gets the odd row: it is what needs a decision. */
+			int lh = (h - rh) / n + (i < (h - rh) % n ? 1 : 0);
+
+			draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal);
+			cy += lh;
+		}
+		if (rh > 0)
+			draw_list(sl, SIDELIST_REVIEW, win, cy, x, rh, w, pal);
 	}
+}
+
+bool
+sidelist_hit(const struct sidelist *sl, int row, enum sidelist_list *which, long *index)
+{
+	for (int i = 0; i < SIDELIST_N; i++) {
+		const struct sl_list *l = &sl->list[i];
+		size_t at;
+
+		if (l->h <= 0 || row < l->y || row >= l->y + l->h)
+			continue;
+		*which = (enum sidelist_list)i;
+		*index = -1;
+		at = l->top + (size_t)(row - l->y - 1);
+		if (row > l->y && at < l->n)
+			*index = (long)at;
+		return true;
+	}
+	return false;
+}
+
+void
+sidelist_scroll(struct sidelist *sl, enum sidelist_list which, long delta)
+{
+	struct sl_list *l = &sl->list[which];
+	size_t rows = l->rows > 0 ? (size_t)l->rows : 1, last = l->n > rows ? l->n - rows : 0;
+	long top = (long)l->top + delta;
+
+	l->top = top < 0 ? 0 : (size_t)top > last ? last : (size_t)top;
+	/* The selection is kept in view (the draw would move the view to it). */
+	if (l->sel < l->top)
+		l->sel = l->top;
+	if (l->n > 0 && l->sel >= l->top + rows)
+		l->sel = l->top + rows - 1;
 }
 
 static void

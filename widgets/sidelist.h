@@ -1,5 +1,6 @@
-/* sidelist.h - the side panel: three titled lists stacked top to bottom,
- * the escalation queue, the audit history and the egress log.
+/* sidelist.h - the side panel: titled lists stacked top to bottom, the
+ * escalation queue, the audit history, the egress log and, once it has
+ * lines, the review counts per tab (at the bottom, at most a quarter).
  *
  * Each list keeps its items (id + one line of text, copied), a selection and
  * a scroll offset that follows it. One list is current; the panel has focus
@@ -23,6 +24,7 @@ enum sidelist_list {
 	SIDELIST_QUEUE,		/* escalations waiting for a decision */
 	SIDELIST_AUDIT,
 	SIDELIST_EGRESS,
+	SIDELIST_REVIEW,	/* per tab: agent commits not reviewed, surface flags */
 	SIDELIST_N
 };
 
@@ -69,6 +71,13 @@ const char *sidelist_selected_id(const struct sidelist *, enum sidelist_list);
  * lists sharing the height (the current one alone when there are fewer
  * than 6 rows). */
 void sidelist_draw(struct sidelist *, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *);
+
+/* The list drawn at row row of the last draw's rectangle (a mouse click)
+ * and the item there (*index -1: its title or an empty row); false:
+ * none there. */
+bool sidelist_hit(const struct sidelist *, int row, enum sidelist_list *which, long *index);
+/* Scroll a list's view by delta items (the wheel), the selection kept in it. */
+void sidelist_scroll(struct sidelist *, enum sidelist_list, long delta);
 
 /* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
  * a/Enter, d, e and q act on the queue's selection; Esc gives focus back. */

@@ -35,7 +35,12 @@ const char theme_default_yaml[] =
     "  selected: { fg: black, bg: cyan }\n"
     "status:     { fg: black, bg: white }\n"
     "prompt:     { fg: yellow, bg: default, attrs: [bold] }\n"
-    "border:     { fg: blue, bg: default }\n";
+    "border:     { fg: blue, bg: default }\n"
+    "diff:\n"
+    "  add:      { fg: green, bg: default }\n"
+    "  del:      { fg: red, bg: default }\n"
+    "  hunk:     { fg: cyan, bg: default }\n"
+    "  meta:     { fg: default, bg: default, attrs: [bold] }\n";
 
 static const char *const elem_names[THEME_N_ELEMS] = {
 	[THEME_TAB_ACTIVE] = "tabbar.active",
@@ -47,6 +52,10 @@ static const char *const elem_names[THEME_N_ELEMS] = {
 	[THEME_STATUS] = "status",
 	[THEME_PROMPT] = "prompt",
 	[THEME_BORDER] = "border",
+	[THEME_DIFF_ADD] = "diff.add",
+	[THEME_DIFF_DEL] = "diff.del",
+	[THEME_DIFF_HUNK] = "diff.hunk",
+	[THEME_DIFF_META] = "diff.meta",
 };
 
 static const char *const color_names[8] = {
@@ -230,7 +239,8 @@ load_group(const struct theme_ctx *c, const yaml_node_t *n, const char *prefix)
 				return -1;
 		} else
 			return theme_fail(c, k, full, "unknown key (elements: tabbar.{active,inactive,alert}, "
-			    "panel.{title,item,selected}, status, prompt, border)");
+			    "panel.{title,item,selected}, status, prompt, border, "
+			    "diff.{add,del,hunk,meta})");
 	}
 	return 0;
 }

@@ -12,6 +12,11 @@
  *   status:     { fg: black, bg: white }
  *   prompt:     { fg: yellow, attrs: [bold] }
  *   border:     { fg: blue }
+ *   diff:
+ *     add:      { fg: green }
+ *     del:      { fg: red }
+ *     hunk:     { fg: cyan }
+ *     meta:     { attrs: [bold] }
  *
  * A colour is `default` (the terminal's own), a name (black red green yellow
  * blue magenta cyan white, `bright-` before any of them), 0..255, or
@@ -37,6 +42,10 @@ enum theme_elem {
 	THEME_STATUS,
 	THEME_PROMPT,
 	THEME_BORDER,
+	THEME_DIFF_ADD,		/* the review view's diff: added lines */
+	THEME_DIFF_DEL,		/* removed lines */
+	THEME_DIFF_HUNK,	/* @@ hunk headers */
+	THEME_DIFF_META,	/* diff/---/+++ headers */
 	THEME_N_ELEMS
 };
 

@@ -166,7 +166,7 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	print_list(f, "  ", "auto_approve", cfg->esc_auto_approve, cfg->n_esc_auto_approve);
 	fprintf(f, "  timeout: %d\n", cfg->esc_timeout);
 	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL ||
-	    cfg->wb_history != CFG_WB_HISTORY_DEFAULT) {
+	    cfg->wb_history != CFG_WB_HISTORY_DEFAULT || cfg->wb_mouse) {
 		fputs("workbench:\n", f);
 		if (cfg->wb_history != CFG_WB_HISTORY_DEFAULT)
 			fprintf(f, "  history: %d\n", cfg->wb_history);
@@ -180,6 +180,8 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 			print_str(f, cfg->wb_prefix);
 			fputc('\n', f);
 		}
+		if (cfg->wb_mouse)
+			fputs("  mouse: true\n", f);
 	}
 	fputs("profiles:\n", f);
 	for (i = 0; i < cfg->n_profiles; i++)

@@ -186,7 +186,7 @@ load_escalation(const struct cfg_ctx *c, const struct cfg_node *n)
 static int
 load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 {
-	static const char *const keys[] = { "theme", "prefix", "history", NULL };
+	static const char *const keys[] = { "theme", "prefix", "history", "mouse", NULL };
 	const struct cfg_node *v;
 	const char *s;
 
@@ -217,6 +217,9 @@ load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 	}
 	if ((v = cfg_map_get(n, "history")) != NULL &&
 	    cfg_get_int(c, v, "workbench.history", 0, CFG_WB_HISTORY_MAX, &c->cfg->wb_history) < 0)
+		return -1;
+	if ((v = cfg_map_get(n, "mouse")) != NULL &&
+	    cfg_get_bool(c, v, "workbench.mouse", &c->cfg->wb_mouse) < 0)
 		return -1;
 	return 0;
 }

@@ -106,6 +106,7 @@ struct cfg {
 	char *wb_prefix;	/* key name, syntax checked (wb-keys parses it); NULL: not set */
 	int wb_prefix_line;
 	int wb_history;		/* scrollback lines a tab, 0..CFG_WB_HISTORY_MAX */
+	bool wb_mouse;		/* the workbench takes the mouse (tmux's mouse on) */
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */

@@ -183,20 +183,63 @@ coord_limits_watch_cb(uv_timer_t *t)
 	}
 }
 
+/* Asking podman for the container's writable layer: off the start-up
+ * path, on the threadpool, with copies of what it needs. */
+struct coord_upper_req {
+	uv_work_t w;
+	struct coord *c;
+	const struct drv_ops *drv;
+	char *container, *upper;
+};
+
+static void
+coord_limits_upper_work_cb(uv_work_t *w)
+{
+	struct coord_upper_req *r = w->data;
+	lz_err_t err = LZ_ERR_INIT;
+
+	if (r->drv->writable_dir(r->container, &r->upper, &err) < 0 || r->upper[0] != '/') {
+		coord_log("disk watchdog: no writable layer to measure: %s",
+		    err.msg != NULL ? err.msg : "podman gave none");
+		free(r->upper);
+		r->upper = NULL;
+	}
+	lz_err_clear(&err);
+}
+
+static void
+coord_limits_upper_after_cb(uv_work_t *w, int status)
+{
+	struct coord_upper_req *r = w->data;
+	struct coord *c = r->c;
+
+	(void)status;
+	c->disk_busy = false;
+	if (r->upper != NULL && c->disk_paths != NULL)
+		lz_strv_push(&c->disk_paths, r->upper);
+	free(r->upper);
+	free(r->container);
+	free(r);
+}
+
 void
 coord_limits_watch(struct coord *c)
 {
-	lz_err_t err = LZ_ERR_INIT;
-	char *upper = NULL;
+	struct coord_upper_req *r = xcalloc(1, sizeof *r);
 
 	lz_strv_push(&c->disk_paths, c->a->domain_root);
-	if (c->drv->writable_dir(c->a->container, &upper, &err) == 0 && upper[0] == '/')
-		lz_strv_push(&c->disk_paths, upper);
-	else
-		coord_log("disk watchdog: no writable layer to measure: %s",
-		    err.msg != NULL ? err.msg : "podman gave none");
-	free(upper);
-	lz_err_clear(&err);
+	r->w.data = r;
+	r->c = c;
+	r->drv = c->drv;
+	r->container = xstrdup(c->a->container);
+	/* No disk check until the layer is known (the first is ticks away). */
+	c->disk_busy = true;
+	if (uv_queue_work(c->loop, &r->w, coord_limits_upper_work_cb,
+	    coord_limits_upper_after_cb) != 0) {
+		c->disk_busy = false;
+		free(r->container);
+		free(r);
+	}
 	uv_timer_init(c->loop, &c->limits_timer);
 	c->limits_timer.data = c;
 	c->limits_timer_on = true;

@@ -188,6 +188,7 @@ esc_conn_timeout_cb(uv_timer_t *t)
 	case ESC_C_FLUSH:
 		esc_conn_close(c);
 		break;
+	case ESC_C_GATE:
 	case ESC_C_AUDIT:
 	case ESC_C_RUNNING:
 	case ESC_C_CLOSED:

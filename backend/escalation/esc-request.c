@@ -216,15 +216,36 @@ esc_request_approved(struct esc_server *s, const char *hex)
 		}
 }
 
+static void esc_request_decide(struct esc_conn *, enum policy_verdict, char *why,
+    const char *gate);
+
+/* The review gate answered (on the loop's thread): decide now. */
+static void
+esc_request_gate_cb(void *arg, char *msg, bool kept)
+{
+	struct esc_conn *c = arg;
+	char *why = lz_steal_ptr(&c->reason);
+	const char *gate = kept ? "unchanged since the last check" : "checked";
+
+	if (c->srv->closing) {
+		free(msg);
+		free(why);
+	} else if (msg != NULL) {
+		free(why);
+		esc_request_decide(c, POLICY_NEEDS_PROMPT, msg, gate);
+	} else {
+		esc_request_decide(c, POLICY_AUTO_APPROVE, why, gate);
+	}
+	esc_conn_unref(c);
+}
+
 void
 esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 {
 	struct esc_server *s = c->srv;
-	struct esc_anchor *an;
 	enum policy_verdict v;
-	struct lz_jsonw w;
 	lz_err_t err = LZ_ERR_INIT;
-	char *why = NULL, *msg;
+	char *why = NULL, *msg = NULL;
 	int64_t now = time(NULL);
 
 	if (esc_payload_parse(pl, len, &c->p, &err) < 0) {
@@ -235,13 +256,13 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 	c->have_p = true;
 	esc_payload_hex(c->p.session_id, ESC_ID_LEN, c->req.session_id);
 	esc_payload_hex(c->p.request_id, ESC_ID_LEN, c->req.request_id);
-	if ((an = esc_server_anchor(s, c->p.session_id)) == NULL) {
+	if (esc_server_anchor(s, c->p.session_id) == NULL) {
 		msg = xasprintf("unknown session %s: no such session in this domain",
 		    c->req.session_id);
 		esc_conn_reject(c, msg);
 		goto out;
 	}
-	if (lz_sign_verify(&c->p, an->pk, now, &err) < 0 ||
+	if (lz_sign_verify(&c->p, esc_server_anchor(s, c->p.session_id)->pk, now, &err) < 0 ||
 	    lz_sign_replay_check(s->replay, c->p.request_id, c->p.timestamp, now, &err) < 0) {
 		msg = xstrdup(err.msg);
 		esc_conn_reject(c, msg);
@@ -267,17 +288,36 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 	}
 	policy_decide_in(s->o.policy, c->p.command, c->host_cwd, &c->argv, &v, &why);
 	/* An auto_approve entry runs a host tool on the agent's files: not by
-	 * itself while the agent changed what such tools execute. */
-	if (v == POLICY_AUTO_APPROVE && s->o.review_repo != NULL &&
-	    (msg = review_gate_autoapprove(s->o.review_repo, s->o.host_workspace)) != NULL) {
-		free(why);
-		why = msg;
-		v = POLICY_NEEDS_PROMPT;
+	 * itself while the agent changed what such tools execute. The check
+	 * runs git: on the threadpool, the decision waits for it. */
+	if (v == POLICY_AUTO_APPROVE && s->gate != NULL) {
+		c->reason = lz_steal_ptr(&why);
+		c->st = ESC_C_GATE;
+		c->refs++;
+		review_gate_start(s->gate, s->loop, esc_request_gate_cb, c);
+		goto out;
 	}
+	esc_request_decide(c, v, lz_steal_ptr(&why), NULL);
+out:
+	free(msg);
+	free(why);
+	lz_err_clear(&err);
+}
+
+/* The verdict is known (why: owned; gate: what the review gate did, or
+ * NULL): audit it, then refuse, prompt or run. A connection closed
+ * meanwhile (its peer left during the gate) gets its rows, nothing else. */
+static void
+esc_request_decide(struct esc_conn *c, enum policy_verdict v, char *why, const char *gate)
+{
+	struct esc_server *s = c->srv;
+	struct esc_anchor *an;
+	struct lz_jsonw w;
+	char *msg = NULL;
+
 	/* Resolved once, when the policy looks: what runs is this file, by this
 	 * path, whatever PATH or a symlink says by the time a human approves. */
 	esc_request_resolve(c);
-	msg = NULL;
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "command"); lz_jsonw_str(&w, c->p.command);
@@ -287,10 +327,30 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 	lz_jsonw_key(&w, "timestamp"); lz_jsonw_int(&w, c->p.timestamp);
 	lz_jsonw_key(&w, "verdict"); lz_jsonw_str(&w, policy_verdict_name(v));
 	lz_jsonw_key(&w, "why"); lz_jsonw_str(&w, why);
+	if (gate != NULL) {
+		lz_jsonw_key(&w, "surface_check"); lz_jsonw_str(&w, gate);
+	}
 	esc_audit(s, "esc.request", c->req.session_id, c, &w, NULL);
-	if (v == POLICY_NEEDS_PROMPT && (msg = esc_request_limit(s, an, c->req.session_id)) != NULL) {
-		esc_conn_reject(c, msg);
+	if (c->st == ESC_C_CLOSED) {
+		lz_jsonw_init(&w);
+		lz_jsonw_obj_open(&w);
+		lz_jsonw_key(&w, "action"); lz_jsonw_str(&w, "abandoned");
+		lz_jsonw_key(&w, "reason");
+		lz_jsonw_str(&w, "the sandbox side went away before a decision");
+		esc_audit(s, "esc.decision", "coordinator", c, &w, NULL);
 		goto out;
+	}
+	c->st = ESC_C_REQUEST;
+	if (v == POLICY_NEEDS_PROMPT) {
+		if ((an = esc_server_anchor(s, c->p.session_id)) == NULL)
+			msg = xasprintf("unknown session %s: the session ended",
+			    c->req.session_id);
+		else
+			msg = esc_request_limit(s, an, c->req.session_id);
+		if (msg != NULL) {
+			esc_conn_reject(c, msg);
+			goto out;
+		}
 	}
 	switch (v) {
 	case POLICY_INVALID:
@@ -322,6 +382,4 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 out:
 	free(msg);
 	free(why);
-	lz_err_clear(&err);
 }
-

@@ -14,6 +14,8 @@
 #include "escalation/esc-server.h"
 #include "jsonw.h"
 
+struct review_gate;
+
 #define ESC_OUT_HIGH	(1u << 20)	/* pause the command's output above this */
 #define ESC_OUT_LOW	(256u << 10)
 #define ESC_MAX_CONNS	64		/* a sandbox opening more is refused at accept */
@@ -21,6 +23,7 @@
 enum esc_conn_state {
 	ESC_C_HANDSHAKE,
 	ESC_C_REQUEST,
+	ESC_C_GATE,		/* auto-approved; waits for the review gate's check */
 	ESC_C_PENDING,		/* waits for a human */
 	ESC_C_AUDIT,		/* approved; waits for its audit rows to be committed */
 	ESC_C_RUNNING,
@@ -81,6 +84,7 @@ struct esc_server {
 	size_t n_anchors;
 	struct lz_sign_replay *replay;
 	uint32_t next_ticket;
+	struct review_gate *gate;	/* o.review_repo's, or NULL */
 };
 
 /* esc-server.c */

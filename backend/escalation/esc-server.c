@@ -17,6 +17,7 @@
 #include "coord/ctl-server.h"
 #include "escalation/esc-cwd.h"
 #include "escalation/esc-server-int.h"
+#include "review/review-gate.h"
 #include "shellwords.h"
 #include "sign.h"
 #include "strv.h"
@@ -34,6 +35,7 @@ esc_server_maybe_free(struct esc_server *s)
 	free(s->anchors);
 	lz_sign_replay_free(s->replay);
 	SSL_CTX_free(s->ctx);
+	review_gate_free(s->gate);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
 	free(s);
@@ -203,6 +205,8 @@ esc_server_new(uv_loop_t *loop, const struct esc_server_opts *o,
 	if ((s->ctx = trust_server_ctx_new(o->ca, err)) == NULL)
 		goto fail;
 	s->replay = lz_sign_replay_new(LZ_SIGN_REPLAY_WINDOW, LZ_SIGN_REPLAY_MAX);
+	if (o->review_repo != NULL)
+		s->gate = review_gate_new(o->review_repo, o->host_workspace);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0) {
 		lz_err_sys(err, errno, "socket");
 		goto fail;
@@ -229,6 +233,7 @@ fail:
 	if (s->root_fd >= 0)
 		close(s->root_fd);
 	lz_sign_replay_free(s->replay);
+	review_gate_free(s->gate);
 	SSL_CTX_free(s->ctx);
 	free(s);
 	return -1;

@@ -135,6 +135,25 @@ review_git_spawn(struct review_git *g, const char *const *args, int in_fd, int o
 	return r != 0 ? lz_err_sys(err, r, "cannot run git %s", args[0]) : 0;
 }
 
+char **
+review_git_cmd(struct review_git *g, const char *const *args, char ***env)
+{
+	char *own[2];
+	const char **argv = review_git_argv(g, false, NULL, args, own);
+	char **out;
+	size_t n, i;
+
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(argv[i]);
+	free(own[0]);
+	free(argv);
+	*env = g->scratch_env;
+	return out;
+}
+
 int
 review_git_run(struct review_git *g, bool host, const char *work_tree,
     const char *const *args, const char *input, int flags, struct proc_result *res,
@@ -228,8 +247,11 @@ review_write_file(const char *path, const char *text, lz_err_t *err)
 	return 0;
 }
 
-int
-review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
+/* The host side of review_git_open; with scratch also the
+ * scratch repository. */
+static int
+review_git_open_as(const char *ws, bool scratch, struct review_git **out,
+    lz_err_t *err)
 {
 	static const char *const host_extra[] = {
 		"GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1",
@@ -239,24 +261,41 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 	struct review_git *g = xcalloc(1, sizeof *g);
 
 	g->cat_in = -1;
-	_cleanup_free_ char *fmt = NULL, *objfmt = NULL, *alt = NULL, *p = NULL, *inside = NULL;
-	const char *a_common[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL };
-	const char *a_fmt[] = { "rev-parse", "--show-object-format", NULL };
-	const char *a_inside[] = { "rev-parse", "--is-inside-work-tree", NULL };
+	_cleanup_free_ char *objfmt = NULL, *alt = NULL, *p = NULL, *rp = NULL;
+	/* One git for what four rev-parse calls would tell, a line each. */
+	const char *a_rp[] = { "rev-parse", "--is-inside-work-tree", "--show-object-format",
+		"--path-format=absolute", "--git-common-dir", "--git-dir", NULL };
 	const char *scratch_extra[6] = { 0 };
+	char *line[4], *cur, *nl, *fmt;
+	size_t i;
 
 	g->ws = xstrdup(ws);
 	g->host_env = review_git_env(host_extra);
-	if (review_git_ok(g, true, NULL, a_inside, &inside, err) < 0 || strcmp(inside, "true") != 0) {
+	if (!scratch) {
+		*out = g;
+		return 0;
+	}
+	if (review_git_ok(g, true, NULL, a_rp, &rp, err) == 0)
+		for (cur = rp, i = 0; i < 4; i++) {
+			line[i] = cur;
+			if ((nl = strchr(cur, '\n')) != NULL)
+				*nl = '\0';
+			cur = nl != NULL ? nl + 1 : cur + strlen(cur);
+		}
+	if (rp == NULL || strcmp(line[0], "true") != 0) {
 		lz_err_clear(err);
 		lz_err_set(err, LZ_EINVAL, "workspace %s is not a git checkout: there is no agent "
 		    "branch to review (in a plain directory the agent's changes are the files "
 		    "themselves)", ws);
 		goto fail;
 	}
-	if (review_git_ok(g, true, NULL, a_common, &g->common, err) < 0 ||
-	    review_git_ok(g, true, NULL, a_fmt, &fmt, err) < 0)
+	if (line[1][0] == '\0' || line[2][0] != '/' || line[3][0] != '/') {
+		lz_err_set(err, EIO, "git rev-parse in %s: unexpected output", ws);
 		goto fail;
+	}
+	fmt = line[1];
+	g->common = xstrdup(line[2]);
+	g->gitdir = xstrdup(line[3]);
 	g->scratch = xasprintf("%s/lazaret-review-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
 	if (mkdtemp(g->scratch) == NULL) {
 		lz_err_sys(err, errno, "cannot create a scratch directory %s", g->scratch);
@@ -304,6 +343,18 @@ review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
 fail:
 	review_git_free(g);
 	return -1;
+}
+
+int
+review_git_open(const char *ws, struct review_git **out, lz_err_t *err)
+{
+	return review_git_open_as(ws, true, out, err);
+}
+
+int
+review_git_open_host(const char *ws, struct review_git **out, lz_err_t *err)
+{
+	return review_git_open_as(ws, false, out, err);
 }
 
 int
@@ -426,6 +477,7 @@ review_git_free(struct review_git *g)
 	free(g->scratch);
 	free(g->ws);
 	free(g->common);
+	free(g->gitdir);
 	review_env_free(g->host_env);
 	review_env_free(g->scratch_env);
 	free(g);

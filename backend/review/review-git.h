@@ -20,6 +20,7 @@
 struct review_git {
 	char *ws;		/* the workspace: the user's checkout */
 	char *common;		/* its common git dir, absolute */
+	char *gitdir;		/* its own git dir (a linked worktree's), absolute */
 	char *scratch;		/* the scratch gitdir (removed by review_git_free) */
 	char **host_env;	/* NULL-terminated */
 	char **scratch_env;
@@ -31,6 +32,9 @@ struct review_git {
 /* Open the repository of workspace ws and make the scratch repository.
  * A workspace that is no git checkout is an error saying so. */
 int review_git_open(const char *ws, struct review_git **out, lz_err_t *err);
+/* Only the host repository (refs, status: no scratch repository made):
+ * review_git_run with host true. Cheap, for polling the refs. */
+int review_git_open_host(const char *ws, struct review_git **out, lz_err_t *err);
 void review_git_free(struct review_git *);
 
 /* Run git with args (NULL-terminated, after "git" and the hardening
@@ -40,6 +44,11 @@ void review_git_free(struct review_git *);
 int review_git_run(struct review_git *, bool host, const char *work_tree,
     const char *const *args, const char *input, int flags, struct proc_result *res,
     lz_err_t *err);
+/* The argv (owned, NULL-terminated; free each string and the array) of
+ * git args in the scratch repository, hardened as review_git_run's, for a
+ * caller that runs git itself (the workbench streams a diff through
+ * uv_spawn); *env gets the environment to run it with (g's). */
+char **review_git_cmd(struct review_git *, const char *const *args, char ***env);
 /* review_git_run needing exit 0 ("git <args[0]> failed (exit N): stderr"),
  * *out (may be NULL) its stdout with trailing newlines cut. */
 int review_git_ok(struct review_git *, bool host, const char *work_tree,

@@ -10,6 +10,8 @@ pane() { "${TM[@]}" capture-pane -p -t wb; }
 pane_has() { pane | grep -qF -- "$1"; }
 pane_lacks() { ! pane_has "$1"; }
 show_fail() { pane; fail "$1"; }
+# a line typed into the pane as it is, then Enter
+type_line() { "${TM[@]}" send-keys -t wb -l "$1"; "${TM[@]}" send-keys -t wb Enter; }
 # a tmux pane command: the workbench, then its exit status, kept on screen
 wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
 # The request view's code ("a K7M Enter: approve & run"), once it is armed.

@@ -1163,6 +1163,10 @@ test_cfg_loads_workbench_theme_and_prefix(void **state)
 	assert_string_equal(cfg->wb_theme, "light");
 	assert_null(cfg->wb_prefix);
 	assert_int_equal(cfg->wb_history, CFG_WB_HISTORY_DEFAULT);
+	assert_false(cfg->wb_mouse);	/* off unless asked, like tmux's mouse */
+	cfg_free(cfg);
+	cfg = load_ok("workbench: {mouse: true}\nprofiles: {web: {image: a}}\n");
+	assert_true(cfg->wb_mouse);
 	cfg_free(cfg);
 	for (i = 0; i <= CFG_WB_HISTORY_MAX; i += CFG_WB_HISTORY_MAX / 2) {
 		_cleanup_free_ char *y = xasprintf("workbench: {history: %zu}\nprofiles: {web: "
@@ -1195,6 +1199,10 @@ test_cfg_rejects_bad_workbench_values(void **state)
 	    "t.yaml:2: workbench.history:");
 	expect_err("workbench:\n  history: 10k\nprofiles: {web: {image: a}}\n",
 	    "t.yaml:2: workbench.history:");
+	expect_err("workbench:\n  mouse: on please\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.mouse:");
+	expect_err("workbench:\n  mose: true\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.mose: unknown key; did you mean 'mouse'?");
 	expect_err("workbench: light\nprofiles: {web: {image: a}}\n",
 	    "t.yaml:1: workbench: expected a mapping, got a string");
 	expect_err("workbench:\n  theme: [a]\nprofiles: {web: {image: a}}\n",
@@ -1298,6 +1306,7 @@ test_cfg_print_round_trips(void **state)
 
 	(void)state;
 	cfg = load_ok(full_yaml);
+	cfg->wb_mouse = true;
 	out1 = print_to_string(cfg, NULL);
 	again = load_ok(out1);
 	out2 = print_to_string(again, NULL);
@@ -1308,6 +1317,8 @@ test_cfg_print_round_trips(void **state)
 	assert_non_null(strstr(out1, "  timeout: 300\n"));
 	wb = xasprintf("workbench:\n  theme: \"%s/themes/mine.yaml\"\n  prefix: \"C-b\"\n", home);
 	assert_non_null(strstr(out1, wb));
+	assert_non_null(strstr(out1, "  prefix: \"C-b\"\n  mouse: true\n"));
+	assert_true(again->wb_mouse);
 	free(out1);
 	free(out2);
 	cfg_free(again);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diffview.h"
 #include "editform.h"
 #include "newtab.h"
 #include "pathcomp.h"
@@ -382,6 +383,56 @@ test_tabbar_scrolls_to_keep_the_active_tab_whole(void **state)
 	tabbar_free(tb);
 }
 
+/* The mouse: which list and item a row shows; the wheel scrolls a list's view. */
+static void
+test_sidelist_hit_and_wheel(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item q[] = { { "r1", "req one", true }, { "r2", "req two", true } };
+	enum sidelist_list which;
+	long index;
+	char line[32];
+	int x = 40;
+
+	sidelist_set(sl, SIDELIST_QUEUE, q, 2);
+	for (int i = 0; i < 30; i++) {
+		struct sidelist_item it = { NULL, line, false };
+
+		snprintf(line, sizeof line, "event %02d", i);
+		sidelist_append(sl, SIDELIST_AUDIT, &it);
+	}
+	assert_false(sidelist_hit(sl, 1, &which, &index));	/* nothing drawn yet */
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_true(sidelist_hit(sl, 1, &which, &index));
+	assert_int_equal(which, SIDELIST_QUEUE);
+	assert_int_equal(index, -1);	/* the title */
+	assert_true(sidelist_hit(sl, 3, &which, &index));
+	assert_int_equal(index, 1);
+	assert_true(sidelist_hit(sl, 4, &which, &index));
+	assert_int_equal(index, -1);	/* below the last item */
+	/* the audit list follows its newest line: rows 9..14 show events 24..29 */
+	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
+	assert_true(sidelist_hit(sl, 9, &which, &index));
+	assert_int_equal(which, SIDELIST_AUDIT);
+	assert_int_equal(index, 24);
+	sidelist_scroll(sl, SIDELIST_AUDIT, -3);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 21");
+	assert_true(sidelist_hit(sl, 9, &which, &index));
+	assert_int_equal(index, 21);
+	sidelist_scroll(sl, SIDELIST_AUDIT, -100);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 00");
+	sidelist_scroll(sl, SIDELIST_AUDIT, 100);
+	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
+	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
+	assert_true(sidelist_hit(sl, 21, &which, &index));
+	assert_int_equal(which, SIDELIST_EGRESS);
+	assert_false(sidelist_hit(sl, 22, &which, &index));
+	sidelist_free(sl);
+}
+
 static void
 test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 {
@@ -441,6 +492,126 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_BTAB)), SIDELIST_NONE);
 	assert_int_equal(sidelist_current(sl), SIDELIST_QUEUE);
 	sidelist_free(sl);
+}
+
+static void
+test_sidelist_review_counts_take_the_bottom_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item rv[] = {
+		{ NULL, "0 default:ws 3 unreviewed, 2 flags", true },
+		{ NULL, "1 web:site 0 unreviewed, 0 flags", false },
+	};
+
+	erase();
+	sidelist_set(sl, SIDELIST_REVIEW, rv, 2);
+	sidelist_draw(sl, stdscr, 0, 0, 24, 40, &f->pal);
+	/* Title and one row a tab, at the bottom; the other lists share the rest. */
+	assert_string_equal(text_at(stdscr, 21, 1, 10), "Review (2)");
+	assert_string_equal(at(stdscr, 22, 2), "0 default:ws 3 unreviewed, 2 flags");
+	assert_string_equal(at(stdscr, 23, 2), "1 web:site 0 unreviewed, 0 flags");
+	assert_int_equal(cell(stdscr, 22, 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_string_equal(text_at(stdscr, 0, 1, 15), "Escalations (0)");
+	assert_string_equal(text_at(stdscr, 14, 1, 10), "Egress (0)");
+	sidelist_free(sl);
+}
+
+/* The owner's loop: feed the stream from line *next while the view wants. */
+static size_t
+dv_pump(struct diffview *dv, size_t *next, size_t total)
+{
+	char line[64];
+	size_t fed = 0;
+
+	while (*next < total && diffview_wants(dv)) {
+		if (*next == 0)
+			snprintf(line, sizeof line, "diff --git a/x b/x\n");
+		else if (*next == 1)
+			snprintf(line, sizeof line, "@@ -0,0 +1,%zu @@\n", total - 2);
+		else
+			snprintf(line, sizeof line, "+line %zu\n", *next - 1);
+		diffview_feed(dv, line, strlen(line));
+		(*next)++;
+		fed++;
+	}
+	if (*next == total)
+		diffview_eof(dv, true);
+	return fed;
+}
+
+static void
+test_diffview_reads_only_what_the_screen_needs(void **state)
+{
+	struct fixture *f = *state;
+	struct diffview *dv = diffview_new();
+	size_t next = 0, total = 10002, skip = 99;
+	char pos[128];
+
+	erase();
+	diffview_draw(dv, stdscr, 0, 0, 20, 80, &f->pal);
+	/* The screen and DIFFVIEW_AHEAD lines, then the reader is told to wait. */
+	assert_int_equal(dv_pump(dv, &next, total), 20 + DIFFVIEW_AHEAD);
+	assert_false(diffview_wants(dv));
+	diffview_draw(dv, stdscr, 0, 0, 20, 80, &f->pal);
+	assert_string_equal(at(stdscr, 0, 0), "diff --git a/x b/x");
+	assert_string_equal(at(stdscr, 2, 0), "+line 1");
+	assert_int_equal(cell(stdscr, 2, 0).pair, f->pal.style[THEME_DIFF_ADD].pair);
+	assert_int_equal(cell(stdscr, 1, 0).pair, f->pal.style[THEME_DIFF_HUNK].pair);
+	assert_true(cell(stdscr, 0, 0).attr & A_BOLD);
+	/* A page down reads a page more. */
+	assert_true(diffview_handle_key(dv, WIDGET_KEY_FN(KEY_NPAGE)));
+	assert_int_equal(dv_pump(dv, &next, total), 19);
+	/* G reads to the end, keeping only the last DIFFVIEW_WINDOW lines. */
+	assert_true(diffview_handle_key(dv, 'G'));
+	dv_pump(dv, &next, total);
+	assert_true(diffview_at_eof(dv));
+	diffview_draw(dv, stdscr, 0, 0, 20, 80, &f->pal);
+	assert_string_equal(at(stdscr, 19, 0), "+line 10000");
+	diffview_position(dv, pos, sizeof pos);
+	assert_string_equal(pos, "lines 9983-10002 of 10002");
+	assert_false(diffview_needs_restart(dv, &skip));
+	/* g goes above the window: the stream must start again, from 0. */
+	assert_true(diffview_handle_key(dv, 'g'));
+	assert_true(diffview_needs_restart(dv, &skip));
+	assert_int_equal(skip, 0);
+	diffview_restart(dv, skip);
+	next = 0;
+	dv_pump(dv, &next, total);
+	assert_int_equal(next, 20 + DIFFVIEW_AHEAD);
+	diffview_draw(dv, stdscr, 0, 0, 20, 80, &f->pal);
+	assert_string_equal(at(stdscr, 2, 0), "+line 1");
+	/* A search reads on until it finds its line, which goes to the top. */
+	diffview_search(dv, "line 5000");
+	assert_true(diffview_wants(dv));
+	dv_pump(dv, &next, total);
+	diffview_draw(dv, stdscr, 0, 0, 20, 80, &f->pal);
+	assert_string_equal(at(stdscr, 0, 0), "+line 5000");
+	assert_true(next < total);
+	diffview_free(dv);
+}
+
+static void
+test_diffview_cuts_long_lines_and_shows_controls(void **state)
+{
+	struct fixture *f = *state;
+	struct diffview *dv = diffview_new();
+	char *big = malloc(100000);
+
+	erase();
+	memset(big, 'x', 100000);
+	big[0] = '+';
+	diffview_feed(dv, "diff --git a/x b/x\n@@ -1 +1 @@\n-\told\x1b[2J\n", 41);
+	diffview_feed(dv, big, 100000);
+	diffview_feed(dv, "\n+end\n", 6);
+	diffview_eof(dv, true);
+	diffview_draw(dv, stdscr, 0, 0, 10, 80, &f->pal);
+	/* Tabs expanded; the agent's ESC is shown, never sent. */
+	assert_string_equal(text_at(stdscr, 2, 0, 13), "-       old^[");
+	assert_int_equal(cell(stdscr, 2, 0).pair, f->pal.style[THEME_DIFF_DEL].pair);
+	assert_string_equal(at(stdscr, 4, 0), "+end");
+	free(big);
+	diffview_free(dv);
 }
 
 static void
@@ -1221,6 +1392,10 @@ main(void)
 		cmocka_unit_test(test_tabbar_shows_profile_workspace_state_and_alert),
 		cmocka_unit_test(test_tabbar_scrolls_to_keep_the_active_tab_whole),
 		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
+		cmocka_unit_test(test_sidelist_review_counts_take_the_bottom_rows),
+		cmocka_unit_test(test_diffview_reads_only_what_the_screen_needs),
+		cmocka_unit_test(test_diffview_cuts_long_lines_and_shows_controls),
+		cmocka_unit_test(test_sidelist_hit_and_wheel),
 		cmocka_unit_test(test_sidelist_scrolls_logs_and_keeps_the_newest),
 		cmocka_unit_test(test_reqprompt_shows_the_command_first_then_the_justification),
 		cmocka_unit_test(test_reqprompt_splits_a_command_line_or_shows_why_not),

@@ -1,0 +1,32 @@
+/* review-stamp.h - a cheap fingerprint of files by their inode data, so
+ * the review gate can tell "nothing changed since the last check" without
+ * running git (see review-stamp.c for why that is safe).
+ */
+#ifndef LZ_REVIEW_STAMP_H
+#define LZ_REVIEW_STAMP_H
+
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define REVIEW_STAMP_DEPTH	128	/* deeper trees are not stamped (no cache) */
+
+struct review_stamp {
+	crypto_generichash_state h;
+	int64_t fresh_ns;	/* a ctime at or after this is too recent to trust */
+	bool unsure;		/* something could not be stamped, or was too recent */
+};
+
+/* Start a stamp; changes younger than margin_ms make it unsure. */
+void review_stamp_init(struct review_stamp *, int64_t margin_ms);
+#define REVIEW_STAMP_TREE	1	/* a directory: everything beneath it too */
+#define REVIEW_STAMP_NO_GIT	2	/* and not its own .git (its subdirectories' yes) */
+
+/* Add path's lstat (a missing path counts as such); flags REVIEW_STAMP_*. */
+void review_stamp_add(struct review_stamp *, const char *path, int flags);
+/* Add bytes (a name, a setting) to the stamp. */
+void review_stamp_bytes(struct review_stamp *, const void *p, size_t n);
+/* The stamp; false when it is unsure (then it must not be trusted). */
+bool review_stamp_final(struct review_stamp *, uint8_t out[32]);
+
+#endif
