@@ -35,6 +35,7 @@ static const struct lz_command lz_commands[] = {
 	{ "coordinator", cmd_coordinator, 1, NULL },	/* hidden: spawned by the leader */
 	{ "guard",	cmd_guard,	1, NULL },	/* hidden: exec'd by the coordinator */
 	{ "cgroup-exec", cmd_cgroup_exec, 1, NULL },	/* hidden: podman run in a domain's cgroups */
+	{ "ns-exec",	cmd_ns_exec,	1, NULL },	/* hidden: podman unshare without podman */
 	{ "debug",	cmd_debug,	1, NULL },	/* hidden: print the sandbox mount layout */
 	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };

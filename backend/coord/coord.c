@@ -243,6 +243,20 @@ coord_check_image(struct coord *c, const char *image, lz_err_t *err)
 	    "build-default')", image);
 }
 
+/* After a failed start: a missing image replaces podman's words with ours. */
+static void
+coord_image_error(struct coord *c, lz_err_t *err)
+{
+	lz_err_t e = LZ_ERR_INIT;
+
+	if (coord_check_image(c, c->o->resolved->profile->image, &e) < 0 && e.code == ENOENT) {
+		lz_err_clear(err);
+		*err = e;
+		return;
+	}
+	lz_err_clear(&e);
+}
+
 /* A volume's mode ("ro,z", validated at load): read-only, relabel option. */
 static void
 coord_volume_mode(const char *mode, bool *ro, char **opts)
@@ -583,9 +597,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	lz_trace("log, locks, state store");
-	if (coord_check_image(c, c->o->resolved->profile->image, err) < 0)
-		goto out;
-	lz_trace("image check");
+	/* No image check up front (a podman start-up on every cold start): the
+	 * overlays' image inspect or podman run --pull=never fails on a missing
+	 * image, and coord_image_error then says which and how to get it. */
 	if (sentry_prepare(a, c->o->mode, &c->layout, err) < 0)
 		goto out;
 	c->layout_ok = true;
@@ -597,8 +611,10 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* Marked before the call: a half-made mount set is unmounted too. */
 	c->ovl_ok = true;
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,
-	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0)
+	    c->o->resolved->profile->n_persistent_dirs, &c->ovl, &c->n_ovl, err) < 0) {
+		coord_image_error(c, err);
 		goto out;
+	}
 	lz_trace("overlays");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
@@ -609,8 +625,10 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* Before the container: the router's rules are in place before it starts. */
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
-	if (coord_create_container(c, err) < 0)
+	if (coord_create_container(c, err) < 0) {
+		coord_image_error(c, err);
 		goto out;
+	}
 	lz_trace("container");
 	coord_limits_watch(c);
 	coord_effcfg(c);

@@ -9,6 +9,9 @@
  *   podman unshare podman image mount IMAGE        -> <img>
  *   podman unshare fuse-overlayfs -o lowerdir=<img><dir>,upperdir=U,workdir=W M
  *
+ * (`lazaret ns-exec` joins the same namespaces, those of podman's pause
+ * process, without podman's start-up, and falls back to podman unshare)
+ *
  * with U, W, M = <domain_root>/overlay/<name>/{upper,work,merged}; the
  * container then gets a bind of M over <dir>. fuse-overlayfs daemonizes
  * (stdio to /dev/null) and outlives `podman unshare`; inside the namespace
@@ -32,6 +35,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,34 +153,71 @@ overlay_mountinfo_has(const char *mountinfo, const char *path)
 	return found;
 }
 
+/* Start *argv as `lazaret ns-exec --pid PAUSE --`: the namespaces of rootless
+ * podman's pause process (what `podman unshare` joins), entered in a few ms;
+ * ns-exec itself falls back to podman unshare. -1: no pause process known. */
+static int
+overlay_ns_exec(char ***argv)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char exe[PATH_MAX], pid[16];
+	_cleanup_free_ char *path = NULL;
+	ssize_t n;
+	size_t len;
+	FILE *f;
+
+	if (rt == NULL || rt[0] != '/' || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+		return -1;
+	exe[n] = '\0';
+	path = xasprintf("%s/libpod/tmp/pause.pid", rt);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	len = fread(pid, 1, sizeof pid - 1, f);
+	fclose(f);
+	pid[len] = '\0';
+	pid[strcspn(pid, "\n")] = '\0';
+	if (pid[0] == '\0' || pid[strspn(pid, "0123456789")] != '\0')
+		return -1;
+	lz_strv_push(argv, exe);
+	lz_strv_push(argv, "ns-exec");
+	lz_strv_push(argv, "--pid");
+	lz_strv_push(argv, pid);
+	lz_strv_push(argv, "--");
+	return 0;
+}
+
 /* Run `podman [unshare] ARGS... NULL` (sentry_run's status and out). */
 static int
 overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 {
-	char **argv = NULL;
+	char **argv = NULL, **args = NULL;
 	_cleanup_free_ char *what = NULL;
 	const char *s;
 	va_list ap;
 	size_t i;
 	int ret;
 
-	lz_strv_push(&argv, "podman");
-	if (unshare)
-		lz_strv_push(&argv, "unshare");
 	va_start(ap, err);
 	while ((s = va_arg(ap, const char *)) != NULL)
-		lz_strv_push(&argv, s);
+		lz_strv_push(&args, s);
 	va_end(ap);
-	what = xstrdup("podman");
 	/* "podman unshare fuse-overlayfs", "podman image mount": the words only. */
-	for (i = 1; argv[i] != NULL && i < (unshare ? 5u : 4u) && argv[i][0] != '-' &&
-	    argv[i][0] != '/'; i++) {
-		char *t = xasprintf("%s %s", what, argv[i]);
+	what = xstrdup(unshare ? "podman unshare" : "podman");
+	for (i = 0; args[i] != NULL && i < 3 && args[i][0] != '-' && args[i][0] != '/'; i++) {
+		char *t = xasprintf("%s %s", what, args[i]);
 
 		free(what);
 		what = t;
 	}
+	if (!unshare || overlay_ns_exec(&argv) < 0) {
+		lz_strv_push(&argv, "podman");
+		if (unshare)
+			lz_strv_push(&argv, "unshare");
+	}
+	for (i = 0; args[i] != NULL; i++)
+		lz_strv_push(&argv, args[i]);
 	ret = sentry_run(argv, NULL, what, out, status, err);
+	lz_strv_free(args);
 	lz_strv_free(argv);
 	return ret;
 }

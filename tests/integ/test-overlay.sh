@@ -108,3 +108,17 @@ assert_not_contains "$(as_user podman unshare podman image mount)" "$SX_IMG" "im
 as_user lazaret debug unmount --workspace "$ws" || fail "second unmount failed"
 note "ok: unmount is idempotent"
 assert_eq "$(cat "$ovl/usr/upper/share/persist.txt" | tr '\n' ' ')" "run1 run2 " "upper layer kept after unmount"
+
+# --- ns-exec: the overlays' way into podman's namespaces without podman's
+# start-up; the same view as podman unshare, and podman unshare when the pid is
+# not our rootless namespace's
+pause=$(as_user cat "$LZ_RUNDIR/libpod/tmp/pause.pid")
+assert_eq "$(as_user lazaret ns-exec --pid "$pause" -- cat /proc/self/uid_map | awk 'NR==1{print $1, $2, $3}')" \
+	"0 $LZ_UID 1" "ns-exec joins the user namespace where we are root"
+assert_eq "$(as_user lazaret ns-exec --pid "$pause" -- id -u)" "0" "ns-exec runs as root of podman's namespace"
+assert_eq "$(as_user lazaret ns-exec --pid "$pause" -- readlink /proc/self/ns/mnt)" \
+	"$(as_user podman unshare readlink /proc/self/ns/mnt)" "ns-exec joins podman unshare's mount namespace"
+assert_eq "$(as_user lazaret ns-exec --pid 1 -- readlink /proc/self/ns/mnt)" \
+	"$(as_user podman unshare readlink /proc/self/ns/mnt)" "a pid that is not ours falls back to podman unshare"
+out=$(as_user lazaret ns-exec --pid 1x -- true 2>&1) && fail "ns-exec took a bad pid"
+assert_contains "$out" "bad pid '1x'" "a bad pid is refused by name"

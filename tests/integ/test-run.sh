@@ -175,4 +175,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	[ "$rc" -ne 0 ] || fail "lazaret run as root was accepted"
 	assert_contains "$out" "rootless" "root is refused with the reason"
 fi
+# --- a missing image: the start fails with the image's name and how to get it,
+# whether the overlays (persistent dirs) or podman run meet it first
+lz_config <<'EOF2'
+profiles:
+  nope:
+    image: localhost/lazaret-nope:1
+  nope-flat:
+    image: localhost/lazaret-nope:1
+    persistent_dirs: []
+EOF2
+for p in nope nope-flat; do
+	set +e
+	out=$(lz run -p $p -w "$repo" -- true 2>&1 </dev/null); rc=$?
+	set -e
+	[ "$rc" -ne 0 ] || fail "profile $p: a missing image started"
+	assert_contains "$out" "image localhost/lazaret-nope:1 not found locally (no registry is used)" \
+		"profile $p: the missing image is named with the fix"
+done
+rm -f "$T/home/config/lazaret/config.yaml"
 echo "test-run: all passed"
