@@ -33,6 +33,7 @@
 
 #define COORD_NETREQ_SEEN	1024	/* destinations whose first allow/block is audited */
 #define COORD_NETREQ_ASKED	4096	/* destinations whose request is audited */
+#define COORD_NETREQ_DENIED	256	/* denied destinations remembered here */
 
 /* Hashes of the destinations already audited, open addressing, bounded. */
 struct coord_netreq_seen {
@@ -57,6 +58,11 @@ struct coord_netreq {
 	struct ctl_server_client **follow;
 	size_t nfollow;
 	struct coord_netreq_seen asked, seen;
+	/* Denied this run, kept here too: a restarted router has forgotten them,
+	 * and one whose request had just expired never learned them. */
+	struct netreq_item denied[COORD_NETREQ_DENIED];
+	size_t ndenied;
+	uint32_t denied_here;	/* attempts refused here for that reason */
 };
 
 static struct coord_netreq *
@@ -304,6 +310,49 @@ nr_session(struct coord *c)
 	return live == 1 ? id : 0;
 }
 
+static bool
+nr_same_dest(const struct netreq_item *a, const struct netreq_item *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == NETREQ_KIND_DNS)
+		return strcmp(a->name, b->name) == 0;
+	return a->proto == b->proto && a->port == b->port && strcmp(a->addr, b->addr) == 0;
+}
+
+static void
+nr_deny_keep(struct coord_netreq *nr, const struct netreq_item *it)
+{
+	if (nr->ndenied == COORD_NETREQ_DENIED) {
+		memmove(nr->denied, nr->denied + 1, (COORD_NETREQ_DENIED - 1) * sizeof *nr->denied);
+		nr->ndenied--;
+	}
+	nr->denied[nr->ndenied++] = *it;
+}
+
+/* A new request for a destination denied this run: refused at once, unasked. */
+static bool
+nr_deny_again(struct coord *c, const struct netreq_item *in)
+{
+	struct coord_netreq *nr = nr_get(c);
+	lz_err_t err = LZ_ERR_INIT;
+	int held;
+
+	for (size_t i = 0; i < nr->ndenied; i++) {
+		if (!nr_same_dest(&nr->denied[i], in))
+			continue;
+		if (net_coord_verdict(c->net, in->id, NETCTL_V_DENY, NULL, &held, &err) < 0) {
+			coord_log("network request: denying again: %s", err.msg);
+			lz_err_clear(&err);
+		}
+		nr->denied_here++;
+		nr->sum.denied_hits++;
+		nr_summary(c);
+		return true;
+	}
+	return false;
+}
+
 void
 coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 {
@@ -324,6 +373,8 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 	}
 	if (in->state != NETREQ_PENDING || nr->npend == NETREQ_MAX_PENDING)
 		return;	/* the router keeps no more than we do */
+	if (c->net != NULL && nr_deny_again(c, in))
+		return;
 	e = &nr->pend[nr->npend++];
 	e->it = *in;
 	e->rid = in->id;
@@ -367,11 +418,11 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 {
 	struct coord_netreq *nr = nr_get(c);
 
-	if (s->overflow == nr->sum.overflow && s->denied_hits == nr->sum.denied_hits &&
+	if (s->overflow == nr->sum.overflow && s->denied_hits + nr->denied_here == nr->sum.denied_hits &&
 	    s->ask_timeout_ms == nr->sum.ask_timeout_ms)
 		return;
 	nr->sum.overflow = s->overflow;
-	nr->sum.denied_hits = s->denied_hits;
+	nr->sum.denied_hits = s->denied_hits + nr->denied_here;
 	/* The router's word: 0 when this kernel cannot hold packets. */
 	nr->sum.ask_timeout_ms = s->ask_timeout_ms;
 	nr_summary(c);
@@ -602,6 +653,8 @@ nr_decide(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_
 		struct lz_jsonw w;
 		struct netreq_item it;
 
+		if (e != NULL && d.scope == NETREQ_SCOPE_DENY)
+			nr_deny_keep(nr, &e->it);
 		if (e != NULL) {
 			e->it.state = d.scope == NETREQ_SCOPE_DENY ? NETREQ_DENIED : NETREQ_APPROVED;
 			e->it.scope = d.scope;

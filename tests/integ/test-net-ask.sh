@@ -108,6 +108,21 @@ set +e; out=$(lz egress -w "$repo" approve "$id" 2>&1); rc=$?; set -e
 [ $rc -ne 0 ] || fail "a decided request was approved again"
 assert_contains "$out" "request $id is no longer pending: denied deny by cli" "a second answer is refused by name"
 
+note "a denial outlives the router: killed and restarted, it still refuses unasked"
+side=lazaret-net-$hash
+netns=$(readlink /proc/$(as_user podman inspect -f '{{.State.Pid}}' "$side")/ns/net)
+rh=
+for p in $(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk '$2 == "/lazaret-sidecar" { print $1 }'); do
+	[ "$(readlink /proc/$p/ns/net 2>/dev/null)" = "$netns" ] && rh=$p
+done
+[ -n "$rh" ] || fail "no router in $side's namespace"
+kill -9 "$rh"
+wait_for 30 sh -c "$(as_user_line lazaret status -w "$repo") | grep -q 'router up (1 restarts)'" ||
+	fail "the router was not restarted: $(lz status -w "$repo")"
+assert_contains "$(probe connect $NET.4 8082)" "ECONNREFUSED" "the denied destination is refused after the restart"
+[ "$(pending | grep -c '"port":8082')" -eq 1 ] || fail "the restarted router asked about a denied destination: $(pending)"
+note "ok: no new request for it"
+
 note "a broad grant needs a second confirmation"
 probe connect $NET.3 8083 >"$T/p5" & P5=$!
 id=$(wait_req "\"port\":8083")
