@@ -192,6 +192,33 @@ client_recv(struct client *c, int timeout_ms, struct proto_header *h, const uint
 }
 
 int
+client_stream(struct client *c, struct proto_buf *b, bool follow, client_frame_cb cb, void *arg,
+    lz_err_t *err)
+{
+	struct proto_header h;
+	const uint8_t *p;
+	int r;
+
+	if (client_send(c, b, err) < 0)
+		return -1;
+	for (;;) {
+		if ((r = client_recv(c, follow ? -1 : 30000, &h, &p, err)) <= 0)
+			return r < 0 ? -1 : 0;
+		if (h.type == PROTO_ERROR)
+			return client_error_frame(p, h.length, err);
+		if (h.type == PROTO_OK) {
+			fflush(stdout);
+			if (!follow)
+				return 0;
+			continue;
+		}
+		cb(&h, p, arg);
+		if (follow)
+			fflush(stdout);
+	}
+}
+
+int
 client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err)
 {
 	struct proto_error e;

@@ -66,6 +66,13 @@ int client_next(struct client *, struct proto_header *h, const uint8_t **payload
     lz_err_t *err);
 /* write(2) all of buf to fd (waiting out EAGAIN); -1 with errno. */
 int client_write_all(int fd, const void *buf, size_t len);
+/* A listing: send b, then hand each frame to cb until OK (with follow, until
+ * the coordinator closes); an ERROR frame becomes err. Output is flushed at
+ * OK, and after every frame when following. */
+typedef void (*client_frame_cb)(const struct proto_header *h, const uint8_t *payload,
+    void *arg);
+int client_stream(struct client *, struct proto_buf *b, bool follow, client_frame_cb cb,
+    void *arg, lz_err_t *err);
 /* Turn an ERROR payload into err; returns -1. */
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 

@@ -27,54 +27,46 @@ egress_summary_text(const struct netreq_summary *s)
 	    "denied destinations\n", s->pending, s->overflow, s->denied_hits);
 }
 
+struct egress_pending_out {
+	bool json;
+	bool header;	/* the text table's header is out */
+};
+
+/* One frame of the pending list: the summary, or one request. */
+static void
+egress_pending_cb(const struct proto_header *h, const uint8_t *p, void *arg)
+{
+	struct egress_pending_out *o = arg;
+	struct netreq_summary s;
+	struct netreq_item it;
+	char *t;
+
+	if (h->type == NETREQ_SUMMARY && netreq_decode_summary(p, h->length, &s, NULL) == 0) {
+		if (!o->json)
+			egress_summary_text(&s);
+		fflush(stdout);
+		return;
+	}
+	if (h->type != NETREQ_ITEM || netreq_decode_item(p, h->length, &it, NULL) < 0)
+		return;
+	if (!o->json && !o->header) {
+		printf("  ID  STATE    FIRST     DESTINATION                              "
+		    "TRIES GRANT\n");
+		o->header = true;
+	}
+	t = netreq_text_item(&it, o->json);
+	puts(t);
+	free(t);
+}
+
 int
 egress_pending(struct client *cl, bool json, bool follow, lz_err_t *err)
 {
 	struct proto_buf b = { 0 };
-	bool header = false;
+	struct egress_pending_out o = { .json = json };
 
 	netreq_encode_list(&b, follow ? NETREQ_FOLLOW : 0);
-	if (client_send(cl, &b, err) < 0)
-		return -1;
-	for (;;) {
-		struct proto_header h;
-		const uint8_t *p;
-		struct netreq_item it;
-		struct netreq_summary s;
-		int r = client_recv(cl, follow ? -1 : 30000, &h, &p, err);
-		char *t;
-
-		if (r <= 0)
-			return r < 0 ? -1 : 0;
-		if (h.type == PROTO_ERROR)
-			return client_error_frame(p, h.length, err);
-		if (h.type == PROTO_OK) {
-			fflush(stdout);
-			if (!follow)
-				return 0;
-			continue;
-		}
-		if (h.type == NETREQ_SUMMARY && netreq_decode_summary(p, h.length, &s, err) == 0) {
-			if (!json)
-				egress_summary_text(&s);
-			fflush(stdout);
-			continue;
-		}
-		if (h.type != NETREQ_ITEM || netreq_decode_item(p, h.length, &it, err) < 0) {
-			lz_err_clear(err);
-			continue;
-		}
-		if (!json && !header) {
-			printf("  ID  STATE    FIRST     DESTINATION                              "
-			    "TRIES GRANT\n");
-			header = true;
-		}
-		t = netreq_text_item(&it, json);
-		puts(t);
-		free(t);
-		if (follow)
-			fflush(stdout);
-	}
+	return client_stream(cl, &b, follow, egress_pending_cb, &o, err);
 }
 
 /* Ask the human at the terminal to type the broad pattern again. */

@@ -88,36 +88,23 @@ egress_edit(struct client *cl, bool add, const char *entry, lz_err_t *err)
 	return client_request(cl, &b, PROTO_OK, 30000, &h, &p, err);
 }
 
+/* One frame of the egress log: events are printed, anything else skipped. */
+static void
+egress_frame_cb(const struct proto_header *h, const uint8_t *p, void *arg)
+{
+	struct netctl_event e;
+
+	if (h->type == NETCTL_EVENT && netctl_decode_event(p, h->length, &e, NULL) == 0)
+		egress_print_cb(&e, arg);
+}
+
 static int
 egress_stream(struct client *cl, bool follow, bool json, unsigned last, lz_err_t *err)
 {
 	struct proto_buf b = { 0 };
 
 	netctl_encode_egress_req(&b, follow ? NETCTL_FOLLOW : 0, last);
-	if (client_send(cl, &b, err) < 0)
-		return -1;
-	for (;;) {
-		struct proto_header h;
-		const uint8_t *p;
-		struct netctl_event e;
-		int r = client_recv(cl, follow ? -1 : 30000, &h, &p, err);
-
-		if (r <= 0)
-			return r < 0 ? -1 : 0;
-		if (h.type == PROTO_ERROR)
-			return client_error_frame(p, h.length, err);
-		if (h.type == PROTO_OK) {
-			fflush(stdout);
-			if (!follow)
-				return 0;
-			continue;
-		}
-		if (h.type != NETCTL_EVENT || netctl_decode_event(p, h.length, &e, err) < 0)
-			continue;
-		egress_print_cb(&e, &json);
-		if (follow)
-			fflush(stdout);
-	}
+	return client_stream(cl, &b, follow, egress_frame_cb, &json, err);
 }
 
 static int
