@@ -167,16 +167,6 @@ char *cfg_size_text(uint64_t bytes);
 /* "2", "0.500" or "none"; caller frees. */
 char *cfg_cpus_text(long milli);
 
-/* A size: digits with an optional k, m or g (KiB, MiB, GiB; K, M, G too),
- * or "0"/"none" for no limit; *bytes gets it. */
-int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
-/* A CPU count: "2", "0.5", "1.25" (at most 3 decimals), or "0"/"none". */
-int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
-/* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
-char *cfg_size_text(uint64_t bytes);
-/* "2", "0.500" or "none"; caller frees. */
-char *cfg_cpus_text(long milli);
-
 /* ^[a-z0-9_-]{2,32}$ */
 bool cfg_profile_name_valid(const char *name);
 
