@@ -128,6 +128,7 @@ struct cfg_resolved {
 	char **allow_egress_from;	/* as in cfg_profile */
 	size_t n_allow_egress;
 	bool sidecar;		/* network: the sidecar (else --network none) */
+	int ask_timeout;	/* network.ask_timeout (cfg's), for the drift check */
 	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
 };
 
