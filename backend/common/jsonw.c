@@ -166,3 +166,11 @@ lz_jsonw_null(struct lz_jsonw *w)
 	jsonw_put(w, "null", 4);
 	jsonw_value_done(w);
 }
+
+void
+lz_jsonw_raw(struct lz_jsonw *w, const char *json)
+{
+	jsonw_sep(w);
+	jsonw_put(w, json, strlen(json));
+	jsonw_value_done(w);
+}

@@ -31,5 +31,7 @@ void lz_jsonw_strn(struct lz_jsonw *, const char *s, size_t n);
 void lz_jsonw_int(struct lz_jsonw *, int64_t v);
 void lz_jsonw_bool(struct lz_jsonw *, bool v);
 void lz_jsonw_null(struct lz_jsonw *);
+/* A value that is already JSON text (a JSON reader's canonical value), as it is. */
+void lz_jsonw_raw(struct lz_jsonw *, const char *json);
 
 #endif

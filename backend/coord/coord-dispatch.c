@@ -19,6 +19,7 @@
 #include "store/audit-text.h"
 #include "jsonw.h"
 #include "strv.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 /* A session record for the store. */
@@ -177,6 +178,8 @@ coord_exit_cb(struct session *s, void *arg)
 	size_t i;
 
 	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
+	if (s->id == 1)
+		lz_trace("session 1 ran and ended (%s)", s->direct ? "runsc exec" : "podman exec");
 	/* A session that dies with its sandbox: say why, in the user's terminal too. */
 	coord_limits_check(c);
 	if (c->limit_hit != NULL) {
@@ -244,7 +247,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	struct proto_buf b = { 0 };
 	struct session *s;
 	lz_err_t err = LZ_ERR_INIT;
-	char **env = NULL, **argv = NULL, *cmd = NULL, *secret = NULL;
+	char **env = NULL, **argv = NULL, *cmd = NULL, *secret = NULL, *spec = NULL;
 	char uuid[33];
 	unsigned char rnd[16];
 	bool direct;
@@ -289,7 +292,10 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
 	ex.env_fd3 = secret != NULL;
 	ex.hold = secret != NULL ? ESC_COORD_BIN_DST : NULL;
-	if (c->drv->exec_argv(&ex, &argv, &err) < 0) {
+	/* runsc exec straight into the sandbox when the driver found the way
+	 * (rexec.c); podman exec otherwise. */
+	if (c->direct != NULL ? c->drv->direct_exec(c->direct, &ex, secret, &argv, &spec, &err) < 0 :
+	    c->drv->exec_argv(&ex, &argv, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		goto out;
 	}
@@ -302,7 +308,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	so.tty = ex.tty;
 	so.rows = ns.rows;
 	so.cols = ns.cols;
-	so.secret_env = secret;
+	so.fd3 = c->direct != NULL ? spec : secret;
+	so.direct = c->direct != NULL;
 	if (session_start(c->loop, &so, &cbs, c, &s, &err) < 0) {
 		coord_log("session %u: %s", so.id, err.msg);
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
@@ -310,6 +317,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 			esc_coord_session_end(c->esc, uuid);
 		goto out;
 	}
+	if (so.id == 1)
+		lz_trace("first client; session 1 spawned (%s)", so.direct ? "runsc exec" : "podman exec");
 	/* A workbench session outlives its creator's connection (detach). */
 	s->owner = (ns.flags & PROTO_SESSION_KEEP) ? NULL : cl;
 	session_attach(s, cl);
@@ -343,6 +352,9 @@ out:
 	if (secret != NULL)
 		explicit_bzero(secret, strlen(secret));
 	free(secret);
+	if (spec != NULL)
+		explicit_bzero(spec, strlen(spec));
+	free(spec);
 	lz_strv_free(env);
 	lz_strv_free(argv);
 	free(cmd);

@@ -161,7 +161,7 @@ coord_shutdown(struct coord *c, const char *why)
 	ctl_server_stop(c->srv);
 	uv_timer_stop(&c->idle);
 	for (i = 0; i < c->n_sessions; i++)
-		session_kill(c->sessions[i]);
+		session_end(c->sessions[i]);
 	if (c->n_sessions > 0)
 		uv_timer_start(&c->stop_timer, coord_stop_timer_cb, COORD_STOP_MS, 0);
 	else
@@ -367,6 +367,28 @@ coord_create_container(struct coord *c, lz_err_t *err)
 out:
 	drv_spec_free(sp);
 	return ret;
+}
+
+/* Sessions start with the runtime's own exec when the driver finds what it
+ * needs (one log line either way); LAZARET_PODMAN_EXEC=1 keeps podman exec. */
+static void
+coord_direct_open(struct coord *c)
+{
+	const char *force = getenv("LAZARET_PODMAN_EXEC");
+	char *why = NULL;
+
+	if (c->drv->direct_open == NULL)
+		return;
+	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0) {
+		coord_log("sessions start with podman exec: LAZARET_PODMAN_EXEC is set");
+		return;
+	}
+	if ((c->direct = c->drv->direct_open(c->a->container, &why)) != NULL) {
+		coord_log("sessions start with runsc exec (no podman exec)");
+		return;
+	}
+	coord_log("sessions start with podman exec: %s", why);
+	free(why);
 }
 
 /* A Sentry report (import refused, refs left out, .git quarantined): the
@@ -630,6 +652,8 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	}
 	lz_trace("container");
+	coord_direct_open(c);
+	lz_trace("exec path (conmon, config.json)");
 	coord_limits_watch(c);
 	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)
@@ -710,6 +734,8 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	ret = 0;
 out:
 	ctl_server_free(c.srv);
+	if (c.direct != NULL)
+		c.drv->direct_free(c.direct);
 	free(c.sessions);
 	free(c.followers);
 	coord_netreq_free(&c);

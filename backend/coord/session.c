@@ -1,4 +1,5 @@
-/* session.c - a podman exec process on a PTY (or pipes) the coordinator owns.
+/* session.c - an exec process (runsc exec or podman exec) on a PTY (or
+ * pipes) the coordinator owns.
  *
  * Theory of operation: each uv handle the session opens holds a reference,
  * dropped in its close callback, so the session outlives every callback that
@@ -25,6 +26,7 @@
 
 #define SESSION_DRAIN_MS	1000
 #define SESSION_KILL_MS		2000
+#define SESSION_FD3_MAX		60000	/* under a pipe's 64 KiB */
 
 struct session_write {
 	uv_write_t req;
@@ -178,11 +180,13 @@ session_exit_cb(uv_process_t *p, int64_t status, int sig)
 
 	s->exited = true;
 	s->status = sig != 0 ? 128 + sig : (int)status;
-	/* podman exec exits 0 on our SIGTERM: the session was terminated all the same. */
-	if (s->killing && s->status == 0)
+	/* podman exec exits 0 on our SIGTERM, runsc exec with the status of the
+	 * signal that ended the command (SIGHUP for a shell): terminated all the same. */
+	if (s->killing && (s->status == 0 || s->status > 128))
 		s->status = 128 + SIGTERM;
 	uv_timer_stop(&s->timer);
-	uv_timer_start(&s->timer, session_timer_cb, SESSION_DRAIN_MS, 0);
+	/* A killed direct exec's command may still hold the PTY: no waiting for EOF. */
+	uv_timer_start(&s->timer, session_timer_cb, s->killing ? 0 : SESSION_DRAIN_MS, 0);
 	session_check_done(s);
 }
 
@@ -193,20 +197,22 @@ session_init_handle(struct session *s, uv_handle_t *h)
 	session_ref(s);
 }
 
-/* A pipe holding text (at most a pipe's buffer), its write end closed:
- * the read end, CLOEXEC, or -1. */
+/* A pipe holding text (at most what a pipe holds without a reader), its
+ * write end closed: the read end, CLOEXEC, or -1. */
 static int
-session_secret_pipe(const char *text, lz_err_t *err)
+session_fd3_pipe(const char *text, lz_err_t *err)
 {
 	size_t n = strlen(text);
 	int p[2];
 
-	if (n > 4096)
-		return lz_err_set(err, E2BIG, "session environment of %zu bytes is too long", n);
+	if (n > SESSION_FD3_MAX)
+		return lz_err_set(err, E2BIG, "the session's environment or exec description (%zu bytes) is too long", n);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return lz_err_sys(err, errno, "pipe");
-	if (write(p[1], text, n) != (ssize_t)n) {
-		lz_err_sys(err, errno, "pipe");
+	/* non-blocking: a pipe shrunk by the user's pipe limits fails, never hangs */
+	errno = 0;
+	if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0 || write(p[1], text, n) != (ssize_t)n) {
+		lz_err_sys(err, errno != 0 ? errno : EAGAIN, "cannot write the session's fd 3 pipe");
 		close(p[0]);
 		close(p[1]);
 		return -1;
@@ -222,10 +228,10 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	uv_process_options_t po;
 	uv_stdio_container_t io[4];
 	struct session *s;
-	int master = -1, slave = -1, secret = -1, r, i;
+	int master = -1, slave = -1, fd3 = -1, r, i;
 
 	*out = NULL;
-	if (o->secret_env != NULL && (secret = session_secret_pipe(o->secret_env, err)) < 0)
+	if (o->fd3 != NULL && (fd3 = session_fd3_pipe(o->fd3, err)) < 0)
 		return -1;
 	s = xcalloc(1, sizeof *s);
 	s->refs = 1;
@@ -233,6 +239,7 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	s->id = o->id;
 	s->command = xstrdup(o->command != NULL ? o->command : "");
 	s->tty = o->tty;
+	s->direct = o->direct;
 	s->cbs = *cbs;
 	s->arg = arg;
 	s->master = -1;
@@ -271,11 +278,11 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 		io[2].data.stream = (uv_stream_t *)&s->err;
 	}
 	io[3].flags = UV_INHERIT_FD;
-	io[3].data.fd = secret;
+	io[3].data.fd = fd3;
 	po.file = o->exec_argv[0];
 	po.args = o->exec_argv;
 	po.stdio = io;
-	po.stdio_count = secret >= 0 ? 4 : 3;
+	po.stdio_count = fd3 >= 0 ? 4 : 3;
 	po.exit_cb = session_exit_cb;
 	/* setsid(): the exec is no child of the user's terminal session. */
 	po.flags = UV_PROCESS_DETACHED;
@@ -283,9 +290,9 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	r = uv_spawn(loop, &s->proc, &po);
 	if (slave >= 0)
 		close(slave);
-	if (secret >= 0)
-		close(secret);	/* the child has its copy; the pipe dies with it */
-	secret = -1;
+	if (fd3 >= 0)
+		close(fd3);	/* the child has its copy; the pipe dies with it */
+	fd3 = -1;
 	if (r != 0) {
 		lz_err_set(err, -r, "cannot run %s: %s", o->exec_argv[0], uv_strerror(r));
 		s->exited = true;
@@ -298,8 +305,8 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 	*out = s;
 	return 0;
 fail:
-	if (secret >= 0)
-		close(secret);
+	if (fd3 >= 0)
+		close(fd3);
 	s->done = true;
 	session_close(s);
 	session_unref(s);
@@ -410,8 +417,8 @@ session_resize(struct session *s, uint16_t rows, uint16_t cols, lz_err_t *err)
 		return 0;
 	if (pty_resize(s->master, rows, cols, err) < 0)
 		return -1;
-	/* No controlling terminal: podman learns of the change from us. */
-	if (s->pid > 0)
+	/* podman exec has no controlling terminal: it learns of the change from us. */
+	if (s->pid > 0 && !s->direct)
 		kill(s->pid, SIGWINCH);
 	return 0;
 }
@@ -441,8 +448,23 @@ session_kill(struct session *s)
 	if (s->exited || s->killing || s->pid <= 0)
 		return;
 	s->killing = true;
+	if (s->direct && s->tty)
+		kill(s->pid, SIGHUP);
 	kill(s->pid, SIGTERM);
 	uv_timer_start(&s->timer, session_timer_cb, SESSION_KILL_MS, 0);
+}
+
+void
+session_end(struct session *s)
+{
+	if (!s->direct) {
+		session_kill(s);
+		return;
+	}
+	if (s->exited || s->pid <= 0)
+		return;
+	s->killing = true;
+	kill(s->pid, SIGKILL);
 }
 
 static void

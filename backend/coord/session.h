@@ -1,9 +1,10 @@
 /* session.h - one shell or command in the sandbox (DESIGN "Sessions and PTYs").
  *
- * A session is the `podman exec` process the coordinator spawned, either on a
- * PTY the coordinator owns (tty sessions: podman exec -t reads its window size
- * from that terminal and forwards SIGWINCH) or on three pipes (no terminal:
- * stdin, stdout and stderr stay apart, EOF is forwarded). The session reads
+ * A session is the exec process the coordinator spawned (`runsc exec`
+ * through sandbox/rexec.c, or `podman exec`), either on a PTY the
+ * coordinator owns (tty sessions: the exec reads its window size from that
+ * terminal) or on three pipes (no terminal: stdin, stdout and stderr stay
+ * apart, EOF is forwarded). The session reads
  * the output and hands it to output_cb; who receives it is the coordinator's
  * business (the clients in `clients`, and later a per-session screen).
  */
@@ -42,10 +43,15 @@ struct session_opts {
 	const char *command;	/* for status: the command as the user gave it */
 	bool tty;
 	uint16_t rows, cols;
-	/* Lines for podman exec --env-file=/dev/fd/3 (the session credential):
-	 * written into a pipe that the spawned process reads as its fd 3, so it
-	 * is on no command line and in no file. NULL: no fd 3. */
-	const char *secret_env;
+	/* Text the spawned process reads on its fd 3, through a pipe: the
+	 * session credential (podman exec --env-file=/dev/fd/3) or runsc exec's
+	 * whole process description holding it; so it is on no command line.
+	 * NULL: no fd 3. */
+	const char *fd3;
+	/* The process is the runtime's exec itself (driver.h direct_exec): a
+	 * tty session's PTY is its controlling terminal, so the kernel sends it
+	 * SIGWINCH and the terminal's signals, and it forwards them inside. */
+	bool direct;
 };
 
 /* The coordinator's copy of a tty session's screen (screen.h); NULL for
@@ -85,6 +91,7 @@ struct session {
 	bool done;		/* exit_cb delivered */
 	bool closing;
 	bool killing;
+	bool direct;		/* session_opts.direct */
 };
 
 /* Spawn opts->exec_argv (own session, setsid)
@@ -95,12 +102,19 @@ int session_start(uv_loop_t *loop, const struct session_opts *opts,
 void session_write(struct session *, const uint8_t *buf, size_t len);
 /* End of input: closes stdin of a pipe session, sends ^D (VEOF) to a tty one. */
 void session_eof(struct session *);
-/* Set the PTY size and tell podman (SIGWINCH). */
+/* Set the PTY size; podman exec is told with a SIGWINCH, a direct exec by
+ * the kernel (its controlling terminal). */
 int session_resize(struct session *, uint16_t rows, uint16_t cols, lz_err_t *err);
 /* Stop reading output (a client is backed up) or resume. */
 void session_pause(struct session *, bool paused);
-/* SIGTERM the process, SIGKILL 2 s later if it is still there. */
+/* SIGTERM the process (a direct tty one a SIGHUP first, as a terminal that
+ * goes away: an interactive shell ignores SIGTERM), SIGKILL 2 s later if it
+ * is still there. Its status then reads 128+SIGTERM. */
 void session_kill(struct session *);
+/* The sandbox is torn down next: end the session without signalling the
+ * command (it dies with the sandbox, as it did under podman exec): a direct
+ * exec is SIGKILLed, podman exec gets session_kill. Status 128+SIGTERM. */
+void session_end(struct session *);
 /* Close every handle; the session is freed when they are closed and the last
  * reference is gone. */
 void session_close(struct session *);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "review/surface-json.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 struct sj {
@@ -412,6 +413,62 @@ surface_json_clear(struct surface_json *o)
 	free(o->kv);
 	o->kv = NULL;
 	o->n = 0;
+}
+
+int
+surface_json_strings(const char *val, char ***out, lz_err_t *err)
+{
+	struct sj j = { (const uint8_t *)val, strlen(val), 0, NULL, err };
+	char **v = xcalloc(1, sizeof *v);
+	bool first = true;
+
+	*out = NULL;
+	sj_ws(&j);
+	if (j.pos >= j.len || j.p[j.pos] != '[') {
+		lz_strv_free(v);
+		return sj_fail(&j, "expected an array of strings");
+	}
+	j.pos++;
+	for (;;) {
+		struct sj_text dec = { 0 };
+
+		sj_ws(&j);
+		if (j.pos < j.len && j.p[j.pos] == ']' && first) {
+			j.pos++;
+			break;
+		}
+		if (j.pos >= j.len || j.p[j.pos] != '"') {
+			sj_fail(&j, "expected a string");
+			goto fail;
+		}
+		if (sj_string(&j, NULL, &dec) < 0) {
+			free(dec.s);
+			goto fail;
+		}
+		lz_strv_push(&v, dec.s != NULL ? dec.s : "");
+		free(dec.s);
+		first = false;
+		sj_ws(&j);
+		if (j.pos < j.len && j.p[j.pos] == ']') {
+			j.pos++;
+			break;
+		}
+		if (j.pos >= j.len || j.p[j.pos] != ',') {
+			sj_fail(&j, "expected ',' or ']'");
+			goto fail;
+		}
+		j.pos++;
+	}
+	sj_ws(&j);
+	if (j.pos != j.len) {
+		sj_fail(&j, "trailing bytes after the array");
+		goto fail;
+	}
+	*out = v;
+	return 0;
+fail:
+	lz_strv_free(v);
+	return -1;
 }
 
 static const struct surface_jkv *

@@ -41,6 +41,12 @@ void surface_json_clear(struct surface_json *);
 /* Call cb with the name ("scripts.postinstall", or "bin" for a non-object
  * value) of each member under top-level key top that differs between a and
  * b (added, removed or changed). Returns how many differ. */
+/* Decode val (a canonical value from surface_json_parse, or any JSON text)
+ * as an array of strings into *out (NULL-terminated, lz_strv_free; an
+ * empty array gives an empty vector). -1 with err when val is anything
+ * else or a string holds a NUL. */
+int surface_json_strings(const char *val, char ***out, lz_err_t *err);
+
 typedef void (*surface_json_diff_cb)(const char *name, void *arg);
 size_t surface_json_diff(const struct surface_json *a, const struct surface_json *b,
     const char *top, surface_json_diff_cb cb, void *arg);

@@ -69,6 +69,10 @@ struct drv_exec {
 				 * runs under its --hold (escalate/hold.c); NULL: not */
 };
 
+/* A faster way into one running container than exec_argv (the Podman
+ * driver: runsc exec without podman and conmon, rexec.c); opaque. */
+struct drv_direct;
+
 struct drv_ops {
 	const char *name;
 	/* Create and start the container detached, with a long-running init;
@@ -90,10 +94,28 @@ struct drv_ops {
 	int (*writable_dir)(const char *name, char **dir, lz_err_t *);
 	/* The local image's id (what a rebuilt image changes); caller frees. */
 	int (*image_id)(const char *image, char **id, lz_err_t *);
+	/* Optional (NULL: none). Prepared once after create from what the engine
+	 * wrote for the running container; NULL with *why (caller frees) when
+	 * something it needs is missing, and exec_argv stays the way in. */
+	struct drv_direct *(*direct_open)(const char *name, char **why);
+	/* Like exec_argv through it (ex->env_fd3 ignored): *argv to spawn and
+	 * *spec, the text the process must read on its fd 3 (a pipe): the exec's
+	 * whole description, secret_env's KEY=VALUE lines merged in (caller
+	 * wipes and frees). The spawned process is the runtime's exec itself:
+	 * signals sent to it are forwarded to the command; with ex->tty it takes
+	 * the terminal on its stdin as its controlling terminal. */
+	int (*direct_exec)(const struct drv_direct *, const struct drv_exec *,
+	    const char *secret_env, char ***argv, char **spec, lz_err_t *);
+	void (*direct_free)(struct drv_direct *);
 };
 
 /* The Podman driver (podman.c). */
 extern const struct drv_ops podman_ops;
+
+/* The command an exec runs in the container: ex->argv (or the image's
+ * login shell), under the escalation client's --hold when ex->hold is set.
+ * Caller frees with lz_strv_free. */
+char **drv_exec_command(const struct drv_exec *ex);
 
 /* Free every member and the spec itself (allocated with xcalloc); NULL is a no-op. */
 void drv_spec_free(struct drv_spec *);

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "sandbox/overlay.h"
+#include "sandbox/podman-ns.h"
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
 #include "strv.h"
@@ -153,39 +154,6 @@ overlay_mountinfo_has(const char *mountinfo, const char *path)
 	return found;
 }
 
-/* Start *argv as `lazaret ns-exec --pid PAUSE --`: the namespaces of rootless
- * podman's pause process (what `podman unshare` joins), entered in a few ms;
- * ns-exec itself falls back to podman unshare. -1: no pause process known. */
-static int
-overlay_ns_exec(char ***argv)
-{
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char exe[PATH_MAX], pid[16];
-	_cleanup_free_ char *path = NULL;
-	ssize_t n;
-	size_t len;
-	FILE *f;
-
-	if (rt == NULL || rt[0] != '/' || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-		return -1;
-	exe[n] = '\0';
-	path = xasprintf("%s/libpod/tmp/pause.pid", rt);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	len = fread(pid, 1, sizeof pid - 1, f);
-	fclose(f);
-	pid[len] = '\0';
-	pid[strcspn(pid, "\n")] = '\0';
-	if (pid[0] == '\0' || pid[strspn(pid, "0123456789")] != '\0')
-		return -1;
-	lz_strv_push(argv, exe);
-	lz_strv_push(argv, "ns-exec");
-	lz_strv_push(argv, "--pid");
-	lz_strv_push(argv, pid);
-	lz_strv_push(argv, "--");
-	return 0;
-}
-
 /* Run `podman [unshare] ARGS... NULL` (sentry_run's status and out). */
 static int
 overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
@@ -209,7 +177,9 @@ overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 		free(what);
 		what = t;
 	}
-	if (!unshare || overlay_ns_exec(&argv) < 0) {
+	if (unshare && podman_ns_prefix(&argv) == 0) {
+		lz_strv_push(&argv, "--");
+	} else {
 		lz_strv_push(&argv, "podman");
 		if (unshare)
 			lz_strv_push(&argv, "unshare");

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sandbox/podman.h"
+#include "sandbox/rexec.h"
 #include "coord/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -266,10 +267,33 @@ fail:
 	return -1;
 }
 
+char **
+drv_exec_command(const struct drv_exec *ex)
+{
+	char **v = NULL;
+	size_t i;
+
+	if (ex->hold != NULL) {
+		lz_strv_push(&v, ex->hold);
+		lz_strv_push(&v, "--hold");
+		lz_strv_push(&v, "--");
+	}
+	if (ex->argv == NULL || ex->argv[0] == NULL) {
+		/* the image's login shell: bash when it has one (runs inside the sandbox) */
+		lz_strv_push(&v, "/bin/sh");
+		lz_strv_push(&v, "-c");
+		lz_strv_push(&v, "if [ -x /bin/bash ]; then exec /bin/bash -l; fi; exec /bin/sh -l");
+	} else {
+		for (i = 0; ex->argv[i] != NULL; i++)
+			lz_strv_push(&v, ex->argv[i]);
+	}
+	return v;
+}
+
 int
 podman_exec_argv(const struct drv_exec *ex, char ***argv, lz_err_t *err)
 {
-	char **v = NULL;
+	char **v = NULL, **cmd;
 	size_t i;
 
 	*argv = NULL;
@@ -301,20 +325,10 @@ podman_exec_argv(const struct drv_exec *ex, char ***argv, lz_err_t *err)
 		lz_strv_pushf(&v, "--workdir=%s", ex->workdir);
 	}
 	lz_strv_push(&v, ex->name);
-	if (ex->hold != NULL) {
-		lz_strv_push(&v, ex->hold);
-		lz_strv_push(&v, "--hold");
-		lz_strv_push(&v, "--");
-	}
-	if (ex->argv == NULL || ex->argv[0] == NULL) {
-		/* the image's login shell: bash when it has one (runs inside the sandbox) */
-		lz_strv_push(&v, "/bin/sh");
-		lz_strv_push(&v, "-c");
-		lz_strv_push(&v, "if [ -x /bin/bash ]; then exec /bin/bash -l; fi; exec /bin/sh -l");
-	} else {
-		for (i = 0; ex->argv[i] != NULL; i++)
-			lz_strv_push(&v, ex->argv[i]);
-	}
+	cmd = drv_exec_command(ex);
+	for (i = 0; cmd[i] != NULL; i++)
+		lz_strv_push(&v, cmd[i]);
+	lz_strv_free(cmd);
 	*argv = v;
 	return 0;
 fail:
@@ -585,6 +599,9 @@ const struct drv_ops podman_ops = {
 	.list = podman_list,
 	.writable_dir = podman_writable_dir,
 	.image_id = podman_image_id,
+	.direct_open = rexec_open,
+	.direct_exec = rexec_exec,
+	.direct_free = rexec_free,
 };
 
 void

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# test-rexec.sh - sessions start with `runsc exec` straight into the sandbox
+# (backend/sandbox/rexec.c), not `podman exec`: the same probe run through
+# lazaret and through a raw `podman exec` in the same container sees the
+# same uid/gid/groups, capabilities, no-new-privileges, limits, umask, cwd and
+# environment; the session credential is on no host command line, in no host
+# process's environment and in no file (podman exec writes its exec spec,
+# credential included, under the container's userdata); a terminal session
+# gets its size, SIGWINCH, Ctrl-C, Ctrl-Z and exit status; `lazaret stop`
+# ends it with 143; LAZARET_PODMAN_EXEC=1 keeps podman exec, same probe.
+source "$(dirname "$0")/lib.sh"
+lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command"
+need_stack
+need_default_image
+
+lz_domain ws
+log=$T/home/data/lazaret/domains/$hash/coordinator.log
+wt=$T/home/data/lazaret/domains/$hash/lazaret-$hash
+
+# A session holding the domain (and a credential) while we look.
+lz run -w "$repo" -- sh -c 'echo up >/workspace/.up; sleep 300' </dev/null >"$T/a.out" 2>&1 &
+apid=$!
+lz_on_exit "kill $apid"
+wait_for 60 test -s "$wt/.up" || { cat "$T/a.out" "$log"; fail "the first session did not start"; }
+assert_contains "$(cat "$log")" "sessions start with runsc exec" "the coordinator found the direct way in"
+id=$(as_user podman container inspect --format '{{.Id}}' "$ctr")
+[ ${#id} = 64 ] || fail "no container id for $ctr: [$id]"
+
+# --- the host's view of the live session
+ps_all=$(timeout 10 ps -eo pid=,args=)
+mine=$(echo "$ps_all" | grep -F -- "exec --process /dev/fd/3 $id" | grep -v grep || true)
+[ -n "$mine" ] || fail "no runsc exec of container $id among the processes"
+assert_contains "$mine" "runsc --ignore-cgroups" "the session is runsc's own exec (through podman's runtime wrapper)"
+assert_eq "$(echo "$ps_all" | grep -F -- "podman exec" | grep -cF -- "$ctr" || true)" 0 \
+	"no podman exec for this container"
+assert_not_contains "$ps_all" "lzc1." "no credential on any host command line"
+n=0
+for f in /proc/[0-9]*/environ; do
+	{ tr '\0' '\n' <"$f" | grep -q '^LAZARET_CRED=\|lzc1\.'; } 2>/dev/null && n=$((n + 1))
+done
+assert_eq "$n" 0 "no host process's environment holds a credential"
+hits=$(timeout 60 grep -rla -D skip -e 'lzc1\.' -e 'LAZARET_CRED=' "$LZ_RUNDIR" 2>/dev/null || true)
+assert_eq "$hits" "" "no file under the runtime dir $LZ_RUNDIR holds a credential"
+ud=$(as_user podman container inspect --format '{{.StaticDir}}' "$ctr")
+hits=$(timeout 60 grep -rla -D skip -e 'lzc1\.' "$ud" 2>/dev/null || true)
+assert_eq "$hits" "" "none under the container's userdata either (where podman exec writes its exec spec)"
+# the command still runs under the escalation holder, seen from inside
+out=$(lz run -w "$repo" -- sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <$f; echo; done' </dev/null)
+assert_contains "$out" "lazaret-escalate --hold -- sh -c echo up" "the session's command runs under the holder"
+
+# --- same probe, lazaret's exec and a raw podman exec, same container
+PROBE='echo uid=$(id -u) gid=$(id -g) groups=$(id -G); grep -E "^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|Groups):" /proc/self/status
+echo cwd=$(pwd) umask=$(umask); ulimit -a
+tr "\0" "\n" </proc/$$/environ | grep -v "^LAZARET_" | LC_ALL=C sort'
+ours=$(lz run -w "$repo" -- sh -c "$PROBE" </dev/null)
+theirs=$(as_user podman exec -w /workspace "$ctr" sh -c "$PROBE" </dev/null)
+assert_contains "$ours" "CapEff:" "the probe read the capabilities"
+assert_contains "$ours" "open files" "and the limits"
+assert_eq "$ours" "$theirs" "credentials, capabilities, limits, cwd and environment equal podman exec's"
+sid=$(lz run -w "$repo" -- sh -c 'tr "\0" "\n" </proc/$$/environ | grep -c "^LAZARET_SESSION_ID="' </dev/null)
+assert_eq "$sid" 1 "the session id is in the environment once"
+
+# --- exit status
+set +e
+lz run -w "$repo" -- sh -c 'exit 3' </dev/null; rc=$?
+lz run -w "$repo" -- sh -c 'kill -9 $$' </dev/null; rc2=$?
+lz run -w "$repo" -- /no/such/program </dev/null 2>"$T/nsp"; rc3=$?
+set -e
+assert_eq "$rc" 3 "exit 3 is lazaret run's exit status"
+assert_eq "$rc2" 137 "killed by SIGKILL: 128+9"
+[ "$rc3" -ne 0 ] || fail "a missing program exited 0"
+note "ok: a missing program exits $rc3 ($(head -c 200 "$T/nsp"))"
+out=$(printf 'one\ntwo\n' | lz run -w "$repo" -- wc -l)
+assert_eq "$(echo $out)" 2 "stdin and its EOF reach the command"
+
+# --- a terminal: size, SIGWINCH, TERM once, Ctrl-C, Ctrl-Z, exit status
+TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
+lz_on_exit "${TM[*]} kill-server"
+pane_has() { "${TM[@]}" capture-pane -p -S -100 | grep -qF -- "$1"; }
+show() { "${TM[@]}" capture-pane -p -S -100; }
+inner="$(as_user_line lazaret run -w "$repo" -- bash --norc --noprofile -i); echo rc=\$?; sleep 600"
+"${TM[@]}" new-session -d -x 100 -y 30 "$inner"
+wait_for 30 pane_has "bash" || { show; fail "no shell in the pane"; }
+"${TM[@]}" send-keys "trap 'echo WINCH-\$(stty size | tr \" \" x)' WINCH; echo SZ-\$(stty size | tr ' ' x)" Enter
+wait_for 10 pane_has "SZ-30x100" || { show; fail "window size not 30x100"; }
+"${TM[@]}" send-keys "echo TERMS-\$(tr '\\0' '\\n' </proc/\$\$/environ | grep -c '^TERM=')-\$TERM" Enter
+wait_for 10 pane_has "TERMS-1-" || { show; fail "TERM not set exactly once"; }
+"${TM[@]}" resize-window -x 120 -y 40
+wait_for 10 pane_has "WINCH-40x120" || { show; fail "no SIGWINCH with the new size inside"; }
+note "ok: the resize reaches the program as SIGWINCH with the new size"
+"${TM[@]}" send-keys "sleep 100" Enter
+sleep 0.5	# let bash start the job; a Ctrl-C before it would hit the prompt
+"${TM[@]}" send-keys C-c
+"${TM[@]}" send-keys 'echo INT-$?' Enter
+wait_for 10 pane_has "INT-130" || { show; fail "Ctrl-C did not interrupt the foreground job"; }
+note "ok: Ctrl-C ends the foreground job (130), the shell stays"
+"${TM[@]}" send-keys "sleep 100" Enter
+sleep 0.5
+"${TM[@]}" send-keys C-z
+wait_for 10 pane_has "Stopped" || { show; fail "Ctrl-Z did not stop the foreground job"; }
+"${TM[@]}" send-keys 'kill -9 %1; echo JOBS-done' Enter
+wait_for 10 pane_has "JOBS-done" || { show; fail "the shell is not back after Ctrl-Z"; }
+note "ok: Ctrl-Z stops the foreground job"
+"${TM[@]}" send-keys 'exit 5' Enter
+wait_for 20 pane_has "rc=5" || { show; fail "the shell's exit status 5 is not lazaret's"; }
+
+# --- lazaret stop ends a terminal session (an interactive shell ignores SIGTERM)
+"${TM[@]}" kill-server 2>/dev/null || true
+"${TM[@]}" new-session -d -x 100 -y 30 "$inner"
+wait_for 30 pane_has "bash" || { show; fail "no shell in the pane"; }
+lz stop -w "$repo" >/dev/null
+wait_for 20 pane_has "rc=143" || { show; fail "lazaret stop did not end the terminal session with 143"; }
+note "ok: lazaret stop ends an interactive shell's session: 143"
+wait $apid 2>/dev/null || true
+wait_for 30 sh -c "[ -z \"\$($(as_user_line podman ps -aq --filter "name=^$ctr\$"))\" ]" ||
+	fail "the container outlived lazaret stop"
+"${TM[@]}" kill-server 2>/dev/null || true
+
+# --- LAZARET_PODMAN_EXEC=1: podman exec, the same probe
+LZ_ENV=(LAZARET_PODMAN_EXEC=1)
+ours2=$(lz run -w "$repo" -- sh -c "$PROBE" </dev/null)
+assert_contains "$(cat "$log")" "sessions start with podman exec: LAZARET_PODMAN_EXEC is set" \
+	"the fallback is logged with its reason"
+assert_eq "$ours2" "$ours" "podman exec gives the session the same credentials and environment"
