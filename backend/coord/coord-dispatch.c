@@ -179,7 +179,7 @@ coord_exit_cb(struct session *s, void *arg)
 
 	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
 	if (s->id == 1)
-		lz_trace("session 1 ran and ended (%s)", s->direct ? "runsc exec" : "podman exec");
+		lz_trace("session 1 ran (%s)", s->direct ? "runsc exec" : "podman exec");
 	/* A session that dies with its sandbox: say why, in the user's terminal too. */
 	coord_limits_check(c);
 	if (c->limit_hit != NULL) {
@@ -318,7 +318,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 		goto out;
 	}
 	if (so.id == 1)
-		lz_trace("first client; session 1 spawned (%s)", so.direct ? "runsc exec" : "podman exec");
+		lz_trace("session 1 spawned (%s)", so.direct ? "runsc exec" : "podman exec");
 	/* A workbench session outlives its creator's connection (detach). */
 	s->owner = (ns.flags & PROTO_SESSION_KEEP) ? NULL : cl;
 	session_attach(s, cl);
