@@ -206,7 +206,8 @@ session_fd3_pipe(const char *text, lz_err_t *err)
 	int p[2];
 
 	if (n > SESSION_FD3_MAX)
-		return lz_err_set(err, E2BIG, "the session's environment or exec description (%zu bytes) is too long", n);
+		return lz_err_set(err, E2BIG, "the session's environment or exec description "
+		    "(%zu bytes) is too long", n);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return lz_err_sys(err, errno, "pipe");
 	/* non-blocking: a pipe shrunk by the user's pipe limits fails, never hangs */
