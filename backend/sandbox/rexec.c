@@ -73,7 +73,7 @@ rexec_find_conmon(const char *name, struct rexec_conmon *out, lz_err_t *err)
 	struct rexec_conmon c;
 	struct dirent *de;
 	struct stat st;
-	char path[300], *buf;
+	char path[300], *buf, *bad = NULL;
 	size_t len;
 	int found = 0, r, pfd;
 	DIR *d;
@@ -106,6 +106,9 @@ rexec_find_conmon(const char *name, struct rexec_conmon *out, lz_err_t *err)
 		r = len < REXEC_CMDLINE_MAX ? rexec_conmon_parse(buf, len, name, &c, &e) : 0;
 		free(buf);
 		if (r < 0) {
+			/* a conmon we cannot read (a new option?): said if none is found */
+			free(bad);
+			bad = xstrdup(e.msg != NULL ? e.msg : "");
 			lz_err_clear(&e);
 			continue;
 		}
@@ -115,12 +118,20 @@ rexec_find_conmon(const char *name, struct rexec_conmon *out, lz_err_t *err)
 			rexec_conmon_clear(&c);
 	}
 	closedir(d);
-	if (found == 1)
+	if (found == 1) {
+		free(bad);
 		return 0;
+	}
 	if (found > 1)
 		rexec_conmon_clear(out);
-	return lz_err_set(err, ENOENT, found == 0 ? "no conmon of ours runs container %s" :
-	    "several conmon processes name container %s", name);
+	if (found == 0 && bad != NULL)
+		lz_err_set(err, ENOENT, "no conmon of ours runs container %s that can be read (%s)",
+		    name, bad);
+	else
+		lz_err_set(err, ENOENT, found == 0 ? "no conmon of ours runs container %s" :
+		    "several conmon processes name container %s", name);
+	free(bad);
+	return -1;
 }
 
 /* The runtime conmon runs: an absolute executable no one else may change. */
