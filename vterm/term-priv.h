@@ -39,5 +39,8 @@ struct term {
 /* Push a row to the scrollback as libvterm's sb_pushline does, keeping a
  * scrolled-back view on its lines (user: the struct term). */
 void term_sb_pushed(void *user, int cols, const VTermScreenCell *cells);
+/* The same for a row of t->cols cells of tmpl holding text (term_sb_push_text). */
+void term_sb_pushed_text(struct term *t, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl);
 
 #endif

@@ -68,13 +68,51 @@ cell_is_blank(const VTermScreenCell *c, const VTermScreenCell *blank)
 	    vterm_color_is_equal(&c->bg, &blank->bg);
 }
 
+/* The slot the next push writes, with room for need bytes. */
+static struct term_sb_line *
+sb_slot(struct term_sb *sb, size_t need)
+{
+	struct term_sb_line *l = &sb->lines[sb->head];
+
+	if (need > l->cap) {
+		l->buf = xrealloc(l->buf, need);
+		l->cap = need;
+	}
+	return l;
+}
+
+/* The slot holds n cells now: make it the newest line. True when the
+ * oldest line was dropped for it. */
+static bool
+sb_commit(struct term_sb *sb, struct term_sb_line *l, int n, bool full)
+{
+	l->n = n;
+	l->full = full;
+	sb->head = (sb->head + 1) % sb->max;
+	if (sb->count < sb->max) {
+		sb->count++;
+		return false;
+	}
+	return true;
+}
+
+static void
+cell_pack(const VTermScreenCell *c, struct term_sb_packed *p)
+{
+	p->ch = c->chars[0];
+	p->fg = c->fg;
+	p->bg = c->bg;
+	p->attrs = (uint16_t)term_attrs_pack(&c->attrs);
+	p->width = (uint8_t)c->width;
+	p->pad = 0;
+}
+
 bool
 term_sb_push(struct term_sb *sb, int cols, const VTermScreenCell *cells,
     const VTermScreenCell *blank)
 {
 	struct term_sb_line *l;
-	bool dropped = false, full = false;
-	size_t need;
+	bool full = false;
 	int n = cols;
 
 	if (sb->max == 0)
@@ -83,34 +121,35 @@ term_sb_push(struct term_sb *sb, int cols, const VTermScreenCell *cells,
 		n--;
 	for (int i = 0; i < n && !full; i++)
 		full = cells[i].chars[0] != 0 && cells[i].chars[1] != 0;
-	need = (size_t)n * (full ? sizeof(VTermScreenCell) : sizeof(struct term_sb_packed));
-	l = &sb->lines[sb->head];
-	if (need > l->cap) {
-		l->buf = xrealloc(l->buf, need);
-		l->cap = need;
-	}
+	l = sb_slot(sb, (size_t)n * (full ? sizeof(VTermScreenCell) : sizeof(struct term_sb_packed)));
 	if (full)
-		memcpy(l->buf, cells, need);
-	else {
-		struct term_sb_packed *p = l->buf;
-
-		for (int i = 0; i < n; i++) {
-			p[i].ch = cells[i].chars[0];
-			p[i].fg = cells[i].fg;
-			p[i].bg = cells[i].bg;
-			p[i].attrs = (uint16_t)term_attrs_pack(&cells[i].attrs);
-			p[i].width = (uint8_t)cells[i].width;
-			p[i].pad = 0;
-		}
-	}
-	l->n = n;
-	l->full = full;
-	sb->head = (sb->head + 1) % sb->max;
-	if (sb->count < sb->max)
-		sb->count++;
+		memcpy(l->buf, cells, (size_t)n * sizeof(VTermScreenCell));
 	else
-		dropped = true;
-	return dropped;
+		for (int i = 0; i < n; i++)
+			cell_pack(&cells[i], &((struct term_sb_packed *)l->buf)[i]);
+	return sb_commit(sb, l, n, full);
+}
+
+bool
+term_sb_push_text(struct term_sb *sb, int cols, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl, const VTermScreenCell *blank)
+{
+	struct term_sb_packed cell, *p;
+	int stored;
+
+	if (sb->max == 0)
+		return true;
+	/* What term_sb_push keeps of the row: the text, then tmpl's cells
+	 * unless they are blank. */
+	stored = cell_is_blank(tmpl, blank) ? (int)n : cols;
+	p = sb_slot(sb, (size_t)stored * sizeof(*p))->buf;
+	cell_pack(tmpl, &cell);
+	for (int i = 0; i < stored; i++) {
+		p[i] = cell;
+		if ((size_t)i < n)
+			p[i].ch = text[i];
+	}
+	return sb_commit(sb, &sb->lines[sb->head], stored, false);
 }
 
 static void

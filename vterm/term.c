@@ -144,19 +144,31 @@ resize_cb(int rows, int cols, void *user)
 	return 1;
 }
 
-void
-term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
+/* Keep a scrolled-back view on the same lines while output goes on. */
+static void
+sb_after_push(struct term *t, bool dropped)
 {
-	struct term *t = user;
-	bool dropped = term_sb_push(t->sb, cols, cells, &t->blank);
-
-	/* Keep a scrolled-back view on the same lines while output goes on. */
 	if (t->offset > 0) {
 		if (!dropped)
 			t->offset++;
 		else
 			term_dirty_all(t);
 	}
+}
+
+void
+term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
+{
+	struct term *t = user;
+
+	sb_after_push(t, term_sb_push(t->sb, cols, cells, &t->blank));
+}
+
+void
+term_sb_pushed_text(struct term *t, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl)
+{
+	sb_after_push(t, term_sb_push_text(t->sb, t->cols, text, n, tmpl, &t->blank));
 }
 
 static int
