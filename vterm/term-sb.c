@@ -6,7 +6,8 @@
  * after a pop or an overwrite and only grows, so steady-state pushes copy
  * cells and never call malloc. Cells are packed to 16 bytes (first char,
  * colours, attributes, width); a line with a combining mark anywhere keeps
- * libvterm's full 40-byte cells instead, so nothing is lost.
+ * libvterm's full 40-byte cells instead, so nothing is lost; a row of plain
+ * text in one pen (term_sb_push_text: a `cat`) is its bytes and the pen.
  */
 #include <string.h>
 
@@ -22,11 +23,19 @@ struct term_sb_packed {
 	uint8_t pad;
 };
 
+enum term_sb_kind {
+	TERM_SB_PACKED,		/* buf: struct term_sb_packed cells */
+	TERM_SB_FULL,		/* buf: VTermScreenCell (combining marks) */
+	TERM_SB_TEXT,		/* buf: text_n characters, each cell pen */
+};
+
 struct term_sb_line {
-	void *buf;		/* packed cells, or VTermScreenCell when full */
+	void *buf;
 	size_t cap;		/* bytes allocated */
 	int n;			/* stored cells */
-	bool full;
+	enum term_sb_kind kind;
+	int text_n;		/* TEXT: cells holding a character */
+	struct term_sb_packed pen;	/* TEXT: every cell but its character */
 };
 
 struct term_sb {
@@ -84,10 +93,10 @@ sb_slot(struct term_sb *sb, size_t need)
 /* The slot holds n cells now: make it the newest line. True when the
  * oldest line was dropped for it. */
 static bool
-sb_commit(struct term_sb *sb, struct term_sb_line *l, int n, bool full)
+sb_commit(struct term_sb *sb, struct term_sb_line *l, int n, enum term_sb_kind kind)
 {
 	l->n = n;
-	l->full = full;
+	l->kind = kind;
 	sb->head = (sb->head + 1) % sb->max;
 	if (sb->count < sb->max) {
 		sb->count++;
@@ -127,29 +136,25 @@ term_sb_push(struct term_sb *sb, int cols, const VTermScreenCell *cells,
 	else
 		for (int i = 0; i < n; i++)
 			cell_pack(&cells[i], &((struct term_sb_packed *)l->buf)[i]);
-	return sb_commit(sb, l, n, full);
+	return sb_commit(sb, l, n, full ? TERM_SB_FULL : TERM_SB_PACKED);
 }
 
 bool
 term_sb_push_text(struct term_sb *sb, int cols, const unsigned char *text, size_t n,
     const VTermScreenCell *tmpl, const VTermScreenCell *blank)
 {
-	struct term_sb_packed cell, *p;
-	int stored;
+	struct term_sb_line *l;
 
 	if (sb->max == 0)
 		return true;
+	l = sb_slot(sb, n);
+	if (n > 0)
+		memcpy(l->buf, text, n);
+	l->text_n = (int)n;
+	cell_pack(tmpl, &l->pen);
 	/* What term_sb_push keeps of the row: the text, then tmpl's cells
 	 * unless they are blank. */
-	stored = cell_is_blank(tmpl, blank) ? (int)n : cols;
-	p = sb_slot(sb, (size_t)stored * sizeof(*p))->buf;
-	cell_pack(tmpl, &cell);
-	for (int i = 0; i < stored; i++) {
-		p[i] = cell;
-		if ((size_t)i < n)
-			p[i].ch = text[i];
-	}
-	return sb_commit(sb, &sb->lines[sb->head], stored, false);
+	return sb_commit(sb, l, cell_is_blank(tmpl, blank) ? (int)n : cols, TERM_SB_TEXT);
 }
 
 static void
@@ -157,17 +162,19 @@ line_cell(const struct term_sb_line *l, int col, VTermScreenCell *out)
 {
 	const struct term_sb_packed *p;
 
-	if (l->full) {
+	if (l->kind == TERM_SB_FULL) {
 		*out = ((const VTermScreenCell *)l->buf)[col];
 		return;
 	}
-	p = &((const struct term_sb_packed *)l->buf)[col];
+	p = l->kind == TERM_SB_TEXT ? &l->pen : &((const struct term_sb_packed *)l->buf)[col];
 	memset(out, 0, sizeof(*out));
 	out->chars[0] = p->ch;
 	out->fg = p->fg;
 	out->bg = p->bg;
 	out->width = (char)p->width;
 	term_attrs_unpack(p->attrs, &out->attrs);
+	if (l->kind == TERM_SB_TEXT && col < l->text_n)
+		out->chars[0] = ((const unsigned char *)l->buf)[col];
 }
 
 bool
