@@ -12,6 +12,7 @@
 #ifndef LZ_SCREEN_H
 #define LZ_SCREEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,15 +21,23 @@
 /* Scrollback lines kept per session, and sent with a snapshot at most. */
 #define SCREEN_SB_LINES		2000
 #define SCREEN_SNAP_SB		500
+/* Bytes screen_feed holds back at most. */
+#define SCREEN_HOLD_MAX		(256u << 10)
 
 struct screen;
 
 /* A screen of rows x cols (0 or out of range: 24x80). */
 int screen_new(uint16_t rows, uint16_t cols, struct screen **out, lz_err_t *err);
 void screen_free(struct screen *);
-/* Bytes the PTY wrote. */
-void screen_feed(struct screen *, const uint8_t *buf, size_t len);
-/* Replies owed to the PTY after screen_feed (NULL when none); consume what
+/* Bytes the PTY wrote: fed to the terminal now, or, with hold, kept back
+ * (with any held before, in order) until screen_flush or until
+ * SCREEN_HOLD_MAX bytes are held. A `cat` fed in big pieces costs a fraction
+ * of one fed per PTY read (term-fast.h); the snapshot and a resize flush
+ * first, so neither ever misses a byte. */
+void screen_feed(struct screen *, const uint8_t *buf, size_t len, bool hold);
+/* Feed what is held; false when nothing was (the buffer is freed then). */
+bool screen_flush(struct screen *);
+/* Replies owed to the PTY after feeding (NULL when none); consume what
  * was written. */
 const uint8_t *screen_reply(const struct screen *, size_t *len);
 void screen_reply_consume(struct screen *, size_t n);
