@@ -1,5 +1,6 @@
-/* term-feed.c - bytes into the terminal (see term.h), and the fast path for
- * plain lines that scroll off (term-fast.h does the planning and the rows).
+/* term-feed.c - bytes into the terminal (see term.h), held back on request
+ * and fed in big pieces, and the fast path for plain lines that scroll off
+ * (term-fast.h does the planning and the rows).
  *
  * Theory of operation: fast_feed looks for a CR LF followed by a run of plain
  * lines long enough to scroll more than a screen. It feeds libvterm up to
@@ -254,8 +255,8 @@ fast_feed(struct term *t, const unsigned char *p, size_t len)
 	feed(t, p + done, len - done);
 }
 
-void
-term_feed(struct term *t, const char *buf, size_t len)
+static void
+feed_now(struct term *t, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
@@ -264,4 +265,43 @@ term_feed(struct term *t, const char *buf, size_t len)
 	else
 		feed(t, (const unsigned char *)buf, len);
 	vterm_screen_flush_damage(t->vs);
+}
+
+void
+term_feed(struct term *t, const char *buf, size_t len)
+{
+	term_flush(t);
+	feed_now(t, buf, len);
+}
+
+void
+term_feed_later(struct term *t, const char *buf, size_t len)
+{
+	size_t need = t->held_len + len;
+
+	if (need > t->held_cap) {
+		t->held_cap = need > TERM_HOLD_MAX ? need : TERM_HOLD_MAX;
+		t->held = xrealloc(t->held, t->held_cap);
+	}
+	memcpy(t->held + t->held_len, buf, len);
+	t->held_len = need;
+	if (t->held_len >= TERM_HOLD_MAX)
+		term_flush(t);
+}
+
+bool
+term_flush(struct term *t)
+{
+	size_t len = t->held_len;
+
+	if (len == 0) {
+		/* Output paused: give the buffer back. */
+		free(t->held);
+		t->held = NULL;
+		t->held_cap = 0;
+		return false;
+	}
+	t->held_len = 0;
+	feed_now(t, t->held, len);
+	return true;
 }

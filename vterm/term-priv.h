@@ -34,6 +34,8 @@ struct term {
 	int row_cap;
 	char *paint;			/* bytes fast_paint feeds */
 	size_t paint_len, paint_cap;
+	char *held;			/* term_feed_later's bytes, not fed yet */
+	size_t held_len, held_cap;
 };
 
 /* Push a row to the scrollback as libvterm's sb_pushline does, keeping a

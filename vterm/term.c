@@ -294,6 +294,7 @@ term_free(struct term *t)
 	term_sb_free(t->sb);
 	free(t->row);
 	free(t->paint);
+	free(t->held);
 	free(t->out);
 	free(t);
 }
@@ -312,6 +313,7 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 
 	if (check_size(rows, cols, err) < 0)
 		return -1;
+	term_flush(t);	/* written for the old size */
 	if (rows == t->rows && cols == t->cols)
 		return 0;
 	/* CAN ends a half-sent sequence or character at the old size, in both

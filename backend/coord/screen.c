@@ -1,7 +1,6 @@
 /* screen.c - a session's screen in the coordinator (see screen.h). */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "coord/screen.h"
 #include "term-snap.h"
@@ -10,8 +9,6 @@
 
 struct screen {
 	struct term *t;
-	uint8_t *held;		/* bytes not fed yet (screen_feed with hold) */
-	size_t held_len, held_cap;
 };
 
 static void
@@ -45,14 +42,16 @@ screen_free(struct screen *s)
 	if (s == NULL)
 		return;
 	term_free(s->t);
-	free(s->held);
 	free(s);
 }
 
-static void
-screen_feed_now(struct screen *s, const uint8_t *buf, size_t len)
+void
+screen_feed(struct screen *s, const uint8_t *buf, size_t len, bool hold)
 {
-	term_feed(s->t, (const char *)buf, len);
+	if (hold)
+		term_feed_later(s->t, (const char *)buf, len);
+	else
+		term_feed(s->t, (const char *)buf, len);
 	/* Nobody reads the damage here: drop it. Replies wait for the session. */
 	term_dirty_clear(s->t);
 	(void)term_events_take(s->t);
@@ -61,34 +60,11 @@ screen_feed_now(struct screen *s, const uint8_t *buf, size_t len)
 bool
 screen_flush(struct screen *s)
 {
-	if (s->held_len == 0) {
-		/* Output paused for a while: give the buffer back. */
-		free(s->held);
-		s->held = NULL;
-		s->held_cap = 0;
+	if (!term_flush(s->t))
 		return false;
-	}
-	screen_feed_now(s, s->held, s->held_len);
-	s->held_len = 0;
+	term_dirty_clear(s->t);
+	(void)term_events_take(s->t);
 	return true;
-}
-
-void
-screen_feed(struct screen *s, const uint8_t *buf, size_t len, bool hold)
-{
-	if (!hold) {
-		screen_flush(s);
-		screen_feed_now(s, buf, len);
-		return;
-	}
-	if (s->held_len + len > s->held_cap) {
-		s->held_cap = s->held_len + len > SCREEN_HOLD_MAX ? s->held_len + len : SCREEN_HOLD_MAX;
-		s->held = xrealloc(s->held, s->held_cap);
-	}
-	memcpy(s->held + s->held_len, buf, len);
-	s->held_len += len;
-	if (s->held_len >= SCREEN_HOLD_MAX)
-		screen_flush(s);
 }
 
 const uint8_t *
@@ -109,8 +85,7 @@ int
 screen_resize(struct screen *s, uint16_t rows, uint16_t cols, lz_err_t *err)
 {
 	screen_clamp(&rows, &cols);
-	screen_flush(s);	/* written for the old size */
-	return term_resize(s->t, rows, cols, err);
+	return term_resize(s->t, rows, cols, err);	/* held bytes first */
 }
 
 int
@@ -121,8 +96,7 @@ screen_snapshot(struct screen *s, size_t max, uint8_t **buf, size_t *len, lz_err
 
 	*buf = NULL;
 	*len = 0;
-	screen_flush(s);
-	for (;;) {
+	for (;;) {	/* term_snap_take feeds held bytes first */
 		snap = term_snap_take(s->t, sb);
 		term_snap_encode(snap, buf, len);
 		term_snap_free(snap);

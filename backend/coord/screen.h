@@ -21,8 +21,6 @@
 /* Scrollback lines kept per session, and sent with a snapshot at most. */
 #define SCREEN_SB_LINES		2000
 #define SCREEN_SNAP_SB		500
-/* Bytes screen_feed holds back at most. */
-#define SCREEN_HOLD_MAX		(256u << 10)
 
 struct screen;
 
@@ -30,10 +28,10 @@ struct screen;
 int screen_new(uint16_t rows, uint16_t cols, struct screen **out, lz_err_t *err);
 void screen_free(struct screen *);
 /* Bytes the PTY wrote: fed to the terminal now, or, with hold, kept back
- * (with any held before, in order) until screen_flush or until
- * SCREEN_HOLD_MAX bytes are held. A `cat` fed in big pieces costs a fraction
- * of one fed per PTY read (term-fast.h); the snapshot and a resize flush
- * first, so neither ever misses a byte. */
+ * (term_feed_later: in order, at most TERM_HOLD_MAX bytes) until
+ * screen_flush. A `cat` fed in big pieces costs a fraction of one fed per
+ * PTY read (term-fast.h); the snapshot and a resize feed held bytes first,
+ * so neither ever misses one. */
 void screen_feed(struct screen *, const uint8_t *buf, size_t len, bool hold);
 /* Feed what is held; false when nothing was (the buffer is freed then). */
 bool screen_flush(struct screen *);

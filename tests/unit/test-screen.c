@@ -146,13 +146,13 @@ test_screen_held_bytes_reach_snapshot_and_resize(void **state)
 }
 
 /* A query held back is answered once fed: by a flush, or when the bytes
- * held reach SCREEN_HOLD_MAX (a burst never holds more). */
+ * held reach TERM_HOLD_MAX (a burst never holds more). */
 static void
 test_screen_hold_is_bounded_and_flush_answers(void **state)
 {
 	struct screen *s;
 	lz_err_t err = LZ_ERR_INIT;
-	static uint8_t lines[SCREEN_HOLD_MAX];
+	static uint8_t lines[TERM_HOLD_MAX];
 	size_t len;
 
 	(void)state;
