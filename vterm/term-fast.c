@@ -20,11 +20,10 @@ plain_byte(unsigned char c)
 	return c >= 0x20 && c <= 0x7e;
 }
 
-/* Bytes of p[0, len) before the first that is not plain, eight at a time
- * (a word has a byte < 0x20 or > 0x7e exactly when one of the two tests
- * sets a high bit; bytes >= 0x80 set both). */
-static size_t
-plain_span(const unsigned char *p, size_t len)
+/* Eight at a time: a word has a byte < 0x20 or > 0x7e exactly when one of
+ * the two tests sets a high bit (bytes >= 0x80 set both). */
+size_t
+term_fast_plain_span(const unsigned char *p, size_t len)
 {
 	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
 	size_t i = 0;
@@ -56,7 +55,7 @@ term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
 	memset(out, 0, sizeof(*out));
 	for (;;) {
 		start = i;
-		i += plain_span(p + i, len - i);
+		i += term_fast_plain_span(p + i, len - i);
 		if (i + 1 >= len || p[i] != '\r' || p[i + 1] != '\n')
 			break;
 		total += line_rows(i - start, cols);

@@ -27,6 +27,9 @@ struct term_fast_plan {
 bool term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
     struct term_fast_plan *out);
 
+/* Bytes of p[0, len) before the first that is not printable ASCII
+ * (0x20..0x7e). */
+size_t term_fast_plain_span(const unsigned char *p, size_t len);
 /* Rows the plain lines p[0, len) fill at cols columns. */
 size_t term_fast_count(const unsigned char *p, size_t len, int cols);
 
