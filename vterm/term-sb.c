@@ -43,6 +43,10 @@ struct term_sb {
 	size_t max;
 	size_t head;
 	size_t count;
+	/* term_sb_push_text's last pen: the rows of a run share one. */
+	VTermScreenCell pen_tmpl, pen_blank;
+	struct term_sb_packed pen;
+	bool pen_is_blank, pen_set;
 };
 
 struct term_sb *
@@ -147,14 +151,22 @@ term_sb_push_text(struct term_sb *sb, int cols, const unsigned char *text, size_
 
 	if (sb->max == 0)
 		return true;
+	if (!sb->pen_set || memcmp(tmpl, &sb->pen_tmpl, sizeof(*tmpl)) != 0 ||
+	    memcmp(blank, &sb->pen_blank, sizeof(*blank)) != 0) {
+		sb->pen_tmpl = *tmpl;
+		sb->pen_blank = *blank;
+		cell_pack(tmpl, &sb->pen);
+		sb->pen_is_blank = cell_is_blank(tmpl, blank);
+		sb->pen_set = true;
+	}
 	l = sb_slot(sb, n);
 	if (n > 0)
 		memcpy(l->buf, text, n);
 	l->text_n = (int)n;
-	cell_pack(tmpl, &l->pen);
+	l->pen = sb->pen;
 	/* What term_sb_push keeps of the row: the text, then tmpl's cells
 	 * unless they are blank. */
-	return sb_commit(sb, l, cell_is_blank(tmpl, blank) ? (int)n : cols, TERM_SB_TEXT);
+	return sb_commit(sb, l, sb->pen_is_blank ? (int)n : cols, TERM_SB_TEXT);
 }
 
 static void
