@@ -4,9 +4,10 @@
  * through sandbox/rexec.c, or `podman exec`), either on a PTY the
  * coordinator owns (tty sessions: the exec reads its window size from that
  * terminal) or on three pipes (no terminal: stdin, stdout and stderr stay
- * apart, EOF is forwarded). The session reads
- * the output and hands it to output_cb; who receives it is the coordinator's
- * business (the clients in `clients`, and later a per-session screen).
+ * apart, EOF is forwarded). The session reads the output, feeds the
+ * session's screen (if the coordinator gave it one) and hands it to
+ * output_cb; who receives it is the coordinator's business (the clients in
+ * `clients`).
  */
 #ifndef LZ_SESSION_H
 #define LZ_SESSION_H
@@ -83,6 +84,7 @@ struct session {
 	uv_pipe_t err;		/* stderr pipe (pipe sessions) */
 	uv_pipe_t in;		/* stdin pipe (pipe sessions) */
 	uv_timer_t timer;	/* drain deadline after exit; SIGKILL after SIGTERM */
+	uv_timer_t tick;	/* feeds the screen what it holds back */
 	int master;
 	int open_handles;
 	bool out_eof, err_eof, in_closed;
