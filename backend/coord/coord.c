@@ -467,7 +467,7 @@ coord_teardown(struct coord *c)
 	}
 	coord_limits_release(c);
 	if (c->ovl_ok) {
-		if (overlay_unmount(c->a, &err) < 0) {
+		if (overlay_unmount(c->a, false, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
 			failed++;
@@ -615,13 +615,14 @@ coord_start(struct coord *c, lz_err_t *err)
 		coord_image_error(c, err);
 		goto out;
 	}
-	lz_trace("overlays");
+	lz_trace("overlays: fuse-overlayfs");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
 	lz_trace("trust anchor, escalation socket");
 	if (coord_limits_start(c, err) < 0)
 		goto out;
+	lz_trace("resource limits");
 	/* Before the container: the router's rules are in place before it starts. */
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
@@ -629,7 +630,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		coord_image_error(c, err);
 		goto out;
 	}
-	lz_trace("container");
+	lz_trace("container (podman run -d)");
 	coord_limits_watch(c);
 	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)

@@ -20,6 +20,7 @@
 #include "net/net-coord.h"
 #include "net/net-image.h"
 #include "strv.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 enum net_state { NET_DOWN, NET_STARTING, NET_UP, NET_RESTARTING };
@@ -378,8 +379,13 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 
 	nc->state = NET_STARTING;
 	if (net_files(nc, err) < 0 || net_image_bin(&bin, err) < 0 ||
-	    net_image_ensure(bin, &nc->image, NULL, err) < 0 || net_container(nc, err) < 0 ||
-	    net_router_spawn(nc, err) < 0)
+	    net_image_ensure(bin, &nc->image, NULL, err) < 0)
+		goto out;
+	lz_trace("sidecar: image");
+	if (net_container(nc, err) < 0)
+		goto out;
+	lz_trace("sidecar: container");
+	if (net_router_spawn(nc, err) < 0)
 		goto out;
 	/* Rules in place = control socket answering; the router's exit ends the wait. */
 	while (net_now_ms() < nc->deadline_ms) {
@@ -387,6 +393,7 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 
 		if (net_try_connect(nc)) {
 			nc->state = NET_UP;
+			lz_trace("sidecar: router, rules in place");
 			net_audit(nc, "net.start", nc->o.a->sidecar);
 			ret = 0;
 			goto out;
