@@ -19,6 +19,8 @@
 #include "egress.h"
 #include "net/net-coord.h"
 #include "net/net-image.h"
+#include "sandbox/pause.h"
+#include "sandbox/storage.h"
 #include "strv.h"
 #include "trace.h"
 #include "xmalloc.h"
@@ -167,6 +169,41 @@ net_proc_close_cb(uv_handle_t *h)
 
 static void net_router_exit_cb(uv_process_t *p, int64_t status, int sig);
 
+/* `SELF ns-exec --pid PAUSE -- crun --root $XDG_RUNTIME_DIR/crun exec ID
+ * ROUTER...`: the router started in the sidecar by crun itself, in the
+ * namespaces, with the capabilities and user of the container's process as
+ * podman exec would, but without podman's and conmon's start-up (~100-250
+ * ms). ID is read from podman's containers.json. -1 when anything is not as
+ * expected: the caller uses podman exec. Either way the router is our child
+ * and its exit (it was killed, crashed) is seen and restarted alike. */
+static int
+net_crun_exec_argv(struct net_coord *nc, char **rargv, char ***argv)
+{
+	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *info = NULL, *g = NULL, *root = NULL, *state = NULL;
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (rt == NULL || rt[0] != '/' || (info = pause_mountinfo()) == NULL ||
+	    (g = storage_graphroot(info)) == NULL ||
+	    storage_lookup(g, "containers", nc->o.a->sidecar, id, layer) != 1)
+		return -1;
+	/* crun's state of that very container, where rootless podman keeps it. */
+	root = xasprintf("%s/crun", rt);
+	state = xasprintf("%s/%s/status", root, id);
+	if (lstat(state, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+	    pause_exec_prefix(argv) < 0)
+		return -1;
+	lz_strv_push(argv, "crun");
+	lz_strv_push(argv, "--root");
+	lz_strv_push(argv, root);
+	lz_strv_push(argv, "exec");
+	lz_strv_push(argv, id);
+	for (size_t i = 0; rargv[i] != NULL; i++)
+		lz_strv_push(argv, rargv[i]);
+	return 0;
+}
+
 static int
 net_router_spawn(struct net_coord *nc, lz_err_t *err)
 {
@@ -195,8 +232,12 @@ net_router_spawn(struct net_coord *nc, lz_err_t *err)
 		lz_strv_push(&rargv, ms);
 	}
 	ex.argv = rargv;
-	if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
-		goto out;
+	if (net_crun_exec_argv(nc, rargv, &argv) < 0) {
+		lz_strv_free(argv);
+		argv = NULL;
+		if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
+			goto out;
+	}
 	(void)unlink(nc->ctl);
 	io[0].flags = UV_IGNORE;
 	io[1].flags = UV_IGNORE;
@@ -379,11 +420,20 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 
 	nc->state = NET_STARTING;
 	if (net_files(nc, err) < 0 || net_image_bin(&bin, err) < 0 ||
-	    net_image_ensure(bin, &nc->image, NULL, err) < 0)
+	    net_image_name(bin, &nc->image, err) < 0)
 		goto out;
-	lz_trace("sidecar: image");
-	if (net_container(nc, err) < 0)
-		goto out;
+	/* No image check first (a podman start-up on every start): podman run
+	 * --pull=never says when the image is missing; it is built, then the
+	 * container made again. */
+	if (net_container(nc, err) < 0) {
+		if (err->code != ENOENT)
+			goto out;
+		lz_err_clear(err);
+		free(nc->image);
+		nc->image = NULL;
+		if (net_image_ensure(bin, &nc->image, NULL, err) < 0 || net_container(nc, err) < 0)
+			goto out;
+	}
 	lz_trace("sidecar: container");
 	if (net_router_spawn(nc, err) < 0)
 		goto out;

@@ -5,7 +5,9 @@
  * user namespace only, on slirp4netns (host loopback reachable as 10.0.2.2,
  * which the router refuses unless listed). Its PID 1 is catatonit in pause
  * mode, so the namespace lives as long as the container; the router runs in
- * it through `podman exec`, owned by the coordinator: when it dies the rules
+ * it through `crun exec` (entered with `lazaret ns-exec`, the container's id
+ * from podman's containers.json; `podman exec` when that is not known),
+ * owned by the coordinator: when it dies the rules
  * stay in the kernel (default deny), the coordinator audits it and starts it
  * again with the policy in force, in the same namespace. The sandbox joins
  * with --network container:lazaret-net-<H> (runsc network=host) and a

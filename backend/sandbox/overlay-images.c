@@ -2,12 +2,16 @@
  * overlay-images.h). The file is a JSON array of objects with "id",
  * "names" (strings) and "layer" (the image's top layer, whose mount is
  * <graphroot>/overlay/<layer>/merged). Names are unique in a store, so the
- * first element listing ref is the answer. */
+ * first element listing ref is the answer. containers.json (overlay-containers/)
+ * has the same shape: "id", "names", "layer" (the container's own layer). */
 #include <stdbool.h>
 #include <string.h>
 
 #include "review/surface-json.h"
 #include "sandbox/overlay-images.h"
+
+#define OVERLAY_IMAGES_NAME_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:"
 
 struct overlay_images_q {
 	const char *ref;
@@ -23,8 +27,7 @@ overlay_images_ref_ok(const char *ref)
 	/* A registry part, a tag, and nothing that needs escaping in JSON. */
 	return n > 0 && n < 512 && strchr(ref, '/') != NULL &&
 	    strchr(strrchr(ref, '/'), ':') != NULL && strchr(ref, '@') == NULL &&
-	    ref[strspn(ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:")]
-	    == '\0';
+	    ref[strspn(ref, OVERLAY_IMAGES_NAME_CHARS)] == '\0';
 }
 
 /* A member's canonical value "<64 hex>" into out. */
@@ -93,7 +96,8 @@ overlay_images_find(const uint8_t *buf, size_t len, const char *ref,
 	struct overlay_images_q q = { ref, id, layer, 0 };
 
 	id[0] = layer[0] = '\0';
-	if (!overlay_images_ref_ok(ref))
+	/* Only names JSON writes verbatim (overlay_images_named relies on it). */
+	if (ref[0] == '\0' || strlen(ref) >= 512 || ref[strspn(ref, OVERLAY_IMAGES_NAME_CHARS)] != '\0')
 		return 0;
 	if (surface_json_each(buf, len, overlay_images_el_cb, &q, err) < 0)
 		return -1;

@@ -20,9 +20,11 @@
  * digests are podman's to resolve. */
 bool overlay_images_ref_ok(const char *ref);
 
-/* Find the image whose names list ref exactly in images.json text buf.
+/* Find the image whose names list ref exactly in images.json text buf
+ * (or the container named ref in containers.json, the same shape).
  * Returns 1 with id and layer (64 hex digits each, NUL-terminated) set, 0
- * when no image has that name, -1 with err when buf is not an images file. */
+ * when no image has that name (or ref has a character JSON would escape),
+ * -1 with err when buf is not an images file. */
 int overlay_images_find(const uint8_t *buf, size_t len, const char *ref,
     char id[OVERLAY_IMAGES_ID_LEN + 1], char layer[OVERLAY_IMAGES_ID_LEN + 1], lz_err_t *err);
 

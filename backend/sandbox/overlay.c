@@ -58,8 +58,8 @@
 
 #include "sandbox/overlay.h"
 #include "sandbox/overlay-images.h"
-#include "review/surface-json.h"
 #include "sandbox/pause.h"
+#include "sandbox/storage.h"
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
 #include "strv.h"
@@ -142,9 +142,7 @@ overlay_unescape(const char *s, size_t n)
 	return out;
 }
 
-/* The mount point of the mountinfo line at *line (decoded; caller frees),
- * *line moved to the next one; NULL at the end. "" for a malformed line. */
-static char *
+char *
 overlay_mountinfo_next(const char **line)
 {
 	const char *l = *line, *end, *f;
@@ -183,24 +181,6 @@ overlay_mountinfo_has(const char *mountinfo, const char *path)
 	return found;
 }
 
-/* G of a containers/storage overlay mount G/overlay/<layer>/merged, or NULL. */
-static char *
-overlay_graphroot(const char *mp)
-{
-	static const char head[] = "/overlay/", tail[] = "/merged";
-	size_t n = strlen(mp), t = sizeof head - 1 + OVERLAY_IMAGES_ID_LEN + sizeof tail - 1;
-	const char *q;
-
-	if (mp[0] != '/' || n <= t)
-		return NULL;
-	q = mp + n - t;
-	if (memcmp(q, head, sizeof head - 1) != 0 ||
-	    strspn(q + sizeof head - 1, "0123456789abcdef") != OVERLAY_IMAGES_ID_LEN ||
-	    strcmp(q + sizeof head - 1 + OVERLAY_IMAGES_ID_LEN, tail) != 0)
-		return NULL;
-	return xstrndup(mp, n - t);
-}
-
 /* The image ref stands for and its mount, known without podman: ref named
  * in the storage's own images file (<G>/overlay-images/images.json, G from
  * the record's mount path hint or else from an overlay mount in podman's
@@ -211,39 +191,15 @@ static int
 overlay_image_local(const char *info, const char *ref, const char *hint, char **id, char **path)
 {
 	char hid[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
-	_cleanup_free_ char *g = NULL, *file = NULL, *mp = NULL;
-	_cleanup_free_ uint8_t *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	const char *line = info;
-	struct stat st;
-	size_t len = 0;
-	ssize_t r;
+	_cleanup_free_ char *g = NULL, *mp = NULL;
 
 	if (!overlay_images_ref_ok(ref))
 		return 0;
 	if (hint != NULL)
-		g = overlay_graphroot(hint);
-	while (g == NULL && (mp = overlay_mountinfo_next(&line)) != NULL) {
-		g = overlay_graphroot(mp);
-		free(mp);
-		mp = NULL;
-	}
+		g = storage_graphroot_of(hint);
 	if (g == NULL)
-		return 0;
-	/* podman's own file (a new one renamed over it on each change): ours. */
-	file = xasprintf("%s/overlay-images/images.json", g);
-	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 ||
-	    !S_ISREG(st.st_mode) || st.st_uid != getuid() || st.st_size > SURFACE_JSON_MAX)
-		return 0;
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size && (r = read(fd, buf + len, (size_t)st.st_size - len)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return 0;
-		len += (size_t)r;
-	}
-	if (overlay_images_find(buf, len, ref, hid, layer, NULL) != 1)
+		g = storage_graphroot(info);
+	if (g == NULL || storage_lookup(g, "images", ref, hid, layer) != 1)
 		return 0;
 	mp = xasprintf("%s/overlay/%s/merged", g, layer);
 	if (!overlay_mountinfo_has(info, mp))
@@ -251,26 +207,6 @@ overlay_image_local(const char *info, const char *ref, const char *hint, char **
 	*id = xstrdup(hid);
 	*path = lz_steal_ptr(&mp);
 	return 1;
-}
-
-/* Start *argv as `lazaret ns-exec --pid PAUSE --`: the namespaces of rootless
- * podman's pause process (what `podman unshare` joins), entered in a few ms;
- * ns-exec itself falls back to podman unshare. -1: no pause process known. */
-static int
-overlay_ns_exec(char ***argv)
-{
-	char exe[PATH_MAX], pid[PAUSE_PID_MAX];
-	ssize_t n;
-
-	if (pause_pid(pid) < 0 || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-		return -1;
-	exe[n] = '\0';
-	lz_strv_push(argv, exe);
-	lz_strv_push(argv, "ns-exec");
-	lz_strv_push(argv, "--pid");
-	lz_strv_push(argv, pid);
-	lz_strv_push(argv, "--");
-	return 0;
 }
 
 /* Run `podman [unshare] ARGS... NULL` (sentry_run's status and out). */
@@ -296,7 +232,7 @@ overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 		free(what);
 		what = t;
 	}
-	if (!unshare || overlay_ns_exec(&argv) < 0) {
+	if (!unshare || pause_exec_prefix(&argv) < 0) {
 		lz_strv_push(&argv, "podman");
 		if (unshare)
 			lz_strv_push(&argv, "unshare");

@@ -45,4 +45,8 @@ int overlay_dir_check(const char *dir, lz_err_t *err);
  * octal escapes decoded)? */
 bool overlay_mountinfo_has(const char *mountinfo, const char *path);
 
+/* The mount point of the mountinfo line at *line (decoded; caller frees),
+ * *line moved on to the next line; NULL at the end, "" for a malformed line. */
+char *overlay_mountinfo_next(const char **line);
+
 #endif

@@ -5,6 +5,7 @@
  * back to podman itself. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "sandbox/pause.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define PAUSE_MOUNTINFO_MAX	(8u * 1024 * 1024)	/* bytes: a few thousand mounts */
@@ -104,4 +106,21 @@ pause_mountinfo(void)
 	}
 	buf[len] = '\0';
 	return buf;
+}
+
+int
+pause_exec_prefix(char ***argv)
+{
+	char exe[PATH_MAX], pid[PAUSE_PID_MAX];
+	ssize_t n;
+
+	if (pause_pid(pid) < 0 || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+		return -1;
+	exe[n] = '\0';
+	lz_strv_push(argv, exe);
+	lz_strv_push(argv, "ns-exec");
+	lz_strv_push(argv, "--pid");
+	lz_strv_push(argv, pid);
+	lz_strv_push(argv, "--");
+	return 0;
 }

@@ -24,4 +24,10 @@ bool pause_is_ours(const char *pid);
  * then asks through ns-exec). Caller frees. */
 char *pause_mountinfo(void);
 
+/* Push `SELF ns-exec --pid PAUSE --` onto *argv: what follows runs in the
+ * pause process's namespaces (as under `podman unshare`, a few ms instead of
+ * a podman start-up; ns-exec falls back to podman unshare itself). -1: no
+ * pause process known, *argv untouched. */
+int pause_exec_prefix(char ***argv);
+
 #endif
