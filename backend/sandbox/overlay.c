@@ -56,6 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/mountinfo.h"
 #include "sandbox/overlay.h"
 #include "sandbox/overlay-images.h"
 #include "sandbox/pause.h"
@@ -123,64 +124,6 @@ overlay_dir_check(const char *dir, lz_err_t *err)
 	return sentry_path_check("persistent dir", dir, false, err);
 }
 
-/* Decode mountinfo's octal escapes (\040 space, \011, \012, \134). */
-static char *
-overlay_unescape(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1), *o = out;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			*o++ = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		} else
-			*o++ = s[i];
-	}
-	*o = '\0';
-	return out;
-}
-
-char *
-overlay_mountinfo_next(const char **line)
-{
-	const char *l = *line, *end, *f;
-	int field;
-
-	if (*l == '\0')
-		return NULL;
-	end = strchrnul(l, '\n');
-	*line = end + (*end == '\n');
-	/* id parent maj:min root MOUNTPOINT ... */
-	for (f = l, field = 0; field < 4 && f < end; field++) {
-		f = memchr(f, ' ', (size_t)(end - f));
-		if (f == NULL)
-			break;
-		f++;
-	}
-	if (f != NULL && field == 4 && f < end) {
-		const char *sp = memchr(f, ' ', (size_t)(end - f));
-
-		return overlay_unescape(f, (size_t)((sp != NULL ? sp : end) - f));
-	}
-	return xstrdup("");
-}
-
-bool
-overlay_mountinfo_has(const char *mountinfo, const char *path)
-{
-	const char *line = mountinfo;
-	bool found = false;
-	char *mp;
-
-	while (!found && (mp = overlay_mountinfo_next(&line)) != NULL) {
-		found = strcmp(mp, path) == 0;
-		free(mp);
-	}
-	return found;
-}
-
 /* The image ref stands for and its mount, known without podman: ref named
  * in the storage's own images file (<G>/overlay-images/images.json, G from
  * the record's mount path hint or else from an overlay mount in podman's
@@ -202,7 +145,7 @@ overlay_image_local(const char *info, const char *ref, const char *hint, char **
 	if (g == NULL || storage_lookup(g, "images", ref, hid, layer) != 1)
 		return 0;
 	mp = xasprintf("%s/overlay/%s/merged", g, layer);
-	if (!overlay_mountinfo_has(info, mp))
+	if (!mountinfo_has(info, mp))
 		return 0;
 	*id = xstrdup(hid);
 	*path = lz_steal_ptr(&mp);
@@ -347,7 +290,7 @@ overlay_umount_one(const char *mountinfo, const char *merged, bool lazy_ok, lz_e
 {
 	int st;
 
-	if (!overlay_mountinfo_has(mountinfo, merged))
+	if (!mountinfo_has(mountinfo, merged))
 		return 0;
 	if (overlay_podman(true, NULL, &st, err, "fusermount3", "-u", "--", merged, NULL) < 0)
 		return -1;
@@ -455,7 +398,7 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 	lz_trace("overlays: image id, %s", local ? "images.json" : "podman");
 	img = rec.path != NULL ? xstrdup(rec.path) : NULL;
 	same_image = rec.id != NULL && strcmp(rec.id, id) == 0 && img != NULL &&
-	    overlay_mountinfo_has(info, img);
+	    mountinfo_has(info, img);
 	if (!same_image) {
 		char **merged = overlay_list_merged(root);
 		int r = 0;
@@ -519,7 +462,7 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		if (overlay_mkdir(base, err) < 0 || overlay_mkdir(upper, err) < 0 ||
 		    overlay_mkdir(work, err) < 0 || overlay_mkdir(merged, err) < 0)
 			goto fail;
-		if (same_image && overlay_mountinfo_has(info, merged)) {
+		if (same_image && mountinfo_has(info, merged)) {
 			/* Reuse when the daemon still answers: statfs always asks it, stat may
 			 * be answered from the kernel's attribute cache. */
 			if (overlay_podman(true, NULL, &st, err, "stat", "-f", "-c", "%t", "--", merged,
@@ -585,7 +528,7 @@ overlay_unmount(const struct anchor *a, bool release_image, lz_err_t *err)
 			goto out;
 	if (rec.id != NULL && release_image) {
 		/* Ours only: another domain on this image holds its own count. */
-		if (rec.held && overlay_mountinfo_has(info, rec.path))
+		if (rec.held && mountinfo_has(info, rec.path))
 			(void)overlay_podman(true, NULL, &st, NULL, "podman", "image", "unmount",
 			    rec.id, NULL);
 		state = xasprintf("%s/image", root);

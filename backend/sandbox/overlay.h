@@ -41,12 +41,5 @@ char *overlay_dir_name(const char *dir);
  * /sys, /dev, /workspace or /run/lazaret. */
 int overlay_dir_check(const char *dir, lz_err_t *err);
 
-/* Is path a mount point in mountinfo text (/proc/PID/mountinfo format,
- * octal escapes decoded)? */
-bool overlay_mountinfo_has(const char *mountinfo, const char *path);
-
-/* The mount point of the mountinfo line at *line (decoded; caller frees),
- * *line moved on to the next line; NULL at the end, "" for a malformed line. */
-char *overlay_mountinfo_next(const char **line);
 
 #endif

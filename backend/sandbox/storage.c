@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "review/surface-json.h"
-#include "sandbox/overlay.h"
+#include "sandbox/mountinfo.h"
 #include "sandbox/storage.h"
 #include "xmalloc.h"
 
@@ -36,7 +36,7 @@ storage_graphroot(const char *mountinfo)
 	const char *line = mountinfo;
 	char *mp, *g = NULL;
 
-	while (g == NULL && (mp = overlay_mountinfo_next(&line)) != NULL) {
+	while (g == NULL && (mp = mountinfo_next(&line)) != NULL) {
 		g = storage_graphroot_of(mp);
 		free(mp);
 	}

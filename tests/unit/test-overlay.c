@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/mountinfo.h"
 #include "sandbox/overlay.h"
 #include "sandbox/overlay-images.h"
 
@@ -78,13 +79,13 @@ test_overlay_mountinfo_finds_escaped_mount_points(void **state)
 	    "102 48 0:46 / /home/u/my\\040data/overlay/etc/merged rw - fuse.fuse-overlayfs x rw\n";
 
 	(void)state;
-	assert_true(overlay_mountinfo_has(mi, "/home/u/data/domains/abc/overlay/usr/merged"));
-	assert_true(overlay_mountinfo_has(mi, "/home/u/my data/overlay/etc/merged"));
-	assert_true(overlay_mountinfo_has(mi, "/"));
-	assert_false(overlay_mountinfo_has(mi, "/home/u/data/domains/abc/overlay/usr"));
-	assert_false(overlay_mountinfo_has(mi, "/home/u/my\\040data/overlay/etc/merged"));
-	assert_false(overlay_mountinfo_has("", "/"));
-	assert_false(overlay_mountinfo_has("garbage without fields\n", "/"));
+	assert_true(mountinfo_has(mi, "/home/u/data/domains/abc/overlay/usr/merged"));
+	assert_true(mountinfo_has(mi, "/home/u/my data/overlay/etc/merged"));
+	assert_true(mountinfo_has(mi, "/"));
+	assert_false(mountinfo_has(mi, "/home/u/data/domains/abc/overlay/usr"));
+	assert_false(mountinfo_has(mi, "/home/u/my\\040data/overlay/etc/merged"));
+	assert_false(mountinfo_has("", "/"));
+	assert_false(mountinfo_has("garbage without fields\n", "/"));
 }
 
 #define H64(c) c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c \
