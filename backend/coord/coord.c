@@ -597,6 +597,11 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	lz_trace("log, locks, state store");
+	/* The sidecar's container is created meanwhile (a podman start-up and
+	 * slirp4netns); its router, and so the rules, still come before the
+	 * sandbox (coord_net_start). A failed start waits for it, then removes it. */
+	if (c->o->resolved->sidecar && coord_net_begin(c, err) < 0)
+		goto out;
 	/* No image check up front (a podman start-up on every cold start): the
 	 * overlays' image inspect or podman run --pull=never fails on a missing
 	 * image, and coord_image_error then says which and how to get it. */

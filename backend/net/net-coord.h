@@ -58,8 +58,14 @@ struct net_coord_opts {
 };
 
 int net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *err);
-/* Build the image if needed, start the sidecar and the router; returns when
- * the router's rules are in place (its control socket answers). */
+/* Start creating the sidecar container (podman run -d, not waited for), so
+ * that it runs beside the coordinator's other start-up work. Optional; a
+ * begun sidecar is finished by net_coord_start or waited for by
+ * net_coord_free. */
+int net_coord_begin(struct net_coord *, lz_err_t *err);
+/* Build the image if needed, start the sidecar (or finish its creation) and
+ * the router; returns when the router's rules are in place (its control
+ * socket answers). The sandbox is created only after this. */
 int net_coord_start(struct net_coord *, lz_err_t *err);
 /* Join the sandbox's spec to the sidecar's namespace and resolver. */
 int net_coord_spec(struct net_coord *, struct drv_spec *sp, lz_err_t *err);
