@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sandbox/podman-ns.h"
+#include "sandbox/pause.h"
 #include "sandbox/rexec-spec.h"
 #include "sandbox/rexec.h"
 #include "strv.h"
@@ -242,7 +242,7 @@ rexec_open(const char *name, char **why)
 
 	*why = NULL;
 	/* the pause process is read again at each exec; it must exist now */
-	if (podman_ns_prefix(&probe) < 0) {
+	if (pause_exec_prefix(&probe) < 0) {
 		*why = xstrdup("no rootless podman pause process found ($XDG_RUNTIME_DIR/libpod/tmp/pause.pid)");
 		goto fail;
 	}
@@ -281,14 +281,19 @@ rexec_exec(const struct drv_direct *d, const struct drv_exec *ex, const char *se
 	p.terminal = ex->tty;
 	if (rexec_spec_process(&d->spec, &p, spec, err) < 0)
 		goto out;
-	if (podman_ns_prefix(&v) < 0) {
+	if (pause_exec_prefix(&v) < 0) {
 		lz_err_set(err, ENOENT, "rootless podman's pause process is gone: "
 		    "run `podman system migrate`");
 		goto out;
 	}
-	if (ex->tty)
-		lz_strv_push(&v, "--ctty");
-	lz_strv_push(&v, "--");
+	if (ex->tty) {
+		/* ns-exec's options end at the prefix's "--": --ctty goes before it */
+		size_t n = lz_strv_len(v);
+
+		free(v[n - 1]);
+		v[n - 1] = xstrdup("--ctty");
+		lz_strv_push(&v, "--");
+	}
 	lz_strv_push(&v, d->runtime);
 	for (i = 0; d->runtime_args[i] != NULL; i++)
 		lz_strv_push(&v, d->runtime_args[i]);
