@@ -12,6 +12,7 @@
 
 #include "escalation/esc-exec.h"
 #include "escalation/esc-server.h"
+#include "escalation/esc-trace.h"
 #include "jsonw.h"
 
 struct review_gate;
@@ -62,6 +63,7 @@ struct esc_conn {
 	dev_t file_dev;		/* and what it was then */
 	ino_t file_ino;
 	struct esc_exec *x;
+	struct esc_trace trace;	/* LAZARET_TRACE: when each step ended */
 	struct esc_conn *next;
 };
 

@@ -136,6 +136,7 @@ esc_server_accept_cb(uv_poll_t *p, int status, int events)
 		c->fd = fd;
 		c->refs = 1;
 		c->dir_fd = -1;
+		esc_trace_mark(&c->trace, ESC_T_ACCEPT);
 		if ((c->ssl = trust_ssl_new(s->ctx, fd, true, &err)) == NULL) {
 			lz_err_clear(&err);
 			close(fd);
