@@ -320,6 +320,7 @@ esc_request_decide(struct esc_conn *c, enum policy_verdict v, char *why, const c
 	char *msg = NULL;
 
 	esc_trace_mark(&c->trace, ESC_T_DECIDE);
+	esc_audit_hold(s);	/* the request's row and its decision: one commit */
 	/* Resolved once, when the policy looks: what runs is this file, by this
 	 * path, whatever PATH or a symlink says by the time a human approves. */
 	esc_request_resolve(c);
@@ -385,6 +386,7 @@ esc_request_decide(struct esc_conn *c, enum policy_verdict v, char *why, const c
 		break;
 	}
 out:
+	esc_audit_release(s);
 	free(msg);
 	free(why);
 }

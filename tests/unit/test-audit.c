@@ -443,6 +443,35 @@ test_audit_submit_copies_the_record_and_appends_in_order(void **state)
 	expect_intact(fx->st, 50);
 }
 
+/* n rows in one transaction: chained like n appends; one bad record and
+ * none of them is there. */
+static void
+test_audit_append_n_is_all_or_nothing(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct audit_rec recs[3] = {
+		{ .kind = "esc.request", .actor = "s1", .request_id = "r1", .detail = "{\"a\":1}" },
+		{ .kind = "esc.decision", .actor = "policy", .request_id = "r1", .detail = "{}" },
+		{ .kind = "esc.result", .actor = "coordinator", .request_id = "r1" },
+	};
+	int64_t seq = 0;
+
+	append_n(fx->st, 2);
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), 0);
+	assert_int_equal(seq, 5);
+	expect_intact(fx->st, 5);
+	recs[1].detail = "{not json";
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), -1);
+	assert_non_null(strstr(err.msg, "not valid JSON"));
+	lz_err_clear(&err);
+	recs[1].detail = "{}";
+	recs[2].kind = "Bad Kind";
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), -1);
+	lz_err_clear(&err);
+	expect_intact(fx->st, 5);
+}
+
 int
 main(void)
 {
@@ -463,6 +492,7 @@ main(void)
 		T(test_audit_list_since_and_limit),
 		T(test_audit_rejects_malformed_records_and_appends_nothing),
 		T(test_audit_submit_copies_the_record_and_appends_in_order),
+		T(test_audit_append_n_is_all_or_nothing),
 #undef T
 	};
 
