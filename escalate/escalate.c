@@ -404,6 +404,9 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--hold") == 0)
 		return esc_hold_main(argc - 2, argv + 2);
 	signal(SIGPIPE, SIG_IGN);
+	/* Before any other OpenSSL call: a process that exits right after its one
+	 * request need not free OpenSSL's tables (~5% of its instructions). */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 	lz_trace_start("escalate");
 	r = esc_parse_args(argc, argv, &o);
 	if (r != 0)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "testutil.h"
@@ -207,6 +208,48 @@ test_trust_accepts_good_client(void **state)
 	if (serr != NULL || cerr != NULL)
 		fail_msg("server: %s; client: %s", serr, cerr);
 	SSL_CTX_free(c);
+}
+
+/* The client's key: PKCS#8 as the coordinator writes it (the fast path),
+ * another PEM form through the generic one; a key of another certificate
+ * or a damaged one is named. */
+static void
+test_trust_client_key_forms(void **state)
+{
+	struct fx *f = *state;
+	struct trust_cert other;
+	struct trust_cert sec1 = { f->good.cert_pem, NULL };
+	lz_err_t err = LZ_ERR_INIT;
+	BIO *in = BIO_new_mem_buf(f->good.key_pem, -1), *out = BIO_new(BIO_s_mem());
+	EVP_PKEY *k = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
+	char *data, *serr, *cerr = NULL;
+	SSL_CTX *c;
+	long n;
+
+	assert_non_null(k);
+	assert_int_equal(PEM_write_bio_PrivateKey_traditional(out, k, NULL, NULL, 0, NULL, NULL), 1);
+	n = BIO_get_mem_data(out, &data);
+	sec1.key_pem = xstrndup(data, (size_t)n);
+	assert_non_null(strstr(sec1.key_pem, "BEGIN EC PRIVATE KEY"));
+	c = client_ctx(f->ca_pem, &sec1);
+	serr = run(f, c, NULL, "sb1", TO_MS, &cerr);
+	if (serr != NULL || cerr != NULL)
+		fail_msg("server: %s; client: %s", serr, cerr);
+	SSL_CTX_free(c);
+
+	assert_int_equal(trust_issue_client(f->ca, "web", "sb1", 600, &other, &err), 0);
+	assert_null(trust_client_ctx_new(f->ca_pem, f->good.cert_pem, other.key_pem, &err));
+	assert_non_null(strstr(err.msg, "client certificate and key do not match"));
+	lz_err_clear(&err);
+	assert_null(trust_client_ctx_new(f->ca_pem, f->good.cert_pem,
+	    "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", &err));
+	assert_non_null(strstr(err.msg, "bad client key"));
+	lz_err_clear(&err);
+	trust_cert_clear(&other);
+	free(sec1.key_pem);
+	EVP_PKEY_free(k);
+	BIO_free(in);
+	BIO_free(out);
 }
 
 static void
@@ -500,6 +543,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_trust_accepts_good_client, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trust_client_key_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_cert_of_another_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_expired_cert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_san_of_another_sandbox, setup, teardown),
