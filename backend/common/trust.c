@@ -342,6 +342,14 @@ trust_ctx_base(const SSL_METHOD *m, lz_err_t *err)
 	}
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	/* TLS 1.3 sends session tickets after the handshake even so (stateful
+	 * ones, for a cache that is off): none. */
+	SSL_CTX_set_num_tickets(ctx, 0);
+	/* Each side sends its own certificate alone: the peer verifies it
+	 * against its own copy of the CA, never one from the wire. Without this
+	 * OpenSSL builds the chain on every handshake and sends the CA along,
+	 * which the peer parses for nothing. */
+	SSL_CTX_set_mode(ctx, SSL_MODE_NO_AUTO_CHAIN);
 	return ctx;
 }
 

@@ -43,6 +43,10 @@ struct job {
 	char *err;		/* client-side error, if any */
 };
 
+/* What the last good exchange showed: could the client resume the session
+ * (a ticket came), how many certificates each side got from the other. */
+static int last_resumable = -1, last_chain_at_client = -1, last_chain_at_server = -1;
+
 static int
 setup(void **state)
 {
@@ -125,6 +129,8 @@ client_cb(void *arg)
 	n = trust_read(ssl, j->reply, 4, TO_MS, &err);
 	if (n == 0)
 		lz_err_set(&err, EPIPE, "closed without a reply");
+	last_resumable = SSL_SESSION_is_resumable(SSL_get0_session(ssl));
+	last_chain_at_client = sk_X509_num(SSL_get_peer_cert_chain(ssl));
 	trust_shutdown(ssl, 1000);
 out:
 	if (err.msg != NULL)
@@ -155,6 +161,7 @@ run(struct fx *f, SSL_CTX *cctx, const char *plain, const char *want_sandbox,
 
 		if (n != 4 || memcmp(buf, "ping", 4) != 0)
 			fail_msg("server read %zd: %s", n, err.msg);
+		last_chain_at_server = sk_X509_num(SSL_get_peer_cert_chain(ssl));
 		assert_int_equal(trust_write_all(ssl, "pong", 4, TO_MS, &err), 0);
 		trust_shutdown(ssl, 1000);
 		SSL_free(ssl);
@@ -208,6 +215,12 @@ test_trust_accepts_good_client(void **state)
 	if (serr != NULL || cerr != NULL)
 		fail_msg("server: %s; client: %s", serr, cerr);
 	SSL_CTX_free(c);
+	/* No resumption: every connection shows its certificate (no ticket). */
+	assert_int_equal(last_resumable, 0);
+	/* Each side sent its own certificate alone; the CA is each side's own
+	 * (a server's list leaves out the client's certificate itself). */
+	assert_int_equal(last_chain_at_client, 1);
+	assert_int_equal(last_chain_at_server, 0);
 }
 
 /* The client's key: PKCS#8 as the coordinator writes it (the fast path),
