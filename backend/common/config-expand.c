@@ -216,6 +216,7 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	 * host's socket layer out of gVisor's reach (runsc network=host). */
 	r->sidecar = p->network == CFG_NET_SIDECAR ||
 	    (p->network == CFG_NET_AUTO && r->n_allow_egress > 0);
+	r->ask_timeout = cfg->ask_timeout;
 	*out = lz_steal_ptr(&r);
 	ret = 0;
 out:

@@ -128,6 +128,7 @@ struct cfg_resolved {
 	char **allow_egress_from;	/* as in cfg_profile */
 	size_t n_allow_egress;
 	bool sidecar;		/* network: the sidecar (else --network none) */
+	int ask_timeout;	/* network.ask_timeout (cfg's), for the drift check */
 	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
 };
 
@@ -156,16 +157,6 @@ void cfg_resolved_free(struct cfg_resolved *);
 
 /* Print the config (resolved when r != NULL) as YAML. */
 void cfg_print(FILE *, const struct cfg *, const struct cfg_resolved *r);
-
-/* A size: digits with an optional k, m or g (KiB, MiB, GiB; K, M, G too),
- * or "0"/"none" for no limit; *bytes gets it. */
-int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
-/* A CPU count: "2", "0.5", "1.25" (at most 3 decimals), or "0"/"none". */
-int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
-/* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
-char *cfg_size_text(uint64_t bytes);
-/* "2", "0.500" or "none"; caller frees. */
-char *cfg_cpus_text(long milli);
 
 /* A size: digits with an optional k, m or g (KiB, MiB, GiB; K, M, G too),
  * or "0"/"none" for no limit; *bytes gets it. */

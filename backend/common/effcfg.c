@@ -43,6 +43,12 @@ effcfg_build(const struct cfg_resolved *r, const char *image_id, const char *mod
 	out = xasprintf("image\t%s\nimage_id\t%s\nmode\t%s\nlimits\tmemory %s, pids %ld, "
 	    "disk %s, cpus %s\n", p->image, image_id != NULL ? image_id : "-", mode, mem, l->pids,
 	    disk, cpus);
+	/* How long a new destination is held is part of the policy the agent meets. */
+	lz_strv_pushf(&v, "network\t%s", r->sidecar ? "sidecar" : "none");
+	if (r->sidecar)
+		lz_strv_pushf(&v, "ask_timeout\t%ds", r->ask_timeout);
+	effcfg_sorted(v, &out);
+	v = NULL;
 	for (i = 0; i < r->n_env; i++) {
 		const char *eq = strchr(r->env[i], '=');
 		unsigned char h[crypto_hash_sha256_BYTES];
@@ -186,7 +192,8 @@ effcfg_rotate(char **v)
 int
 effcfg_diff(const char *running, size_t len, const char *ours, char ***lines, lz_err_t *err)
 {
-	static const char *const single[] = { "image", "image_id", "mode", "limits" };
+	static const char *const single[] = { "image", "image_id", "mode", "limits", "network",
+		"ask_timeout" };
 	static const struct { const char *key, *what; int fields; } sets[] = {
 		{ "env", "env", 1 }, { "volume", "volume", 1 }, { "persist", "persistent dir", 1 },
 		{ "egress", "allow_egress", 1 },

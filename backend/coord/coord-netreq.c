@@ -235,9 +235,9 @@ nr_broadcast(struct coord *c, uint16_t type, const struct netreq_item *it,
 			continue;
 		if (it != NULL)
 			netreq_encode_item(&b, type, it);
-		else
+		else if (sum != NULL)
 			netreq_encode_summary(&b, sum);
-		ctl_server_send(cl, &b);
+		ctl_server_send(cl, &b);	/* takes b's bytes: encoded again for the next */
 	}
 	proto_buf_clear(&b);
 }

@@ -266,7 +266,7 @@ review_git_open_as(const char *ws, bool scratch, struct review_git **out,
 	const char *a_rp[] = { "rev-parse", "--is-inside-work-tree", "--show-object-format",
 		"--path-format=absolute", "--git-common-dir", "--git-dir", NULL };
 	const char *scratch_extra[6] = { 0 };
-	char *line[4], *cur, *nl, *fmt;
+	char *line[4] = { NULL }, *cur, *nl, *fmt;
 	size_t i;
 
 	g->ws = xstrdup(ws);
@@ -282,7 +282,7 @@ review_git_open_as(const char *ws, bool scratch, struct review_git **out,
 				*nl = '\0';
 			cur = nl != NULL ? nl + 1 : cur + strlen(cur);
 		}
-	if (rp == NULL || strcmp(line[0], "true") != 0) {
+	if (line[0] == NULL || strcmp(line[0], "true") != 0) {
 		lz_err_clear(err);
 		lz_err_set(err, LZ_EINVAL, "workspace %s is not a git checkout: there is no agent "
 		    "branch to review (in a plain directory the agent's changes are the files "

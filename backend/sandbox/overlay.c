@@ -203,7 +203,7 @@ overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 	va_end(ap);
 	/* "podman unshare fuse-overlayfs", "podman image mount": the words only. */
 	what = xstrdup(unshare ? "podman unshare" : "podman");
-	for (i = 0; args[i] != NULL && i < 3 && args[i][0] != '-' && args[i][0] != '/'; i++) {
+	for (i = 0; i < 3 && args[i] != NULL && args[i][0] != '-' && args[i][0] != '/'; i++) {
 		char *t = xasprintf("%s %s", what, args[i]);
 
 		free(what);

@@ -234,6 +234,20 @@ sentry_pack_name(const char *name, unsigned hexlen)
 	    strcmp(name + n - 5, ".pack") == 0 && sentry_hex_ok(name + 5, hexlen, hexlen);
 }
 
+/* A DIR on a CLOEXEC copy of fd: another thread may spawn meanwhile. */
+static DIR *
+sentry_dir_dup(int fd)
+{
+	int c = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d;
+
+	if (c < 0)
+		return NULL;
+	if ((d = fdopendir(c)) == NULL)
+		close(c);
+	return d;
+}
+
 /* Remove from staged dir dfd what the agent no longer has in sfd (it
  * repacked or pruned; a pack is known by its .pack), so the stage does not
  * grow without bound. */
@@ -243,13 +257,9 @@ sentry_stage_sync(int sfd, int dfd, bool packs)
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int fd = dup(dfd);
 
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if ((d = sentry_dir_dup(dfd)) == NULL)
 		return;
-	}
 	while ((e = readdir(d)) != NULL) {
 		_cleanup_free_ char *pack = NULL;
 		size_t n = strlen(e->d_name);
@@ -291,7 +301,7 @@ sentry_stage(const char *pobj, const char *shadow, const char *sobj, unsigned he
 			if ((dfd = sentry_open_dir_at(dst, sub, true, err)) < 0)
 				return -1;
 			sentry_stage_sync(sfd, dfd, false);
-			if ((d = fdopendir(dup(sfd))) == NULL)
+			if ((d = sentry_dir_dup(sfd)) == NULL)
 				continue;
 			while ((e = readdir(d)) != NULL)
 				if (sentry_hex_ok(e->d_name, strlen(e->d_name), hexlen - 2) &&
@@ -312,7 +322,7 @@ sentry_stage(const char *pobj, const char *shadow, const char *sobj, unsigned he
 		if (sfd < 0)
 			return 0;
 		sentry_stage_sync(sfd, dfd, true);
-		if ((d = fdopendir(dup(sfd))) == NULL)
+		if ((d = sentry_dir_dup(sfd)) == NULL)
 			return 0;
 		while ((e = readdir(d)) != NULL) {
 			_cleanup_free_ char *idx = NULL, *path = NULL, *gd = NULL;

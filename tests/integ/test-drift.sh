@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-drift.sh - configuration drift is visible (issue 10, item 3), on podman
 # + runsc: a run that joins a sandbox started from another configuration is
-# told exactly what differs (env by name, never by value; limits; volumes) and
+# told exactly what differs (env by name, never by value; limits; volumes;
+# the network mode and network.ask_timeout) and
 # how to apply it; --replace restarts the sandbox with the new one; an unset
 # env:VAR is warned about at run.
 source "$(dirname "$0")/lib.sh"
@@ -52,6 +53,29 @@ wait
 assert_eq "$(cat "$T/first.rc")" 143 "the replaced sandbox's session ended"
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
 assert_not_contains "$err" "another configuration" "after --replace the configuration agrees"
+
+# --- the network mode and how long a new destination is held are compared too
+netconfig() { # ask_timeout
+	lz_config <<YAML
+network:
+  ask_timeout: $1
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+    network: sidecar
+    env:
+      FOO: two
+    limits: {memory: 2g}
+YAML
+}
+netconfig 5
+err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
+assert_contains "$err" "network: running none, yours sidecar" "names the network mode"
+lz run --replace -w "$repo" -- true </dev/null >/dev/null 2>&1 || fail "--replace with the sidecar failed"
+netconfig 20
+err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
+assert_contains "$err" "ask_timeout: running 5s, yours 20s" "names network.ask_timeout"
+lz stop -w "$repo" >/dev/null
 # --- the workbench says it too, in its status line, when a tab joins
 if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
 	source "$(dirname "$0")/lib-wb.sh"

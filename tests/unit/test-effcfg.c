@@ -87,6 +87,48 @@ test_effcfg_unknown_image_id_is_no_difference(void **state)
 	free(b);
 }
 
+/* The network mode and, with the sidecar, network.ask_timeout are compared;
+ * an older coordinator's text without them is no difference. */
+static void
+test_effcfg_network_and_ask_timeout(void **state)
+{
+	struct cfg_profile p = { 0 };
+	struct cfg_resolved r = { 0 };
+	char *none, *side10, *side30, **lines = NULL;
+	const char *old = "image\timg:1\nimage_id\t-\nmode\tisolated\n"
+	    "limits\tmemory 1g, pids 64, disk 1g, cpus 1\n";
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	p.image = (char *)"img:1";
+	p.limits = (struct cfg_limits){ 1ULL << 30, 64, 1ULL << 30, 1000, 0 };
+	r.profile = &p;
+	none = effcfg_build(&r, NULL, "isolated");
+	r.sidecar = true;
+	r.ask_timeout = 10;
+	side10 = effcfg_build(&r, NULL, "isolated");
+	r.ask_timeout = 30;
+	side30 = effcfg_build(&r, NULL, "isolated");
+
+	assert_int_equal(effcfg_diff(side10, strlen(side10), side30, &lines, &err), 0);
+	assert_true(has(lines, "ask_timeout: running 10s, yours 30s"));
+	lz_strv_free(lines);
+	lines = NULL;
+	assert_int_equal(effcfg_diff(none, strlen(none), side10, &lines, &err), 0);
+	assert_true(has(lines, "network: running none, yours sidecar"));
+	lz_strv_free(lines);
+	lines = NULL;
+	assert_int_equal(effcfg_diff(side10, strlen(side10), side10, &lines, &err), 0);
+	assert_null(lines);
+	assert_int_equal(effcfg_diff(old, strlen(old), side10, &lines, &err), 0);
+	assert_false(has(lines, "network"));
+	assert_false(has(lines, "ask_timeout"));
+	lz_strv_free(lines);
+	free(none);
+	free(side10);
+	free(side30);
+}
+
 static void
 test_effcfg_refuses_malformed_text(void **state)
 {
@@ -109,6 +151,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_effcfg_names_differences_never_values),
 		cmocka_unit_test(test_effcfg_unknown_image_id_is_no_difference),
+		cmocka_unit_test(test_effcfg_network_and_ask_timeout),
 		cmocka_unit_test(test_effcfg_refuses_malformed_text),
 	};
 
