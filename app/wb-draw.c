@@ -146,6 +146,8 @@ wb_draw(struct wb *wb)
 		widget_palette_init(&wb->pal, wb->theme, wb->draw);
 		wb->redraw_all = true;
 	}
+	if (tab != NULL)
+		term_flush(tab->t);	/* what came since the last frame */
 	if (wb->redraw_all) {
 		werase(stdscr);
 		werase(wb->termwin);

@@ -575,6 +575,10 @@ wb_input_cb(uv_poll_t *h, int status, int events)
 		wb->quit = true;
 		return;
 	}
+	/* Keys are encoded in the modes, and scroll and search see the lines,
+	 * of everything the tabs were sent so far. */
+	for (i = 0; i < wb->n_tabs; i++)
+		term_flush(wb->tabs[i]->t);
 	while (n < WB_MAX_KEYS && (rc = wget_wch(stdscr, &wch)) != ERR) {
 		int k = widget_key_from_wch(rc, wch);
 

@@ -560,8 +560,9 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 		if (proto_decode_data(p, h->length, &d, &err) < 0 ||
 		    (tab = wb_tabs_find(wb, conn, d.id)) == NULL)
 			break;
-		term_feed(tab->t, (const char *)d.data, d.len);
-		wb_tabs_flush_output(tab);
+		/* Fed when drawn (wb_draw) or read (wb_input_cb): a burst in
+		 * big pieces, not one per frame. */
+		term_feed_later(tab->t, (const char *)d.data, d.len);
 		if (tab == wb_tabs_active(wb))
 			wb->dirty = true;
 		break;

@@ -7,8 +7,9 @@
  * cursor in the pending-wrap state that CR clears, so it takes one row.
  * Every row it fills starts as a freshly erased row (same pen, since no
  * escape sequence intervenes) and gets its characters at columns 0.., so
- * the rows are fully known without libvterm.
+ * the rows are fully known without libvterm: a row is its text.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "term-fast.h"
@@ -17,6 +18,25 @@ static bool
 plain_byte(unsigned char c)
 {
 	return c >= 0x20 && c <= 0x7e;
+}
+
+/* Eight at a time: a word has a byte < 0x20 or > 0x7e exactly when one of
+ * the two tests sets a high bit (bytes >= 0x80 set both). */
+size_t
+term_fast_plain_span(const unsigned char *p, size_t len)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	size_t i = 0;
+	uint64_t w;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		if ((((w - ones * 0x20) & ~w) | ((w + ones) | w)) & high)
+			break;
+	}
+	while (i < len && plain_byte(p[i]))
+		i++;
+	return i;
 }
 
 static size_t
@@ -35,8 +55,7 @@ term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
 	memset(out, 0, sizeof(*out));
 	for (;;) {
 		start = i;
-		while (i < len && plain_byte(p[i]))
-			i++;
+		i += term_fast_plain_span(p + i, len - i);
 		if (i + 1 >= len || p[i] != '\r' || p[i + 1] != '\n')
 			break;
 		total += line_rows(i - start, cols);
@@ -69,10 +88,10 @@ term_fast_count(const unsigned char *p, size_t len, int cols)
 	size_t i = 0, rows = 0;
 
 	while (i < len) {
+		const unsigned char *cr = memchr(p + i, '\r', len - i);
 		size_t start = i;
 
-		while (i < len && p[i] != '\r')
-			i++;
+		i = cr != NULL ? (size_t)(cr - p) : len;
 		rows += line_rows(i - start, cols);
 		i += 2;
 	}
@@ -80,29 +99,21 @@ term_fast_count(const unsigned char *p, size_t len, int cols)
 }
 
 void
-term_fast_rows(const unsigned char *p, size_t len, int cols,
-    const VTermScreenCell *tmpl, VTermScreenCell *row,
-    void (*push)(void *arg, int cols, const VTermScreenCell *cells), void *arg)
+term_fast_rows(const unsigned char *p, size_t len, int cols, term_fast_row_cb row, void *arg)
 {
 	size_t i = 0;
 
-	for (int c = 0; c < cols; c++)
-		row[c] = *tmpl;
 	while (i < len) {
+		const unsigned char *cr = memchr(p + i, '\r', len - i);
 		size_t start = i, n;
 
-		while (i < len && p[i] != '\r')
-			i++;
+		i = cr != NULL ? (size_t)(cr - p) : len;
 		n = i - start;
 		i += 2;		/* CR LF */
 		do {
 			size_t k = n < (size_t)cols ? n : (size_t)cols;
 
-			for (size_t c = 0; c < k; c++)
-				row[c].chars[0] = p[start + c];
-			push(arg, cols, row);
-			for (size_t c = 0; c < k; c++)
-				row[c].chars[0] = 0;
+			row(arg, p + start, k);
 			start += k;
 			n -= k;
 		} while (n > 0);

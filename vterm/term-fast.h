@@ -5,16 +5,14 @@
  * screen is drawn again; libvterm 0.1.4 memmoves the whole screen for each
  * of them. term.c asks term_fast_plan() which whole lines of a run of plain
  * lines (printable ASCII, each ended by CR LF) can go straight into the
- * scrollback ring, and term_fast_rows() builds their rows exactly as
- * libvterm would push them. Pure functions, no state.
+ * scrollback ring, and term_fast_rows() cuts them into the rows libvterm
+ * would push. Pure functions, no state.
  */
 #ifndef LZ_TERM_FAST_H
 #define LZ_TERM_FAST_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <vterm.h>
 
 struct term_fast_plan {
 	size_t skip_end;	/* p[0, skip_end): lines only the scrollback sees */
@@ -29,15 +27,18 @@ struct term_fast_plan {
 bool term_fast_plan(const unsigned char *p, size_t len, int rows, int cols,
     struct term_fast_plan *out);
 
+/* Bytes of p[0, len) before the first that is not printable ASCII
+ * (0x20..0x7e). */
+size_t term_fast_plain_span(const unsigned char *p, size_t len);
 /* Rows the plain lines p[0, len) fill at cols columns. */
 size_t term_fast_count(const unsigned char *p, size_t len, int cols);
 
-/* Call push once per row the plain lines p[0, len) fill, wrapped at cols
- * like libvterm (a line of exactly cols characters fills one row): each row
- * is tmpl (an erased cell) with the line's characters in chars[0]. row has
- * cols cells of scratch space. */
-void term_fast_rows(const unsigned char *p, size_t len, int cols,
-    const VTermScreenCell *tmpl, VTermScreenCell *row,
-    void (*push)(void *arg, int cols, const VTermScreenCell *cells), void *arg);
+/* Called once per row the plain lines fill, with the row's text: the row
+ * is an erased cell (the pen's) with text[i] in chars[0] of column i < n. */
+typedef void (*term_fast_row_cb)(void *arg, const unsigned char *text, size_t n);
+/* Call row once per row the plain lines p[0, len) fill, wrapped at cols
+ * like libvterm (a line of exactly cols characters fills one row). */
+void term_fast_rows(const unsigned char *p, size_t len, int cols, term_fast_row_cb row,
+    void *arg);
 
 #endif

@@ -1,5 +1,6 @@
-/* term-feed.c - bytes into the terminal (see term.h), and the fast path for
- * plain lines that scroll off (term-fast.h does the planning and the rows).
+/* term-feed.c - bytes into the terminal (see term.h), held back on request
+ * and fed in big pieces, and the fast path for plain lines that scroll off
+ * (term-fast.h does the planning and the rows).
  *
  * Theory of operation: fast_feed looks for a CR LF followed by a run of plain
  * lines long enough to scroll more than a screen. It feeds libvterm up to
@@ -18,6 +19,7 @@
 #include "term.h"
 #include "term-fast.h"
 #include "term-priv.h"
+#include "term-sb.h"
 #include "xmalloc.h"
 
 #define TERM_FAST_TRIES	64	/* lines a run may take to reach the bottom row */
@@ -57,8 +59,38 @@ fast_ready(struct term *t)
 	return pos.row == rows - 1 ? 1 : pos.row >= 0 && pos.row < rows - 1 ? -1 : 0;
 }
 
-struct paint {
+/* Rows fast_run pushes to the scrollback itself: the first drop of them
+ * are not stored, the ring being too small to keep them. */
+struct fast_push {
 	struct term *t;
+	const VTermScreenCell *tmpl;	/* the erased cell of the run's pen */
+	size_t drop;
+};
+
+static void
+fast_push_row(void *arg, const unsigned char *text, size_t n)
+{
+	struct fast_push *fp = arg;
+
+	if (fp->drop > 0)
+		fp->drop--;
+	else
+		term_sb_pushed_text(fp->t, text, n, fp->tmpl);
+}
+
+/* Of n rows about to go to the scrollback in a row, those the ring would
+ * overwrite before the run ends. A scrolled-back view ends the same: its
+ * offset grows until the ring is full either way, and it is redrawn. */
+static size_t
+fast_drop(const struct term *t, size_t n)
+{
+	size_t max = term_sb_max(t->sb);
+
+	return n > max ? n - max : 0;
+}
+
+struct paint {
+	struct fast_push *fp;
 	size_t push, i;		/* rows pushed, of which push go to the scrollback */
 };
 
@@ -76,45 +108,37 @@ paint_put(struct term *t, const char *s, size_t n)
 /* A row of the run: into the scrollback, or, for the last rows - 1, drawn
  * on screen row i + 1 of the screen the last LF will scroll. */
 static void
-paint_row(void *arg, int cols, const VTermScreenCell *cells)
+paint_row(void *arg, const unsigned char *text, size_t n)
 {
 	struct paint *pt = arg;
-	struct term *t = pt->t;
+	struct term *t = pt->fp->t;
 	char cup[32];
-	int n = 0;
 
 	if (pt->i++ < pt->push) {
-		term_sb_pushed(t, cols, cells);
+		fast_push_row(pt->fp, text, n);
 		return;
 	}
-	while (n < cols && cells[n].chars[0] != 0)
-		n++;
 	if (n == 0)
 		return;
 	paint_put(t, cup, (size_t)snprintf(cup, sizeof cup, "\x1b[%zu;1H", pt->i - pt->push + 1));
-	for (int c = 0; c < n; c++) {
-		char ch = (char)cells[c].chars[0];
-
-		paint_put(t, &ch, 1);
-	}
+	paint_put(t, (const char *)text, n);
 }
 
-/* The whole run, its last line not empty: every row but the last rows - 1
- * goes to the scrollback; those are drawn on an erased screen one row lower
- * (no scrolling: ED and CUP, the region being the whole screen), the last
- * one on the bottom row as libvterm would have left it (same last character,
- * same position for a combining mark), and a CR LF scrolls once (libvterm's
- * push of the erased top row dropped). */
+/* The whole run (rows rows), its last line not empty: every row but the
+ * last rows - 1 goes to the scrollback; those are drawn on an erased screen
+ * one row lower (no scrolling: ED and CUP, the region being the whole
+ * screen), the last one on the bottom row as libvterm would have left it
+ * (same last character, same position for a combining mark), and a CR LF
+ * scrolls once (libvterm's push of the erased top row dropped). */
 static void
 fast_paint(struct term *t, const unsigned char *run, const struct term_fast_plan *pl,
-    const VTermScreenCell *tmpl)
+    size_t rows, struct fast_push *fp)
 {
-	size_t rows = term_fast_count(run, pl->run_end, t->cols);
-	struct paint pt = { .t = t, .push = rows - (size_t)(t->rows - 1) };
+	struct paint pt = { .fp = fp, .push = rows - (size_t)(t->rows - 1) };
 
 	t->paint_len = 0;
 	paint_put(t, "\x1b[2J", 4);
-	term_fast_rows(run, pl->run_end, t->cols, tmpl, t->row, paint_row, &pt);
+	term_fast_rows(run, pl->run_end, t->cols, paint_row, &pt);
 	paint_put(t, "\r\n", 2);
 	t->skipped += pt.push;
 	t->sb_skip = 1;
@@ -135,8 +159,11 @@ fast_run(struct term *t, const unsigned char *p, size_t cr, const struct term_fa
     bool *again)
 {
 	const unsigned char *run = p + cr + 2;
+	struct fast_push fp = { .t = t };
 	unsigned long pushes;
 	VTermScreenCell tmpl;
+	size_t rows = 0;
+	bool paint;
 	int ready;
 
 	feed(t, p, cr + 1);
@@ -158,6 +185,14 @@ fast_run(struct term *t, const unsigned char *p, size_t cr, const struct term_fa
 		feed(t, run, pl->run_end);
 		return cr + 2 + pl->run_end;
 	}
+	fp.tmpl = &tmpl;
+	paint = pl->run_end >= 3 && run[pl->run_end - 3] != '\n';
+	if (paint)
+		rows = term_fast_count(run, pl->run_end, t->cols);
+	/* The screen's rows above the cursor, then the run's: a ring smaller
+	 * than that keeps only the last ones. */
+	fp.drop = fast_drop(t, (size_t)(t->rows - 1) +
+	    (paint ? rows - (size_t)(t->rows - 1) : pl->skip_rows));
 	if (t->row_cap < t->cols) {
 		t->row = xrealloc(t->row, (size_t)t->cols * sizeof(*t->row));
 		t->row_cap = t->cols;
@@ -165,15 +200,19 @@ fast_run(struct term *t, const unsigned char *p, size_t cr, const struct term_fa
 	/* The screen's rows above the cursor scroll off first; libvterm pushes
 	 * them again when it scrolls through the rest of the run: dropped. */
 	for (int r = 0; r < t->rows - 1; r++) {
+		if (fp.drop > 0) {
+			fp.drop--;
+			continue;
+		}
 		for (int c = 0; c < t->cols; c++)
 			term_cell(t, r, c, &t->row[c]);
 		term_sb_pushed(t, t->cols, t->row);
 	}
-	if (pl->run_end >= 3 && run[pl->run_end - 3] != '\n') {
-		fast_paint(t, run, pl, &tmpl);
+	if (paint) {
+		fast_paint(t, run, pl, rows, &fp);
 		return cr + 2 + pl->run_end;
 	}
-	term_fast_rows(run, pl->skip_end, t->cols, &tmpl, t->row, term_sb_pushed, t);
+	term_fast_rows(run, pl->skip_end, t->cols, fast_push_row, &fp);
 	t->skipped += pl->skip_rows;
 	t->sb_skip = t->rows - 1;
 	feed(t, run + pl->skip_end, pl->run_end - pl->skip_end);
@@ -216,8 +255,8 @@ fast_feed(struct term *t, const unsigned char *p, size_t len)
 	feed(t, p + done, len - done);
 }
 
-void
-term_feed(struct term *t, const char *buf, size_t len)
+static void
+feed_now(struct term *t, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
@@ -226,4 +265,43 @@ term_feed(struct term *t, const char *buf, size_t len)
 	else
 		feed(t, (const unsigned char *)buf, len);
 	vterm_screen_flush_damage(t->vs);
+}
+
+void
+term_feed(struct term *t, const char *buf, size_t len)
+{
+	term_flush(t);
+	feed_now(t, buf, len);
+}
+
+void
+term_feed_later(struct term *t, const char *buf, size_t len)
+{
+	size_t need = t->held_len + len;
+
+	if (need > t->held_cap) {
+		t->held_cap = need > TERM_HOLD_MAX ? need : TERM_HOLD_MAX;
+		t->held = xrealloc(t->held, t->held_cap);
+	}
+	memcpy(t->held + t->held_len, buf, len);
+	t->held_len = need;
+	if (t->held_len >= TERM_HOLD_MAX)
+		term_flush(t);
+}
+
+bool
+term_flush(struct term *t)
+{
+	size_t len = t->held_len;
+
+	if (len == 0) {
+		/* Output paused: give the buffer back. */
+		free(t->held);
+		t->held = NULL;
+		t->held_cap = 0;
+		return false;
+	}
+	t->held_len = 0;
+	feed_now(t, t->held, len);
+	return true;
 }

@@ -1,6 +1,7 @@
 /* term-filter.c - output and key filter for the user's terminal (see term-filter.h). */
 #include <string.h>
 
+#include "term-fast.h"
 #include "term-filter.h"
 
 enum {
@@ -475,8 +476,7 @@ term_filter_feed(struct term_filter *f, const uint8_t *in, size_t len, uint8_t *
 	while (i < len) {
 		/* Plain ASCII text in ground state: copied in runs (most output). */
 		if (f->state == TF_GROUND && f->u8_need == 0) {
-			for (run = i; run < len && in[run] >= 0x20 && in[run] < 0x7f; run++)
-				;
+			run = i + term_fast_plain_span(in + i, len - i);
 			if (run > i) {
 				o = tf_emit(out, o, in + i, run - i);
 				i = run;

@@ -34,10 +34,15 @@ struct term {
 	int row_cap;
 	char *paint;			/* bytes fast_paint feeds */
 	size_t paint_len, paint_cap;
+	char *held;			/* term_feed_later's bytes, not fed yet */
+	size_t held_len, held_cap;
 };
 
 /* Push a row to the scrollback as libvterm's sb_pushline does, keeping a
  * scrolled-back view on its lines (user: the struct term). */
 void term_sb_pushed(void *user, int cols, const VTermScreenCell *cells);
+/* The same for a row of t->cols cells of tmpl holding text (term_sb_push_text). */
+void term_sb_pushed_text(struct term *t, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl);
 
 #endif

@@ -23,6 +23,11 @@ void term_sb_free(struct term_sb *);
  * Returns true when the oldest line was dropped to make room. */
 bool term_sb_push(struct term_sb *, int cols, const VTermScreenCell *cells,
     const VTermScreenCell *blank);
+/* Push the row term_sb_push would store for cols cells of tmpl (an erased
+ * cell: no character, width 1) whose first n (<= cols) hold text[i] (no
+ * NUL) in chars[0], without building it. */
+bool term_sb_push_text(struct term_sb *, int cols, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl, const VTermScreenCell *blank);
 /* Pop the newest line into cells[cols], padded with blank; false if empty. */
 bool term_sb_pop(struct term_sb *, int cols, VTermScreenCell *cells,
     const VTermScreenCell *blank);

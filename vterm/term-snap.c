@@ -128,7 +128,10 @@ term_snap_take(struct term *t, size_t sb_max)
 {
 	const struct term_sb *sb = term_scrollback(t);
 	struct term_snap *s = xcalloc(1, sizeof(*s));
-	size_t n_sb = term_sb_count(sb);
+	size_t n_sb;
+
+	term_flush(t);
+	n_sb = term_sb_count(sb);
 
 	term_size(t, &s->rows, &s->cols);
 	term_cursor(t, &s->cursor);

@@ -144,19 +144,31 @@ resize_cb(int rows, int cols, void *user)
 	return 1;
 }
 
-void
-term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
+/* Keep a scrolled-back view on the same lines while output goes on. */
+static void
+sb_after_push(struct term *t, bool dropped)
 {
-	struct term *t = user;
-	bool dropped = term_sb_push(t->sb, cols, cells, &t->blank);
-
-	/* Keep a scrolled-back view on the same lines while output goes on. */
 	if (t->offset > 0) {
 		if (!dropped)
 			t->offset++;
 		else
 			term_dirty_all(t);
 	}
+}
+
+void
+term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
+{
+	struct term *t = user;
+
+	sb_after_push(t, term_sb_push(t->sb, cols, cells, &t->blank));
+}
+
+void
+term_sb_pushed_text(struct term *t, const unsigned char *text, size_t n,
+    const VTermScreenCell *tmpl)
+{
+	sb_after_push(t, term_sb_push_text(t->sb, t->cols, text, n, tmpl, &t->blank));
 }
 
 static int
@@ -282,6 +294,7 @@ term_free(struct term *t)
 	term_sb_free(t->sb);
 	free(t->row);
 	free(t->paint);
+	free(t->held);
 	free(t->out);
 	free(t);
 }
@@ -300,6 +313,7 @@ term_resize(struct term *t, int rows, int cols, lz_err_t *err)
 
 	if (check_size(rows, cols, err) < 0)
 		return -1;
+	term_flush(t);	/* written for the old size */
 	if (rows == t->rows && cols == t->cols)
 		return 0;
 	/* CAN ends a half-sent sequence or character at the old size, in both

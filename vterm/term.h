@@ -36,6 +36,7 @@ struct term_sb;
 #define TERM_MIN_COLS	2	/* libvterm 0.1.4 crashes on a wide char in 1 column */
 #define TERM_SB_DEFAULT	2000	/* scrollback lines, like tmux's history-limit */
 #define TERM_TITLE_MAX	1024	/* longer titles are cut */
+#define TERM_HOLD_MAX	(256u << 10)	/* bytes term_feed_later holds at most */
 
 /* Event bits returned by term_events_take(). */
 #define TERM_EV_TITLE		0x01u	/* term_title() changed */
@@ -64,6 +65,14 @@ void term_free(struct term *);
 
 /* Feed bytes from the PTY (or a snapshot replay); damage is flushed. */
 void term_feed(struct term *, const char *buf, size_t len);
+/* Bytes from the PTY, fed later: held (after any held before, in order)
+ * until term_flush, the next term_feed, a resize or a snapshot, or until
+ * TERM_HOLD_MAX bytes are held. A burst fed in big pieces costs a fraction
+ * of one fed per read (the fast path below skips more). Whatever reads the
+ * screen, cursor, modes or scrollback calls term_flush first. */
+void term_feed_later(struct term *, const char *buf, size_t len);
+/* Feed what is held; false when nothing was (the buffer is freed then). */
+bool term_flush(struct term *);
 
 /* Plain lines that scroll off go straight to the scrollback (on by
  * default; the screen and scrollback are the same either way). Off: every

@@ -134,9 +134,7 @@ coord_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t le
 	bool high = false;
 
 	(void)arg;
-	/* The session's screen is fed attached or not: ATTACH sends it. */
-	if (s->screen != NULL)
-		screen_feed(s->screen, buf, len);
+	/* The session fed its screen, attached or not: ATTACH sends it. */
 	if (s->n_clients == 0)
 		return;
 	proto_encode_data(&b, s->id, stream, buf, len);

@@ -168,6 +168,7 @@ ctl_server_send(struct ctl_server_client *c, struct proto_buf *b)
 {
 	struct ctl_server_write *w;
 	uv_buf_t buf;
+	int n;
 
 	if (b->len == 0)
 		return;
@@ -175,11 +176,21 @@ ctl_server_send(struct ctl_server_client *c, struct proto_buf *b)
 		proto_buf_clear(b);
 		return;
 	}
+	/* Most frames go out at once (libuv refuses while others are queued,
+	 * which keeps the order): no request, no POLLOUT round. */
+	buf = uv_buf_init((char *)b->data, (unsigned)b->len);
+	n = uv_try_write((uv_stream_t *)&c->pipe, &buf, 1);
+	if (n == (int)b->len) {
+		proto_buf_clear(b);
+		return;
+	}
 	w = xcalloc(1, sizeof *w);
 	w->c = c;
 	w->data = proto_buf_steal(b, &w->len);
 	w->req.data = w;
-	buf = uv_buf_init((char *)w->data, (unsigned)w->len);
+	if (n > 0)
+		w->len -= (size_t)n;
+	buf = uv_buf_init((char *)w->data + (n > 0 ? n : 0), (unsigned)w->len);
 	if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &buf, 1, ctl_server_write_cb) != 0) {
 		free(w->data);
 		free(w);

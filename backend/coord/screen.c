@@ -46,12 +46,25 @@ screen_free(struct screen *s)
 }
 
 void
-screen_feed(struct screen *s, const uint8_t *buf, size_t len)
+screen_feed(struct screen *s, const uint8_t *buf, size_t len, bool hold)
 {
-	term_feed(s->t, (const char *)buf, len);
+	if (hold)
+		term_feed_later(s->t, (const char *)buf, len);
+	else
+		term_feed(s->t, (const char *)buf, len);
 	/* Nobody reads the damage here: drop it. Replies wait for the session. */
 	term_dirty_clear(s->t);
 	(void)term_events_take(s->t);
+}
+
+bool
+screen_flush(struct screen *s)
+{
+	if (!term_flush(s->t))
+		return false;
+	term_dirty_clear(s->t);
+	(void)term_events_take(s->t);
+	return true;
 }
 
 const uint8_t *
@@ -72,7 +85,7 @@ int
 screen_resize(struct screen *s, uint16_t rows, uint16_t cols, lz_err_t *err)
 {
 	screen_clamp(&rows, &cols);
-	return term_resize(s->t, rows, cols, err);
+	return term_resize(s->t, rows, cols, err);	/* held bytes first */
 }
 
 int
@@ -83,7 +96,7 @@ screen_snapshot(struct screen *s, size_t max, uint8_t **buf, size_t *len, lz_err
 
 	*buf = NULL;
 	*len = 0;
-	for (;;) {
+	for (;;) {	/* term_snap_take feeds held bytes first */
 		snap = term_snap_take(s->t, sb);
 		term_snap_encode(snap, buf, len);
 		term_snap_free(snap);

@@ -12,6 +12,7 @@
 #ifndef LZ_SCREEN_H
 #define LZ_SCREEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,9 +27,15 @@ struct screen;
 /* A screen of rows x cols (0 or out of range: 24x80). */
 int screen_new(uint16_t rows, uint16_t cols, struct screen **out, lz_err_t *err);
 void screen_free(struct screen *);
-/* Bytes the PTY wrote. */
-void screen_feed(struct screen *, const uint8_t *buf, size_t len);
-/* Replies owed to the PTY after screen_feed (NULL when none); consume what
+/* Bytes the PTY wrote: fed to the terminal now, or, with hold, kept back
+ * (term_feed_later: in order, at most TERM_HOLD_MAX bytes) until
+ * screen_flush. A `cat` fed in big pieces costs a fraction of one fed per
+ * PTY read (term-fast.h); the snapshot and a resize feed held bytes first,
+ * so neither ever misses one. */
+void screen_feed(struct screen *, const uint8_t *buf, size_t len, bool hold);
+/* Feed what is held; false when nothing was (the buffer is freed then). */
+bool screen_flush(struct screen *);
+/* Replies owed to the PTY after feeding (NULL when none); consume what
  * was written. */
 const uint8_t *screen_reply(const struct screen *, size_t *len);
 void screen_reply_consume(struct screen *, size_t n);

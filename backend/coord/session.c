@@ -25,6 +25,7 @@
 
 #define SESSION_DRAIN_MS	1000
 #define SESSION_KILL_MS		2000
+#define SESSION_TICK_MS		10	/* the screen is fed at most this late */
 
 struct session_write {
 	uv_write_t req;
@@ -75,6 +76,38 @@ session_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 	buf->len = PROTO_DATA_MAX;
 }
 
+static void session_answer(struct session *);
+
+/* Screen updates (screen.h) while output streams: the first bytes after a
+ * quiet tick are fed at once (a query from an interactive program is
+ * answered without delay), the rest of a burst is held back and fed once
+ * per tick, in pieces big enough for the fast path. */
+static void
+session_tick_cb(uv_timer_t *t)
+{
+	struct session *s = t->data;
+
+	if (s->screen == NULL || !screen_flush(s->screen))
+		return;		/* quiet: the next output is fed at once */
+	session_answer(s);
+	uv_timer_start(&s->tick, session_tick_cb, SESSION_TICK_MS, 0);
+}
+
+/* Output: into the screen, then to output_cb. */
+static void
+session_output(struct session *s, uint8_t stream, const uint8_t *buf, size_t len)
+{
+	bool busy;
+
+	if (s->screen != NULL) {
+		busy = uv_is_active((uv_handle_t *)&s->tick);
+		screen_feed(s->screen, buf, len, busy);
+		if (!busy && !s->closing)
+			uv_timer_start(&s->tick, session_tick_cb, SESSION_TICK_MS, 0);
+	}
+	s->cbs.output_cb(s, stream, buf, len, s->arg);
+}
+
 /* Read what one output stream holds now, without the loop, and mark it done. */
 static void
 session_drain_stream(struct session *s, uv_pipe_t *p, uint8_t stream, bool *eof)
@@ -89,7 +122,7 @@ session_drain_stream(struct session *s, uv_pipe_t *p, uint8_t stream, bool *eof)
 	uv_read_stop((uv_stream_t *)p);
 	if (uv_fileno((uv_handle_t *)p, &fd) == 0)
 		for (i = 0; i < 4096 && (n = read(fd, buf, sizeof buf)) > 0; i++)
-			s->cbs.output_cb(s, stream, buf, (size_t)n, s->arg);
+			session_output(s, stream, buf, (size_t)n);
 	*eof = true;
 }
 
@@ -108,7 +141,7 @@ session_drain_master(struct session *s)
 
 static uv_stream_t *session_in_stream(struct session *);
 
-/* Answer the program's terminal queries from the screen output_cb just fed
+/* Answer the program's terminal queries from what the screen was just fed
  * (screen.h): replies go to the PTY like typed input. A program that floods
  * queries without reading the answers loses answers, not memory. */
 static void
@@ -124,14 +157,34 @@ session_answer(struct session *s)
 	screen_reply_consume(s->screen, len);
 }
 
+/* A PTY read returns at most what its line discipline holds (4 KB) while
+ * the writer has more on the way: read on while there is more, so that one
+ * DATA frame (and one screen feed, one socket write) carries up to
+ * PROTO_DATA_MAX bytes. A pipe read takes all there is already. */
+static ssize_t
+session_read_more(struct session *s, ssize_t n, const uv_buf_t *buf)
+{
+	ssize_t r;
+
+	while ((size_t)n < buf->len) {
+		r = read(s->master, buf->base + n, buf->len - (size_t)n);
+		if (r <= 0)
+			break;	/* EAGAIN; EOF and errors are libuv's to see next */
+		n += r;
+	}
+	return n;
+}
+
 static void
 session_read(struct session *s, uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	bool is_err = st == (uv_stream_t *)&s->err;
 
+	if (n > 0 && s->tty)
+		n = session_read_more(s, n, buf);
 	if (n > 0) {
-		s->cbs.output_cb(s, is_err ? PROTO_STREAM_ERR : PROTO_STREAM_OUT,
-		    (const uint8_t *)buf->base, (size_t)n, s->arg);
+		session_output(s, is_err ? PROTO_STREAM_ERR : PROTO_STREAM_OUT,
+		    (const uint8_t *)buf->base, (size_t)n);
 		session_answer(s);
 	}
 	free(buf->base);
@@ -241,6 +294,8 @@ session_start(uv_loop_t *loop, const struct session_opts *o, const struct sessio
 
 	uv_timer_init(loop, &s->timer);
 	session_init_handle(s, (uv_handle_t *)&s->timer);
+	uv_timer_init(loop, &s->tick);
+	session_init_handle(s, (uv_handle_t *)&s->tick);
 	uv_pipe_init(loop, &s->out, 0);
 	session_init_handle(s, (uv_handle_t *)&s->out);
 	memset(&po, 0, sizeof po);
@@ -461,6 +516,7 @@ session_close(struct session *s)
 	if (!s->exited && s->pid > 0)
 		kill(s->pid, SIGKILL);
 	session_close_handle(s, (uv_handle_t *)&s->timer);
+	session_close_handle(s, (uv_handle_t *)&s->tick);
 	session_close_handle(s, (uv_handle_t *)&s->out);
 	session_close_handle(s, (uv_handle_t *)&s->proc);
 	if (!s->tty) {

@@ -4,8 +4,9 @@
  * PTY the coordinator owns (tty sessions: podman exec -t reads its window size
  * from that terminal and forwards SIGWINCH) or on three pipes (no terminal:
  * stdin, stdout and stderr stay apart, EOF is forwarded). The session reads
- * the output and hands it to output_cb; who receives it is the coordinator's
- * business (the clients in `clients`, and later a per-session screen).
+ * the output, feeds the session's screen (if the coordinator gave it one)
+ * and hands it to output_cb; who receives it is the coordinator's business
+ * (the clients in `clients`).
  */
 #ifndef LZ_SESSION_H
 #define LZ_SESSION_H
@@ -77,6 +78,7 @@ struct session {
 	uv_pipe_t err;		/* stderr pipe (pipe sessions) */
 	uv_pipe_t in;		/* stdin pipe (pipe sessions) */
 	uv_timer_t timer;	/* drain deadline after exit; SIGKILL after SIGTERM */
+	uv_timer_t tick;	/* feeds the screen what it holds back */
 	int master;
 	int open_handles;
 	bool out_eof, err_eof, in_closed;

@@ -160,7 +160,6 @@ test_session_tty_has_the_requested_size(void **state)
 static void
 screen_output_cb(struct session *s, uint8_t stream, const uint8_t *buf, size_t len, void *arg)
 {
-	screen_feed(s->screen, buf, len);
 	run_output_cb(s, stream, buf, len, arg);
 }
 
@@ -186,6 +185,24 @@ test_session_screen_answers_terminal_queries(void **state)
 	/* ESC [ 5 ; 3 R, then the start of a DA answer: ESC [ ? */
 	assert_non_null(strstr(r.out, "1b 5b 35 3b 33 52"));
 	assert_non_null(strstr(r.out, "033   [   ?"));
+}
+
+/* Mid-burst, when the screen holds output back, a query is still answered
+ * (within a tick), from the screen with the burst in it. */
+static void
+test_session_screen_answers_a_query_after_a_burst(void **state)
+{
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"stty raw -echo; yes 'burst line' | head -c 400000 | sed 's/$/\r/'; "
+	    "printf 'abc\\033[6n'; a=$(timeout 5 head -c 7); "
+	    "[ \"$a\" = \"$(printf '\\033[30;4R')\" ] && echo ANSWERED", NULL };
+	struct run r;
+
+	(void)state;
+	run_session_with(argv, true, NULL, false, true, &r);
+	assert_int_equal(r.exits, 1);
+	/* ESC [ 3 0 ; 4 R: the bottom row, after "abc" */
+	assert_non_null(strstr(r.tail, "ANSWERED"));
 }
 
 static void
@@ -416,6 +433,7 @@ main(void)
 		cmocka_unit_test(test_session_tty_has_the_requested_size),
 		cmocka_unit_test(test_session_tty_output_is_drained_after_exit),
 		cmocka_unit_test(test_session_screen_answers_terminal_queries),
+		cmocka_unit_test(test_session_screen_answers_a_query_after_a_burst),
 		cmocka_unit_test(test_session_kill_ends_it_as_terminated),
 		cmocka_unit_test(test_session_start_failure_is_an_error),
 		cmocka_unit_test(test_ctl_server_hello_frames_errors_and_close),

@@ -252,6 +252,44 @@ test_term_sb_zero_size_keeps_nothing(void **state)
 	term_free(t);
 }
 
+/* A row pushed as text is stored as the same row of cells pushed whole:
+ * on a blank pen the trailing cells are trimmed, on a coloured one kept. */
+static void
+test_term_sb_text_row_is_the_row_of_cells(void **state)
+{
+	struct term_sb *a = term_sb_new(4), *b = term_sb_new(4);
+	VTermScreenCell blank, pen, row[10], x, y;
+	const unsigned char text[] = "ab c";
+
+	(void)state;
+	memset(&blank, 0, sizeof(blank));
+	blank.width = 1;
+	pen = blank;
+	pen.attrs.bold = 1;
+	vterm_color_indexed(&pen.bg, 4);
+	for (int k = 0; k < 2; k++) {
+		const VTermScreenCell *tmpl = k == 0 ? &blank : &pen;
+
+		for (int c = 0; c < 10; c++) {
+			row[c] = *tmpl;
+			row[c].chars[0] = c < 4 ? text[c] : 0;
+		}
+		term_sb_push(a, 10, row, &blank);
+		term_sb_push_text(b, 10, text, 4, tmpl, &blank);
+		assert_int_equal(term_sb_line_len(a, 0), term_sb_line_len(b, 0));
+		assert_int_equal(term_sb_line_len(b, 0), k == 0 ? 4 : 10);
+		for (int c = 0; c < term_sb_line_len(a, 0); c++) {
+			assert_true(term_sb_cell(a, 0, c, &x));
+			assert_true(term_sb_cell(b, 0, c, &y));
+			assert_int_equal(x.chars[0], y.chars[0]);
+			assert_int_equal(x.attrs.bold, y.attrs.bold);
+			assert_true(vterm_color_is_equal(&x.bg, &y.bg));
+		}
+	}
+	term_sb_free(a);
+	term_sb_free(b);
+}
+
 int
 main(void)
 {
@@ -265,6 +303,7 @@ main(void)
 		cmocka_unit_test(test_term_sb_alt_screen_output_stays_out_of_scrollback),
 		cmocka_unit_test(test_term_sb_pop_pads_with_blank_and_empty_ring_refuses),
 		cmocka_unit_test(test_term_sb_zero_size_keeps_nothing),
+		cmocka_unit_test(test_term_sb_text_row_is_the_row_of_cells),
 	};
 
 	return cmocka_run_group_tests_name("term-sb", tests, NULL, NULL);

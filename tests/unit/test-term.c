@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "term.h"
+#include "term-snap.h"
 
 static struct term *
 mk(int rows, int cols)
@@ -665,6 +666,51 @@ test_term_find_searches_history_and_screen_wrapping(void **state)
 	term_free(t);
 }
 
+/* Bytes fed later wait, in order, for a flush, the next feed, a resize or
+ * a snapshot; never more than TERM_HOLD_MAX of them. */
+static void
+test_term_feed_later_keeps_order_until_read(void **state)
+{
+	struct term *t = mk(4, 20);
+	lz_err_t err = LZ_ERR_INIT;
+	struct term_snap *snap;
+	char row[64];
+	static char lines[TERM_HOLD_MAX];
+
+	(void)state;
+	term_feed_later(t, "ab", 2);
+	term_view_text(t, 0, row, sizeof row);
+	assert_string_equal(row, "");
+	term_feed(t, "cd", 2);		/* after the held bytes */
+	term_view_text(t, 0, row, sizeof row);
+	assert_string_equal(row, "abcd");
+	term_feed_later(t, "ef", 2);
+	assert_true(term_flush(t));
+	assert_false(term_flush(t));
+	term_view_text(t, 0, row, sizeof row);
+	assert_string_equal(row, "abcdef");
+	/* laid out at the old width, before the resize */
+	term_feed_later(t, "\r\n0123456789012345678901234", 27);
+	assert_int_equal(term_resize(t, 4, 40, &err), 0);
+	term_view_text(t, 1, row, sizeof row);
+	assert_string_equal(row, "01234567890123456789");
+	term_feed_later(t, "\r\nsnap", 6);
+	snap = term_snap_take(t, 10);
+	term_snap_free(snap);
+	term_view_text(t, 3, row, sizeof row);
+	assert_string_equal(row, "snap");
+	/* a flood is fed once TERM_HOLD_MAX bytes wait */
+	memset(lines, 'x', sizeof lines);
+	term_feed_later(t, "\r\nflood", 7);
+	term_feed_later(t, lines, sizeof lines - 8);
+	term_view_text(t, 3, row, sizeof row);
+	assert_string_equal(row, "snap");
+	term_feed_later(t, lines, 1);
+	term_view_text(t, 2, row, sizeof row);
+	assert_string_equal(row, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	term_free(t);
+}
+
 int
 main(void)
 {
@@ -692,6 +738,7 @@ main(void)
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
 		cmocka_unit_test(test_term_long_title_is_cut_not_overflowed),
 		cmocka_unit_test(test_term_find_searches_history_and_screen_wrapping),
+		cmocka_unit_test(test_term_feed_later_keeps_order_until_read),
 	};
 
 	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
