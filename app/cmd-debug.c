@@ -55,7 +55,7 @@ debug_mounts(const struct anchor *a, const struct cfg_resolved *r, enum sentry_m
 	if (overlay && overlay_mount(a, r->profile->image, r->profile->persistent_dirs,
 	    r->profile->n_persistent_dirs, &om, &n_om, err) < 0) {
 		/* Leave nothing half-mounted behind (the first dirs may be up). */
-		(void)overlay_unmount(a, NULL);
+		(void)overlay_unmount(a, true, NULL);
 		goto out;
 	}
 	/* Overlays first: system dirs never nest in /workspace, but the
@@ -140,7 +140,7 @@ cmd_debug(int argc, char **argv)
 	} else {
 		char *note = NULL;
 
-		if (overlay_unmount(a, &err) < 0 || sentry_release(a, &note, &err) < 0) {
+		if (overlay_unmount(a, true, &err) < 0 || sentry_release(a, &note, &err) < 0) {
 			free(note);
 			goto fail;
 		}

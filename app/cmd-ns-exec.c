@@ -15,34 +15,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "sandbox/pause.h"
 
 #define NSEXEC_USAGE "lazaret ns-exec --pid PID -- COMMAND [ARG]..."
-
-/* Is pid's user namespace another one than ours, made by us, with our uid as
- * its root (rootless podman's: "0 UID 1" on the first uid_map line)? */
-static int
-ns_exec_is_ours(const char *pid)
-{
-	char path[64], buf[128];
-	struct stat a, b;
-	unsigned long in, out, n;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof path, "/proc/%s/ns/user", pid);
-	if (stat(path, &a) < 0 || stat("/proc/self/ns/user", &b) < 0 || a.st_ino == b.st_ino)
-		return 0;
-	snprintf(path, sizeof path, "/proc/%s", pid);
-	if (stat(path, &a) < 0 || a.st_uid != getuid())
-		return 0;
-	snprintf(path, sizeof path, "/proc/%s/uid_map", pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	ok = fgets(buf, sizeof buf, f) != NULL && sscanf(buf, "%lu %lu %lu", &in, &out, &n) == 3 &&
-	    in == 0 && out == (unsigned long)getuid() && n == 1;
-	fclose(f);
-	return ok;
-}
 
 /* Join pid's user then mount namespace; -1 leaves us where we were. */
 static int
@@ -87,7 +62,7 @@ cmd_ns_exec(int argc, char **argv)
 		return cli_usage_error("ns-exec", NSEXEC_USAGE, "bad pid '%s'", pid);
 	snprintf(uid, sizeof uid, "%lu", (unsigned long)getuid());
 	snprintf(gid, sizeof gid, "%lu", (unsigned long)getgid());
-	if (ns_exec_is_ours(pid) && ns_exec_join(pid) == 0) {
+	if (pause_is_ours(pid) && ns_exec_join(pid) == 0) {
 		/* What podman unshare sets, so a podman run inside does not join again. */
 		setenv("_CONTAINERS_USERNS_CONFIGURED", "done", 1);
 		setenv("_CONTAINERS_ROOTLESS_UID", uid, 1);

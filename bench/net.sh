@@ -6,14 +6,16 @@
 #     on plain slirp4netns without any policy (ratio);
 #   - first connect to an allowed domain (the router's DNS learn + connect)
 #     against a connect to a plain IP;
-#   - cold `lazaret run -- true` with the sidecar against network: none (ratio);
+#   - cold `lazaret run -- true` with the sidecar against network: none and
+#     against a raw `podman run --rm --runtime runsc --network slirp4netns IMG
+#     true` (issue 15's goal: <= 1.3x), runs interleaved;
 #   - the sidecar binary's size and the router's RSS.
 # Servers: host loopback, and a network namespace this script creates (root).
 source "$(dirname "$0")/../tests/integ/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "bench/net.sh needs root for its network namespace"
 need_stack
 need_default_image
-MB=${MB:-200} CONNS=${CONNS:-300} RUNS=${RUNS:-5}
+MB=${MB:-200} CONNS=${CONNS:-300} RUNS=${RUNS:-5}	# COLD_ONLY=1: the cold starts only
 H="python3 $LZ_SRC/tests/integ/net-helper.py"
 lz_test_netns 10.214 2 3
 P=$((RANDOM % 10000 + 30000))
@@ -48,6 +50,8 @@ plain() { as_user podman run --rm --runtime runsc --network slirp4netns:allow_ho
 num() { sed -n "s|.*: \([0-9.]*\)${1}.*|\1|p" | tail -1; }
 ratio() { python3 -c "print('%.2f' % ($1 / $2))" 2>/dev/null || echo "?"; }
 
+# COLD_ONLY=1: only the cold start figures below.
+if [ "${COLD_ONLY:-0}" != 1 ]; then
 lz run -T -w "$repo" -- sleep 900 </dev/null >/dev/null 2>&1 & lz_on_exit "kill $!"
 wait_for 90 test -S "$sock" || fail "the domain did not start"
 
@@ -75,20 +79,33 @@ echo "   lazaret-sidecar: $(stat -c %s "$T/bin/lazaret-sidecar") bytes as built;
 [ -n "$rh" ] && echo "   router RSS: $(awk '/VmRSS/ { print $2, $3 }' /proc/$rh/status)"
 lz stop -w "$repo" >/dev/null 2>&1 || true
 wait_for 60 sh -c "! test -S $sock" || true
+fi
 
-echo "-- cold lazaret run -- true: sidecar vs network: none ($RUNS each)"
-cold() { # profile
-	local i t0 t1
-	for i in $(seq "$RUNS"); do
-		lz stop -p "$1" -w "$repo" >/dev/null 2>&1 || true
-		wait_for 60 sh -c "! test -S $LZ_RUNDIR/lazaret/\$(printf '%s' '$1:$canon' | sha256sum | cut -c1-12).ctl" || true
-		t0=$(date +%s%N)
-		lz run -T -p "$1" -w "$repo" -- true </dev/null >/dev/null 2>&1
-		t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000000))
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+
+echo "-- cold lazaret run -- true: sidecar vs network: none vs raw podman run with slirp4netns ($RUNS each, interleaved)"
+ms() { # command...: its wall time in ms
+	local t0 t1
+	t0=$(date +%s%N); "$@" </dev/null >/dev/null 2>&1; t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
 }
+cold1() { # profile: one cold start, the domain down before and after
+	local h
+	h=$(printf '%s' "$1:$canon" | sha256sum | cut -c1-12)
+	lz stop -p "$1" -w "$repo" >/dev/null 2>&1 || true
+	wait_for 60 sh -c "! test -S $LZ_RUNDIR/lazaret/$h.ctl" || true
+	ms lz run -T -p "$1" -w "$repo" -- true
+}
+med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 lz_on_exit "as_user podman rm -f -t0 lazaret-off-$(printf '%s' "off:$canon" | sha256sum | cut -c1-12)"
 lz_on_exit "lz stop -p off -w '$repo'"
-s=$(cold default); o=$(cold off)
+: >"$T/cold.s"; : >"$T/cold.o"; : >"$T/cold.r"
+for i in $(seq "$RUNS"); do
+	cold1 default >>"$T/cold.s"
+	cold1 off >>"$T/cold.o"
+	ms as_user podman run --rm --runtime runsc --network slirp4netns localhost/lazaret-default:latest true >>"$T/cold.r"
+done
+s=$(med <"$T/cold.s"); o=$(med <"$T/cold.o"); r=$(med <"$T/cold.r")
 echo "   with sidecar: median $s ms; network none: median $o ms; ratio $(ratio "$s" "$o")"
+echo "   raw podman run --rm --runtime runsc --network slirp4netns IMG true: median $r ms"
+echo "   cold with sidecar / raw slirp4netns podman run: $(ratio "$s" "$r")x (goal <= 1.3x)"
+echo "   (load: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -476,6 +476,10 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 		return cfg_ctx_fail(c, kn->line, "profiles", "invalid profile name '%s': must match "
 		    "^[a-z0-9_-]{2,32}$ (lowercase letters, digits, '_' and '-')", q);
 	}
+	/* Its sandbox would be lazaret-net-<H>, the network sidecar's own name. */
+	if (strcmp(kn->str, "net") == 0)
+		return cfg_ctx_fail(c, kn->line, "profiles", "profile name 'net' is reserved (the "
+		    "network sidecar's container is lazaret-net-<domain>): rename the profile");
 	p->name = xstrdup(kn->str);
 	p->line = kn->line;
 	p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,

@@ -94,7 +94,11 @@ int coord_esc_start(struct coord *c, lz_err_t *err);
 
 /* ---- coord-net.c: the Network Sidecar ---- */
 
-/* Start the sidecar and its router; returns once the rules are in place. */
+/* Start creating the sidecar container (runs beside the Git Sentry and the
+ * overlays; nothing of the sandbox exists yet). */
+int coord_net_begin(struct coord *c, lz_err_t *err);
+/* Finish the sidecar (begun or not) and start its router; returns once the
+ * rules are in place, before the sandbox is created. */
 int coord_net_start(struct coord *c, lz_err_t *err);
 /* PROTO_EGRESS_REQ and PROTO_EGRESS_EDIT. */
 void coord_net_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,

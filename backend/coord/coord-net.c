@@ -137,7 +137,7 @@ coord_net_gone_cb(void *arg)
 }
 
 int
-coord_net_start(struct coord *c, lz_err_t *err)
+coord_net_begin(struct coord *c, lz_err_t *err)
 {
 	const struct cfg_resolved *r = c->o->resolved;
 	const char *end = strrchr(c->a->ctl_socket, '/');
@@ -156,9 +156,17 @@ coord_net_start(struct coord *c, lz_err_t *err)
 
 	coord_log("starting the network sidecar %s (%zu policy entries)", c->a->sidecar,
 	    r->n_allow_egress);
-	ret = net_coord_new(&no, &c->net, err) < 0 ? -1 : net_coord_start(c->net, err);
+	ret = net_coord_new(&no, &c->net, err) < 0 ? -1 : net_coord_begin(c->net, err);
 	free(socket_dir);
 	return ret;
+}
+
+int
+coord_net_start(struct coord *c, lz_err_t *err)
+{
+	if (c->net == NULL && coord_net_begin(c, err) < 0)
+		return -1;
+	return net_coord_start(c->net, err);
 }
 
 static int

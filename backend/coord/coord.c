@@ -467,7 +467,7 @@ coord_teardown(struct coord *c)
 	}
 	coord_limits_release(c);
 	if (c->ovl_ok) {
-		if (overlay_unmount(c->a, &err) < 0) {
+		if (overlay_unmount(c->a, false, &err) < 0) {
 			coord_log("%s", err.msg);
 			lz_err_clear(&err);
 			failed++;
@@ -597,6 +597,11 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (store_open(a->state_db, &c->store, err) < 0)
 		goto out;
 	lz_trace("log, locks, state store");
+	/* The sidecar's container is created meanwhile (a podman start-up and
+	 * slirp4netns); its router, and so the rules, still come before the
+	 * sandbox (coord_net_start). A failed start waits for it, then removes it. */
+	if (c->o->resolved->sidecar && coord_net_begin(c, err) < 0)
+		goto out;
 	/* No image check up front (a podman start-up on every cold start): the
 	 * overlays' image inspect or podman run --pull=never fails on a missing
 	 * image, and coord_image_error then says which and how to get it. */
@@ -615,13 +620,14 @@ coord_start(struct coord *c, lz_err_t *err)
 		coord_image_error(c, err);
 		goto out;
 	}
-	lz_trace("overlays");
+	lz_trace("overlays: fuse-overlayfs");
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;
 	lz_trace("trust anchor, escalation socket");
 	if (coord_limits_start(c, err) < 0)
 		goto out;
+	lz_trace("resource limits");
 	/* Before the container: the router's rules are in place before it starts. */
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
@@ -629,7 +635,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		coord_image_error(c, err);
 		goto out;
 	}
-	lz_trace("container");
+	lz_trace("container (podman run -d)");
 	coord_limits_watch(c);
 	coord_effcfg(c);
 	if (ctl_server_listen(c->loop, a->ctl_socket, &cbs, c, &c->srv, err) < 0)

@@ -4,7 +4,9 @@
  * untouched (the coordinator calls this from work threads and from start-up).
  * stdout/stderr arrive on pipes into growable buffers; stdin is fed from a
  * buffer and closed. The loop runs until the exit callback and both pipes
- * have hit EOF.
+ * have hit EOF. proc_start/proc_finish split that in two: the program runs
+ * meanwhile, its output waits in the pipes (a pipe's 64 KiB at most: for
+ * programs that print little, such as `podman run -d`).
  */
 #include <string.h>
 #include <uv.h>
@@ -80,40 +82,50 @@ proc_write_cb(uv_write_t *w, int status)
 	uv_close((uv_handle_t *)w->handle, proc_close_cb);
 }
 
-int
-proc_run(char *const argv[], char *const env[], const char *input, int flags,
-    struct proc_result *res, lz_err_t *err)
-{
+/* A started program: its private loop and what it collects. */
+struct proc_job {
 	uv_loop_t loop;
 	uv_process_t proc;
+	struct proc_ctx c;
+	int spawned;
+};
+
+/* Spawn argv on job's own loop. -1: not started, the loop must still be run
+ * out (proc_wait); -2: no loop at all. */
+static int
+proc_spawn(struct proc_job *j, char *const argv[], char *const env[], const char *input,
+    int flags, lz_err_t *err)
+{
 	uv_process_options_t o;
 	uv_stdio_container_t io[3];
-	struct proc_ctx c;
-	int r, ret = -1;
+	struct proc_ctx *c = &j->c;
+	int r;
 
-	memset(res, 0, sizeof *res);
-	memset(&c, 0, sizeof c);
+	memset(c, 0, sizeof *c);
 	memset(&o, 0, sizeof o);
-	if ((r = uv_loop_init(&loop)) != 0)
-		return lz_err_set(err, -r, "cannot start %s: %s", argv[0], uv_strerror(r));
-	uv_pipe_init(&loop, &c.in, 0);
-	uv_pipe_init(&loop, &c.out.pipe, 0);
-	uv_pipe_init(&loop, &c.err.pipe, 0);
+	j->spawned = 0;
+	if ((r = uv_loop_init(&j->loop)) != 0) {
+		lz_err_set(err, -r, "cannot start %s: %s", argv[0], uv_strerror(r));
+		return -2;
+	}
+	uv_pipe_init(&j->loop, &c->in, 0);
+	uv_pipe_init(&j->loop, &c->out.pipe, 0);
+	uv_pipe_init(&j->loop, &c->err.pipe, 0);
 	io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
-	io[0].data.stream = (uv_stream_t *)&c.in;
+	io[0].data.stream = (uv_stream_t *)&c->in;
 	if (flags & PROC_INHERIT_STDOUT) {
 		io[1].flags = UV_INHERIT_FD;
 		io[1].data.fd = 1;
 	} else {
 		io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		io[1].data.stream = (uv_stream_t *)&c.out.pipe;
+		io[1].data.stream = (uv_stream_t *)&c->out.pipe;
 	}
 	if (flags & PROC_INHERIT_STDERR) {
 		io[2].flags = UV_INHERIT_FD;
 		io[2].data.fd = 2;
 	} else {
 		io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		io[2].data.stream = (uv_stream_t *)&c.err.pipe;
+		io[2].data.stream = (uv_stream_t *)&c->err.pipe;
 	}
 	o.file = argv[0];
 	o.args = (char **)argv;
@@ -121,47 +133,99 @@ proc_run(char *const argv[], char *const env[], const char *input, int flags,
 	o.stdio = io;
 	o.stdio_count = 3;
 	o.exit_cb = proc_exit_cb;
-	proc.data = &c;
-	if ((r = uv_spawn(&loop, &proc, &o)) != 0) {
+	j->proc.data = c;
+	if ((r = uv_spawn(&j->loop, &j->proc, &o)) != 0) {
 		lz_err_set(err, -r, "cannot run %s: %s", argv[0], uv_strerror(r));
-		uv_close((uv_handle_t *)&proc, proc_close_cb);
-		uv_close((uv_handle_t *)&c.in, proc_close_cb);
-		uv_close((uv_handle_t *)&c.out.pipe, proc_close_cb);
-		uv_close((uv_handle_t *)&c.err.pipe, proc_close_cb);
-		goto out;
+		uv_close((uv_handle_t *)&j->proc, proc_close_cb);
+		uv_close((uv_handle_t *)&c->in, proc_close_cb);
+		uv_close((uv_handle_t *)&c->out.pipe, proc_close_cb);
+		uv_close((uv_handle_t *)&c->err.pipe, proc_close_cb);
+		return -1;
 	}
+	j->spawned = 1;
 	if (!(flags & PROC_INHERIT_STDOUT)) {
-		c.out.open = 1;
-		uv_read_start((uv_stream_t *)&c.out.pipe, proc_alloc_cb, proc_read_cb);
+		c->out.open = 1;
+		uv_read_start((uv_stream_t *)&c->out.pipe, proc_alloc_cb, proc_read_cb);
 	} else
-		uv_close((uv_handle_t *)&c.out.pipe, proc_close_cb);
+		uv_close((uv_handle_t *)&c->out.pipe, proc_close_cb);
 	if (!(flags & PROC_INHERIT_STDERR)) {
-		c.err.open = 1;
-		uv_read_start((uv_stream_t *)&c.err.pipe, proc_alloc_cb, proc_read_cb);
+		c->err.open = 1;
+		uv_read_start((uv_stream_t *)&c->err.pipe, proc_alloc_cb, proc_read_cb);
 	} else
-		uv_close((uv_handle_t *)&c.err.pipe, proc_close_cb);
+		uv_close((uv_handle_t *)&c->err.pipe, proc_close_cb);
 	if (input != NULL && *input != '\0') {
 		uv_buf_t b = uv_buf_init((char *)input, (unsigned)strlen(input));
 
-		if (uv_write(&c.wr, (uv_stream_t *)&c.in, &b, 1, proc_write_cb) != 0)
-			uv_close((uv_handle_t *)&c.in, proc_close_cb);
+		if (uv_write(&c->wr, (uv_stream_t *)&c->in, &b, 1, proc_write_cb) != 0)
+			uv_close((uv_handle_t *)&c->in, proc_close_cb);
 	} else
-		uv_close((uv_handle_t *)&c.in, proc_close_cb);
-	ret = 0;
-out:
-	uv_run(&loop, UV_RUN_DEFAULT);
-	uv_loop_close(&loop);
-	if (ret == 0) {
-		res->status = c.signal != 0 ? 128 + c.signal : (int)c.status;
-		res->out = c.out.data != NULL ? c.out.data : xstrdup("");
-		res->out_len = c.out.len;
-		res->errout = c.err.data != NULL ? c.err.data : xstrdup("");
-		res->err_len = c.err.len;
+		uv_close((uv_handle_t *)&c->in, proc_close_cb);
+	return 0;
+}
+
+/* Run job's loop out: the exit and both pipes' EOF. res set when it ran. */
+static void
+proc_wait(struct proc_job *j, struct proc_result *res)
+{
+	struct proc_ctx *c = &j->c;
+
+	uv_run(&j->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&j->loop);
+	memset(res, 0, sizeof *res);
+	if (j->spawned) {
+		res->status = c->signal != 0 ? 128 + c->signal : (int)c->status;
+		res->out = c->out.data != NULL ? c->out.data : xstrdup("");
+		res->out_len = c->out.len;
+		res->errout = c->err.data != NULL ? c->err.data : xstrdup("");
+		res->err_len = c->err.len;
 	} else {
-		free(c.out.data);
-		free(c.err.data);
+		free(c->out.data);
+		free(c->err.data);
 	}
-	return ret;
+}
+
+int
+proc_run(char *const argv[], char *const env[], const char *input, int flags,
+    struct proc_result *res, lz_err_t *err)
+{
+	struct proc_job j;
+	int r = proc_spawn(&j, argv, env, input, flags, err);
+
+	if (r == -2) {
+		memset(res, 0, sizeof *res);
+		return -1;
+	}
+	proc_wait(&j, res);
+	return r < 0 ? -1 : 0;
+}
+
+int
+proc_start(char *const argv[], struct proc_job **job, lz_err_t *err)
+{
+	struct proc_job *j = xcalloc(1, sizeof *j);
+
+	int r = proc_spawn(j, argv, NULL, NULL, 0, err);
+
+	if (r < 0) {
+		struct proc_result res;
+
+		if (r == -1) {
+			proc_wait(j, &res);
+			proc_result_clear(&res);
+		}
+		free(j);
+		*job = NULL;
+		return -1;
+	}
+	*job = j;
+	return 0;
+}
+
+void
+proc_finish(struct proc_job *job, struct proc_result *res)
+{
+	proc_wait(job, res);
+	free(job);
 }
 
 void

@@ -30,6 +30,18 @@ int proc_run(char *const argv[], char *const env[], const char *input,
     int flags, struct proc_result *res, lz_err_t *err);
 void proc_result_clear(struct proc_result *);
 
+/* A program started by proc_start, not yet waited for. */
+struct proc_job;
+
+/* Start argv (as proc_run, inheriting our environment, no input) and return
+ * at once: the caller does other work meanwhile. The program should print
+ * little (its output waits in a pipe until proc_finish). Returns -1 with err
+ * when it could not be started (then *job is NULL). */
+int proc_start(char *const argv[], struct proc_job **job, lz_err_t *err);
+
+/* Wait for job to end and collect res as proc_run does; frees job. */
+void proc_finish(struct proc_job *job, struct proc_result *res);
+
 /* proc_run, and an error naming argv[0] and its stderr when the exit status is
  * not 0. On success *out (if not NULL) takes stdout with trailing newlines cut. */
 int proc_run_ok(char *const argv[], char **out, lz_err_t *err);

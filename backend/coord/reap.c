@@ -170,7 +170,7 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 	limits_host_probe(&lh);
 	limits_domain_remove(&lh, a->hash);
 	limits_host_clear(&lh);
-	if (overlay_unmount(a, &e) < 0)
+	if (overlay_unmount(a, false, &e) < 0)
 		reap_step(&first, &e);
 	/* The agent's last commits imported, its refs scrubbed: what the
 	 * coordinator's teardown would have done. */

@@ -1,7 +1,10 @@
 /* net-coord.c - start, watch, restart and stop the domain's network sidecar
- * (see net-coord.h for the topology). Start-up is synchronous, like the rest
- * of the coordinator's: the sandbox is created only once the router answers,
- * so its rules are in place before the agent's first packet. */
+ * (see net-coord.h for the topology). The sidecar container's creation
+ * (podman run -d) is started first and runs beside the coordinator's other
+ * start-up work (net_coord_begin); the rest is synchronous: the router is
+ * started and answers, and only then is the sandbox created, so its rules are
+ * in place before the agent's first packet. A start that fails meanwhile
+ * waits for the creation and removes the container (net_coord_free). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,14 +22,18 @@
 #include "egress.h"
 #include "net/net-coord.h"
 #include "net/net-image.h"
+#include "sandbox/pause.h"
+#include "sandbox/storage.h"
 #include "strv.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 enum net_state { NET_DOWN, NET_STARTING, NET_UP, NET_RESTARTING };
 
 struct net_coord {
 	struct net_coord_opts o;
-	char *dir, *ctl, *resolv, *image, *upstream;
+	char *dir, *ctl, *resolv, *image, *upstream, *bin;
+	struct drv_job *job;	/* the container's creation, started by net_coord_begin */
 	char **policy;
 	size_t n_policy;
 	enum net_state state;
@@ -121,40 +128,65 @@ net_files(struct net_coord *nc, lz_err_t *err)
 	return 0;
 }
 
+/* The sidecar container's spec; free with net_spec_clear. */
+struct net_spec {
+	struct drv_spec sp;
+	struct drv_mount m;
+	char *caps[2], *labels[2];
+};
+
+static void
+net_spec_make(struct net_coord *nc, struct net_spec *ns)
+{
+	memset(ns, 0, sizeof *ns);
+	ns->m.type = DRV_MOUNT_BIND;
+	ns->m.src = nc->dir;
+	ns->m.dst = (char *)NET_COORD_CTL_DST;
+	ns->caps[0] = (char *)"NET_ADMIN";
+	ns->caps[1] = (char *)"NET_BIND_SERVICE";
+	ns->labels[0] = xasprintf("lazaret.domain=%s", nc->o.a->hash);
+	ns->labels[1] = xstrdup("lazaret.role=sidecar");
+	ns->sp.name = nc->o.a->sidecar;
+	ns->sp.image = nc->image;
+	ns->sp.network = (char *)NET_COORD_SLIRP;
+	ns->sp.runtime = (char *)"crun";	/* never gVisor: the router needs the kernel's nftables */
+	ns->sp.cap_add = ns->caps;
+	ns->sp.n_cap_add = 2;
+	ns->sp.mounts = &ns->m;
+	ns->sp.n_mounts = 1;
+	ns->sp.labels = ns->labels;
+	ns->sp.n_labels = 2;
+}
+
+static void
+net_spec_clear(struct net_spec *ns)
+{
+	free(ns->labels[0]);
+	free(ns->labels[1]);
+}
+
+/* Create the sidecar container, or wait for the creation nc->job started
+ * (net_coord_begin). */
 static int
 net_container(struct net_coord *nc, lz_err_t *err)
 {
-	struct drv_spec sp = { 0 };
-	struct drv_mount m = { .type = DRV_MOUNT_BIND, .src = nc->dir, .dst = (char *)NET_COORD_CTL_DST };
-	char *caps[] = { (char *)"NET_ADMIN", (char *)"NET_BIND_SERVICE" };
-	char *labels[2];
+	struct drv_job *job = lz_steal_ptr(&nc->job);
+	struct net_spec ns;
 	int ret;
 
-	labels[0] = xasprintf("lazaret.domain=%s", nc->o.a->hash);
-	labels[1] = xstrdup("lazaret.role=sidecar");
-	sp.name = nc->o.a->sidecar;
-	sp.image = nc->image;
-	sp.network = (char *)NET_COORD_SLIRP;
-	sp.runtime = (char *)"crun";	/* never gVisor: the router needs the kernel's nftables */
-	sp.cap_add = caps;
-	sp.n_cap_add = 2;
-	sp.mounts = &m;
-	sp.n_mounts = 1;
-	sp.labels = labels;
-	sp.n_labels = 2;
-	ret = nc->o.drv->create(&sp, err);
+	net_spec_make(nc, &ns);
+	ret = job != NULL ? nc->o.drv->create_finish(job, err) : nc->o.drv->create(&ns.sp, err);
 	if (ret < 0 && err->code == EEXIST) {
 		/* Left by a coordinator that died: its namespace may hold anything.
 		 * Its sandbox, joined to that namespace, goes first (podman refuses to
 		 * remove a container another one depends on); we hold the domain lock. */
 		lz_err_clear(err);
 		net_log(nc, "removing sidecar %s (and sandbox %s) left by a previous coordinator",
-		    sp.name, nc->o.a->container);
+		    ns.sp.name, nc->o.a->container);
 		ret = nc->o.drv->remove(nc->o.a->container, err) < 0 ||
-		    nc->o.drv->remove(sp.name, err) < 0 ? -1 : nc->o.drv->create(&sp, err);
+		    nc->o.drv->remove(ns.sp.name, err) < 0 ? -1 : nc->o.drv->create(&ns.sp, err);
 	}
-	free(labels[0]);
-	free(labels[1]);
+	net_spec_clear(&ns);
 	return ret;
 }
 
@@ -165,6 +197,41 @@ net_proc_close_cb(uv_handle_t *h)
 }
 
 static void net_router_exit_cb(uv_process_t *p, int64_t status, int sig);
+
+/* `SELF ns-exec --pid PAUSE -- crun --root $XDG_RUNTIME_DIR/crun exec ID
+ * ROUTER...`: the router started in the sidecar by crun itself, in the
+ * namespaces, with the capabilities and user of the container's process as
+ * podman exec would, but without podman's and conmon's start-up (~100-250
+ * ms). ID is read from podman's containers.json. -1 when anything is not as
+ * expected: the caller uses podman exec. Either way the router is our child
+ * and its exit (it was killed, crashed) is seen and restarted alike. */
+static int
+net_crun_exec_argv(struct net_coord *nc, char **rargv, char ***argv)
+{
+	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *info = NULL, *g = NULL, *root = NULL, *state = NULL;
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (rt == NULL || rt[0] != '/' || (info = pause_mountinfo()) == NULL ||
+	    (g = storage_graphroot(info)) == NULL ||
+	    storage_lookup(g, "containers", nc->o.a->sidecar, id, layer) != 1)
+		return -1;
+	/* crun's state of that very container, where rootless podman keeps it. */
+	root = xasprintf("%s/crun", rt);
+	state = xasprintf("%s/%s/status", root, id);
+	if (lstat(state, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+	    pause_exec_prefix(argv) < 0)
+		return -1;
+	lz_strv_push(argv, "crun");
+	lz_strv_push(argv, "--root");
+	lz_strv_push(argv, root);
+	lz_strv_push(argv, "exec");
+	lz_strv_push(argv, id);
+	for (size_t i = 0; rargv[i] != NULL; i++)
+		lz_strv_push(argv, rargv[i]);
+	return 0;
+}
 
 static int
 net_router_spawn(struct net_coord *nc, lz_err_t *err)
@@ -194,8 +261,12 @@ net_router_spawn(struct net_coord *nc, lz_err_t *err)
 		lz_strv_push(&rargv, ms);
 	}
 	ex.argv = rargv;
-	if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
-		goto out;
+	if (net_crun_exec_argv(nc, rargv, &argv) < 0) {
+		lz_strv_free(argv);
+		argv = NULL;
+		if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
+			goto out;
+	}
 	(void)unlink(nc->ctl);
 	io[0].flags = UV_IGNORE;
 	io[1].flags = UV_IGNORE;
@@ -371,15 +442,45 @@ net_proc_exited(int pid)
 }
 
 int
-net_coord_start(struct net_coord *nc, lz_err_t *err)
+net_coord_begin(struct net_coord *nc, lz_err_t *err)
 {
-	char *bin = NULL;
-	int ret = -1;
+	struct net_spec ns;
+	int ret;
 
 	nc->state = NET_STARTING;
-	if (net_files(nc, err) < 0 || net_image_bin(&bin, err) < 0 ||
-	    net_image_ensure(bin, &nc->image, NULL, err) < 0 || net_container(nc, err) < 0 ||
-	    net_router_spawn(nc, err) < 0)
+	if (net_files(nc, err) < 0 || (nc->bin == NULL && net_image_bin(&nc->bin, err) < 0))
+		return -1;
+	free(nc->image);
+	if (net_image_name(nc->bin, &nc->image, err) < 0)
+		return -1;
+	/* No image check first (a podman start-up on every start): podman run
+	 * --pull=never says when the image is missing (net_coord_start). */
+	net_spec_make(nc, &ns);
+	ret = nc->o.drv->create_start(&ns.sp, &nc->job, err);
+	net_spec_clear(&ns);
+	return ret;
+}
+
+int
+net_coord_start(struct net_coord *nc, lz_err_t *err)
+{
+	int ret = -1;
+
+	if (nc->job == NULL && net_coord_begin(nc, err) < 0)
+		goto out;
+	if (net_container(nc, err) < 0) {
+		/* The image is missing: build it, then make the container again. */
+		if (err->code != ENOENT)
+			goto out;
+		lz_err_clear(err);
+		free(nc->image);
+		nc->image = NULL;
+		if (net_image_ensure(nc->bin, &nc->image, NULL, err) < 0 ||
+		    net_container(nc, err) < 0)
+			goto out;
+	}
+	lz_trace("sidecar: container");
+	if (net_router_spawn(nc, err) < 0)
 		goto out;
 	/* Rules in place = control socket answering; the router's exit ends the wait. */
 	while (net_now_ms() < nc->deadline_ms) {
@@ -387,6 +488,7 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 
 		if (net_try_connect(nc)) {
 			nc->state = NET_UP;
+			lz_trace("sidecar: router, rules in place");
 			net_audit(nc, "net.start", nc->o.a->sidecar);
 			ret = 0;
 			goto out;
@@ -399,7 +501,6 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 	lz_err_set(err, EIO, "the network sidecar %s did not start%s (see the coordinator log)",
 	    nc->o.a->sidecar, net_proc_exited(nc->proc.pid) ? "" : " in time");
 out:
-	free(bin);
 	if (ret < 0)
 		nc->state = NET_DOWN;
 	return ret;
@@ -693,6 +794,9 @@ net_coord_free(struct net_coord *nc)
 
 	if (nc == NULL)
 		return;
+	/* A creation still under way ends first, or it would outlive the removal. */
+	if (nc->job != NULL && nc->o.drv->create_finish(lz_steal_ptr(&nc->job), &err) < 0)
+		lz_err_clear(&err);
 	if (nc->o.drv->remove(nc->o.a->sidecar, &err) < 0) {
 		net_log(nc, "network sidecar: %s", err.msg);
 		lz_err_clear(&err);
@@ -703,6 +807,7 @@ net_coord_free(struct net_coord *nc)
 	free(nc->ctl);
 	free(nc->resolv);
 	free(nc->image);
+	free(nc->bin);
 	free(nc->upstream);
 	free(nc);
 }

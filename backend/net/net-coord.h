@@ -5,7 +5,9 @@
  * user namespace only, on slirp4netns (host loopback reachable as 10.0.2.2,
  * which the router refuses unless listed). Its PID 1 is catatonit in pause
  * mode, so the namespace lives as long as the container; the router runs in
- * it through `podman exec`, owned by the coordinator: when it dies the rules
+ * it through `crun exec` (entered with `lazaret ns-exec`, the container's id
+ * from podman's containers.json; `podman exec` when that is not known),
+ * owned by the coordinator: when it dies the rules
  * stay in the kernel (default deny), the coordinator audits it and starts it
  * again with the policy in force, in the same namespace. The sandbox joins
  * with --network container:lazaret-net-<H> (runsc network=host) and a
@@ -56,8 +58,14 @@ struct net_coord_opts {
 };
 
 int net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *err);
-/* Build the image if needed, start the sidecar and the router; returns when
- * the router's rules are in place (its control socket answers). */
+/* Start creating the sidecar container (podman run -d, not waited for), so
+ * that it runs beside the coordinator's other start-up work. Optional; a
+ * begun sidecar is finished by net_coord_start or waited for by
+ * net_coord_free. */
+int net_coord_begin(struct net_coord *, lz_err_t *err);
+/* Build the image if needed, start the sidecar (or finish its creation) and
+ * the router; returns when the router's rules are in place (its control
+ * socket answers). The sandbox is created only after this. */
 int net_coord_start(struct net_coord *, lz_err_t *err);
 /* Join the sandbox's spec to the sidecar's namespace and resolver. */
 int net_coord_spec(struct net_coord *, struct drv_spec *sp, lz_err_t *err);

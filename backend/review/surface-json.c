@@ -399,6 +399,70 @@ out:
 	return r;
 }
 
+int
+surface_json_each(const uint8_t *buf, size_t len, surface_json_each_cb cb, void *arg,
+    lz_err_t *err)
+{
+	struct surface_json el = { 0 };
+	struct sj j = { buf, len, 0, &el, err };
+	bool first = true;
+	int r = -1;
+
+	if (len > SURFACE_JSON_MAX)
+		return lz_err_set(err, LZ_EINVAL, "JSON file of %zu bytes is over the limit of %u",
+		    len, SURFACE_JSON_MAX);
+	sj_ws(&j);
+	if (j.pos >= len || buf[j.pos] != '[')
+		return sj_fail(&j, "the document is not an array");
+	j.pos++;
+	for (;;) {
+		struct sj_text t = { 0 };
+
+		sj_ws(&j);
+		if (j.pos >= len) {
+			sj_fail(&j, "unterminated array");
+			goto out;
+		}
+		if (buf[j.pos] == ']' && first) {
+			j.pos++;
+			break;
+		}
+		if (buf[j.pos] != '{') {
+			sj_fail(&j, "an element is not an object");
+			goto out;
+		}
+		r = sj_object(&j, &t, 2, NULL, true);
+		free(t.s);
+		if (r < 0)
+			goto out;
+		r = -1;
+		if (cb(&el, arg) != 0) {
+			r = 0;
+			goto out;
+		}
+		surface_json_clear(&el);
+		first = false;
+		sj_ws(&j);
+		if (j.pos < len && buf[j.pos] == ']') {
+			j.pos++;
+			break;
+		}
+		if (j.pos >= len || buf[j.pos] != ',') {
+			sj_fail(&j, "expected ',' or ']'");
+			goto out;
+		}
+		j.pos++;
+	}
+	sj_ws(&j);
+	if (j.pos != len)
+		sj_fail(&j, "trailing bytes after the array");
+	else
+		r = 0;
+out:
+	surface_json_clear(&el);
+	return r;
+}
+
 void
 surface_json_clear(struct surface_json *o)
 {

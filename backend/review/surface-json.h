@@ -38,6 +38,14 @@ struct surface_json {
 int surface_json_parse(const uint8_t *buf, size_t len, struct surface_json *out, lz_err_t *err);
 void surface_json_clear(struct surface_json *);
 
+/* Parse buf as a JSON array of objects (containers/storage's images.json)
+ * and call cb with each element, its members read as surface_json_parse
+ * reads a document's; cb returns non-zero to stop there (0 returned). An
+ * element is freed after its call. Returns 0, or -1 with err. */
+typedef int (*surface_json_each_cb)(const struct surface_json *el, void *arg);
+int surface_json_each(const uint8_t *buf, size_t len, surface_json_each_cb cb, void *arg,
+    lz_err_t *err);
+
 /* Call cb with the name ("scripts.postinstall", or "bin" for a non-object
  * value) of each member under top-level key top that differs between a and
  * b (added, removed or changed). Returns how many differ. */

@@ -69,11 +69,18 @@ struct drv_exec {
 				 * runs under its --hold (escalate/hold.c); NULL: not */
 };
 
+struct drv_job;
+
 struct drv_ops {
 	const char *name;
 	/* Create and start the container detached, with a long-running init;
 	 * err->code EEXIST when a container of that name exists (left as it is). */
 	int (*create)(const struct drv_spec *, lz_err_t *);
+	/* create in two halves: start it (returns at once), do other work, then
+	 * wait for it (create's result; frees job). A started job must be
+	 * finished, also on a failure elsewhere, before the name is reused. */
+	int (*create_start)(const struct drv_spec *, struct drv_job **job, lz_err_t *);
+	int (*create_finish)(struct drv_job *job, lz_err_t *);
 	/* Argv (NULL-terminated, caller frees with lz_strv_free) that runs an
 	 * exec when spawned; the caller owns the process and its PTY. */
 	int (*exec_argv)(const struct drv_exec *, char ***argv, lz_err_t *);

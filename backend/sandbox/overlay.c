@@ -18,14 +18,27 @@
  * it runs as root of podman's user namespace, so ownership inside the
  * container maps right (chown 1000 -> host subuid).
  *
- * State: <domain_root>/overlay/image holds the image ID and mount path we
- * hold. overlay_mount reuses a merged dir that is mounted, answers stat (a
- * dead daemon gives ENOTCONN) and sits on the same image; anything else is
+ * State: <domain_root>/overlay/image records the image (id, mount path, the
+ * name it was found by, whether this domain holds a mount of it).
+ * overlay_mount reuses a merged dir that is mounted, answers stat (a dead
+ * daemon gives ENOTCONN) and sits on the same image; anything else is
  * unmounted and made again, which is also how a rebuilt image becomes the
  * new lower layer (spec 4.1 "Base Image Update Inheritance") while the
  * upper layer is kept. The image mount is refcounted by containers/storage,
  * so we take it once per domain and release it once (no --force: another
  * domain on the same image keeps its own).
+ *
+ * Warm start without podman: a sandbox's teardown keeps the image mounted
+ * (only `lazaret debug unmount` and an image change release it; `podman
+ * rmi` still works, it unmounts). The next start reads podman's mount table
+ * from /proc/PAUSE/mountinfo and the name -> (id, top layer) map from
+ * containers/storage's own images.json (rewritten, as a new file, by every
+ * tag, build, pull and removal); when ref names an image there whose mount
+ * <graphroot>/overlay/<layer>/merged is in the table, neither `podman image
+ * inspect` nor `podman image mount` runs. A short name, another storage
+ * driver, an image not mounted or an unreadable file: podman decides, as
+ * before. Nothing of this is in the sandbox: <domain_root>/overlay/image is
+ * beside the upper/work/merged dirs, never under them.
  *
  * /etc: podman bind-mounts its own /etc/hosts, /etc/hostname and
  * /etc/resolv.conf on top of whatever is at /etc, so they come from podman,
@@ -43,10 +56,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/mountinfo.h"
 #include "sandbox/overlay.h"
+#include "sandbox/overlay-images.h"
+#include "sandbox/pause.h"
+#include "sandbox/storage.h"
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
 #include "strv.h"
+#include "trace.h"
 #include "xmalloc.h"
 
 #define OVERLAY_STATE_MAX 8192
@@ -106,84 +124,32 @@ overlay_dir_check(const char *dir, lz_err_t *err)
 	return sentry_path_check("persistent dir", dir, false, err);
 }
 
-/* Decode mountinfo's octal escapes (\040 space, \011, \012, \134). */
-static char *
-overlay_unescape(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1), *o = out;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			*o++ = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		} else
-			*o++ = s[i];
-	}
-	*o = '\0';
-	return out;
-}
-
-bool
-overlay_mountinfo_has(const char *mountinfo, const char *path)
-{
-	const char *line, *end, *f;
-	bool found = false;
-	int field;
-
-	for (line = mountinfo; *line != '\0' && !found; line = end + (*end == '\n')) {
-		end = strchrnul(line, '\n');
-		/* id parent maj:min root MOUNTPOINT ... */
-		for (f = line, field = 0; field < 4 && f < end; field++) {
-			f = memchr(f, ' ', (size_t)(end - f));
-			if (f == NULL)
-				break;
-			f++;
-		}
-		if (f != NULL && field == 4 && f < end) {
-			const char *sp = memchr(f, ' ', (size_t)(end - f));
-			size_t n = (size_t)((sp != NULL ? sp : end) - f);
-			char *mp = overlay_unescape(f, n);
-
-			found = strcmp(mp, path) == 0;
-			free(mp);
-		}
-	}
-	return found;
-}
-
-/* Start *argv as `lazaret ns-exec --pid PAUSE --`: the namespaces of rootless
- * podman's pause process (what `podman unshare` joins), entered in a few ms;
- * ns-exec itself falls back to podman unshare. -1: no pause process known. */
+/* The image ref stands for and its mount, known without podman: ref named
+ * in the storage's own images file (<G>/overlay-images/images.json, G from
+ * the record's mount path hint or else from an overlay mount in podman's
+ * namespace) and that image's mount (G/overlay/<layer>/merged) present in
+ * mountinfo info. Returns 1 with *id and *path set, 0 when podman must be
+ * asked (a short name, another storage driver, not mounted, any doubt). */
 static int
-overlay_ns_exec(char ***argv)
+overlay_image_local(const char *info, const char *ref, const char *hint, char **id, char **path)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char exe[PATH_MAX], pid[16];
-	_cleanup_free_ char *path = NULL;
-	ssize_t n;
-	size_t len;
-	FILE *f;
+	char hid[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *g = NULL, *mp = NULL;
 
-	if (rt == NULL || rt[0] != '/' || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-		return -1;
-	exe[n] = '\0';
-	path = xasprintf("%s/libpod/tmp/pause.pid", rt);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	len = fread(pid, 1, sizeof pid - 1, f);
-	fclose(f);
-	pid[len] = '\0';
-	pid[strcspn(pid, "\n")] = '\0';
-	if (pid[0] == '\0' || pid[strspn(pid, "0123456789")] != '\0')
-		return -1;
-	lz_strv_push(argv, exe);
-	lz_strv_push(argv, "ns-exec");
-	lz_strv_push(argv, "--pid");
-	lz_strv_push(argv, pid);
-	lz_strv_push(argv, "--");
-	return 0;
+	if (!overlay_images_ref_ok(ref))
+		return 0;
+	if (hint != NULL)
+		g = storage_graphroot_of(hint);
+	if (g == NULL)
+		g = storage_graphroot(info);
+	if (g == NULL || storage_lookup(g, "images", ref, hid, layer) != 1)
+		return 0;
+	mp = xasprintf("%s/overlay/%s/merged", g, layer);
+	if (!mountinfo_has(info, mp))
+		return 0;
+	*id = xstrdup(hid);
+	*path = lz_steal_ptr(&mp);
+	return 1;
 }
 
 /* Run `podman [unshare] ARGS... NULL` (sentry_run's status and out). */
@@ -209,7 +175,7 @@ overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 		free(what);
 		what = t;
 	}
-	if (!unshare || overlay_ns_exec(&argv) < 0) {
+	if (!unshare || pause_exec_prefix(&argv) < 0) {
 		lz_strv_push(&argv, "podman");
 		if (unshare)
 			lz_strv_push(&argv, "unshare");
@@ -249,36 +215,59 @@ overlay_root(const struct anchor *a, bool make, char **out, lz_err_t *err)
 	return 0;
 }
 
-/* The image we hold: "ID\nPATH\n" in <root>/image. */
+/* The image record, <root>/image: "ID\nPATH\nREF\nHELD\n": the image's id,
+ * its mount in podman's namespace, the name it was found by, and "held"
+ * when this domain took a mount of it (`podman image mount`, released with
+ * `podman image unmount`) or "borrowed" when it used one already there. An
+ * older Lazaret wrote the first two lines only (it always held). */
+struct overlay_rec {
+	char *id, *path, *ref;
+	bool held;
+};
+
 static void
-overlay_state_read(const char *root, char **id, char **path)
+overlay_rec_clear(struct overlay_rec *r)
+{
+	free(r->id);
+	free(r->path);
+	free(r->ref);
+	memset(r, 0, sizeof *r);
+}
+
+static void
+overlay_rec_read(const char *root, struct overlay_rec *r)
 {
 	_cleanup_free_ char *f = xasprintf("%s/image", root);
-	char buf[OVERLAY_STATE_MAX + 1], *nl;
+	char buf[OVERLAY_STATE_MAX + 1], *line[4] = { NULL }, *p, *nl;
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
+	int i;
 
-	*id = *path = NULL;
+	memset(r, 0, sizeof *r);
 	if ((fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return;
 	if ((n = read(fd, buf, OVERLAY_STATE_MAX)) <= 0)
 		return;
 	buf[n] = '\0';
-	if ((nl = strchr(buf, '\n')) == NULL)
-		return;
-	*nl = '\0';
-	*id = xstrdup(buf);
-	*path = xstrdup(nl + 1);
-	if ((nl = strchr(*path, '\n')) != NULL)
+	for (i = 0, p = buf; i < 4 && (nl = strchr(p, '\n')) != NULL; i++, p = nl + 1) {
 		*nl = '\0';
+		line[i] = p;
+	}
+	if (i < 2)
+		return;
+	r->id = xstrdup(line[0]);
+	r->path = xstrdup(line[1]);
+	r->ref = line[2] != NULL ? xstrdup(line[2]) : NULL;
+	r->held = line[3] == NULL || strcmp(line[3], "borrowed") != 0;
 }
 
 static int
-overlay_state_write(const char *root, const char *id, const char *path, lz_err_t *err)
+overlay_rec_write(const char *root, const struct overlay_rec *r, lz_err_t *err)
 {
 	_cleanup_free_ char *f = xasprintf("%s/image", root);
 	_cleanup_free_ char *tmp = xasprintf("%s/image.tmp", root);
-	_cleanup_free_ char *txt = xasprintf("%s\n%s\n", id, path);
+	_cleanup_free_ char *txt = xasprintf("%s\n%s\n%s\n%s\n", r->id, r->path,
+	    r->ref != NULL ? r->ref : "", r->held ? "held" : "borrowed");
 	_cleanup_close_ int fd = -1;
 	size_t len = strlen(txt);
 
@@ -301,7 +290,7 @@ overlay_umount_one(const char *mountinfo, const char *merged, bool lazy_ok, lz_e
 {
 	int st;
 
-	if (!overlay_mountinfo_has(mountinfo, merged))
+	if (!mountinfo_has(mountinfo, merged))
 		return 0;
 	if (overlay_podman(true, NULL, &st, err, "fusermount3", "-u", "--", merged, NULL) < 0)
 		return -1;
@@ -370,10 +359,11 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
     struct drv_mount **mounts, size_t *n_mounts, lz_err_t *err)
 {
 	_cleanup_free_ char *root = NULL, *id = NULL, *info = NULL;
-	_cleanup_free_ char *old_id = NULL, *img = NULL;
+	_cleanup_free_ char *img = NULL, *local_img = NULL;
+	struct overlay_rec rec = { 0 };
 	struct drv_mount *ms = NULL;
 	size_t i, j, nm = 0;
-	bool same_image;
+	bool same_image, local;
 	int st;
 
 	*mounts = NULL;
@@ -392,14 +382,23 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		return -1;
 	if (sentry_path_check("overlay directory", root, false, err) < 0)
 		return -1;
-	if (overlay_podman(false, &id, NULL, err, "image", "inspect", "--format", "{{.Id}}",
-	    image, NULL) < 0)
-		return lz_err_wrap(err, "image '%s'", image);
-	if (overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
-		return -1;
-	overlay_state_read(root, &old_id, &img);
-	same_image = old_id != NULL && strcmp(old_id, id) == 0 && img != NULL &&
-	    overlay_mountinfo_has(info, img);
+	overlay_rec_read(root, &rec);
+	/* Read directly when the pause process is known: no process at all. */
+	if ((info = pause_mountinfo()) == NULL &&
+	    overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
+		goto fail;
+	/* Warm: podman's images file names the image and it is mounted already
+	 * (kept mounted after the last sandbox on it); else podman decides. */
+	local = overlay_image_local(info, image, rec.path, &id, &local_img) == 1;
+	if (!local && overlay_podman(false, &id, NULL, err, "image", "inspect", "--format",
+	    "{{.Id}}", image, NULL) < 0) {
+		lz_err_wrap(err, "image '%s'", image);
+		goto fail;
+	}
+	lz_trace("overlays: image id, %s", local ? "images.json" : "podman");
+	img = rec.path != NULL ? xstrdup(rec.path) : NULL;
+	same_image = rec.id != NULL && strcmp(rec.id, id) == 0 && img != NULL &&
+	    mountinfo_has(info, img);
 	if (!same_image) {
 		char **merged = overlay_list_merged(root);
 		int r = 0;
@@ -411,28 +410,44 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 			r = overlay_umount_one(info, merged[i], false, err);
 		lz_strv_free(merged);
 		if (r < 0)
-			return -1;
-		if (r == 1 && img == NULL)
-			return lz_err_set(err, EBUSY, "the overlays of domain %s are in use but "
-			    "their image record is gone: stop the sandbox ('lazaret stop'), then "
-			    "start again", a->hash);
+			goto fail;
+		if (r == 1 && img == NULL) {
+			lz_err_set(err, EBUSY, "the overlays of domain %s are in use but their "
+			    "image record is gone: stop the sandbox ('lazaret stop'), then start "
+			    "again", a->hash);
+			goto fail;
+		}
 		same_image = r == 1;
 	}
 	if (!same_image) {
-		if (old_id != NULL)
+		struct overlay_rec nrec = { id, NULL, (char *)image, !local };
+
+		if (rec.id != NULL && rec.held)
 			(void)overlay_podman(true, NULL, &st, NULL, "podman", "image", "unmount",
-			    old_id, NULL);
+			    rec.id, NULL);
 		free(img);
 		img = NULL;
-		if (overlay_podman(true, &img, NULL, err, "podman", "image", "mount", image,
+		if (local)
+			img = lz_steal_ptr(&local_img);
+		else if (overlay_podman(true, &img, NULL, err, "podman", "image", "mount", image,
 		    NULL) < 0)
-			return -1;
-		if (img[0] != '/' || strchr(img, '\n') != NULL)
-			return lz_err_set(err, LZ_EINVAL, "podman image mount %s: unexpected "
-			    "output '%s'", image, img);
+			goto fail;
+		if (img[0] != '/' || strchr(img, '\n') != NULL) {
+			lz_err_set(err, LZ_EINVAL, "podman image mount %s: unexpected output '%s'",
+			    image, img);
+			goto fail;
+		}
+		nrec.path = img;
 		if (sentry_path_check("image mount", img, false, err) < 0 ||
-		    overlay_state_write(root, id, img, err) < 0)
-			return -1;
+		    overlay_rec_write(root, &nrec, err) < 0)
+			goto fail;
+		lz_trace("overlays: image %s", local ? "mounted already" : "mount, podman");
+	} else if (rec.ref == NULL || strcmp(rec.ref, image) != 0) {
+		/* A record of an older Lazaret: add the name the image is found by. */
+		free(rec.ref);
+		rec.ref = xstrdup(image);
+		if (overlay_rec_write(root, &rec, err) < 0)
+			goto fail;
 	}
 	ms = xcalloc(n, sizeof *ms);
 	for (i = 0; i < n; i++) {
@@ -447,7 +462,7 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		if (overlay_mkdir(base, err) < 0 || overlay_mkdir(upper, err) < 0 ||
 		    overlay_mkdir(work, err) < 0 || overlay_mkdir(merged, err) < 0)
 			goto fail;
-		if (same_image && overlay_mountinfo_has(info, merged)) {
+		if (same_image && mountinfo_has(info, merged)) {
 			/* Reuse when the daemon still answers: statfs always asks it, stat may
 			 * be answered from the kernel's attribute cache. */
 			if (overlay_podman(true, NULL, &st, err, "stat", "-f", "-c", "%t", "--", merged,
@@ -478,19 +493,21 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 	qsort(ms, nm, sizeof *ms, overlay_dst_cmp);
 	*mounts = lz_steal_ptr(&ms);
 	*n_mounts = nm;
+	overlay_rec_clear(&rec);
 	return 0;
 fail:
 	for (i = 0; i < nm; i++)
 		drv_mount_clear(&ms[i]);
 	free(ms);
+	overlay_rec_clear(&rec);
 	return -1;
 }
 
 int
-overlay_unmount(const struct anchor *a, lz_err_t *err)
+overlay_unmount(const struct anchor *a, bool release_image, lz_err_t *err)
 {
-	_cleanup_free_ char *root = NULL, *info = NULL, *id = NULL, *img = NULL;
-	_cleanup_free_ char *state = NULL;
+	_cleanup_free_ char *root = NULL, *info = NULL, *state = NULL;
+	struct overlay_rec rec = { 0 };
 	char **merged = NULL;
 	int ret = -1, st;
 	size_t i;
@@ -498,19 +515,22 @@ overlay_unmount(const struct anchor *a, lz_err_t *err)
 	if (overlay_root(a, false, &root, err) < 0)
 		return -1;
 	merged = overlay_list_merged(root);
-	overlay_state_read(root, &id, &img);
-	if (merged == NULL && id == NULL)
-		return 0;
-	if (overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
+	overlay_rec_read(root, &rec);
+	if (merged == NULL && (rec.id == NULL || !release_image)) {
+		ret = 0;
+		goto out;
+	}
+	if ((info = pause_mountinfo()) == NULL &&
+	    overlay_podman(true, &info, NULL, err, "cat", "/proc/self/mountinfo", NULL) < 0)
 		goto out;
 	for (i = 0; merged != NULL && merged[i] != NULL; i++)
 		if (overlay_umount_one(info, merged[i], true, err) < 0)
 			goto out;
-	if (id != NULL) {
+	if (rec.id != NULL && release_image) {
 		/* Ours only: another domain on this image holds its own count. */
-		if (img != NULL && overlay_mountinfo_has(info, img))
+		if (rec.held && mountinfo_has(info, rec.path))
 			(void)overlay_podman(true, NULL, &st, NULL, "podman", "image", "unmount",
-			    id, NULL);
+			    rec.id, NULL);
 		state = xasprintf("%s/image", root);
 		if (unlink(state) < 0 && errno != ENOENT) {
 			lz_err_sys(err, errno, "cannot remove '%s'", state);
@@ -520,5 +540,6 @@ overlay_unmount(const struct anchor *a, lz_err_t *err)
 	ret = 0;
 out:
 	lz_strv_free(merged);
+	overlay_rec_clear(&rec);
 	return ret;
 }

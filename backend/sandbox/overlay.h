@@ -25,10 +25,12 @@
 int overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size_t n,
     struct drv_mount **mounts, size_t *n_mounts, lz_err_t *err);
 
-/* Unmount every overlay of anchor a and release its image mount; the
- * writable layers are kept. Idempotent (nothing mounted is fine), also after
- * a crash. */
-int overlay_unmount(const struct anchor *a, lz_err_t *err);
+/* Unmount every overlay of anchor a; the writable layers are kept. With
+ * release_image, also release the image mount and forget it; without (a
+ * sandbox's teardown), the image stays mounted in podman's namespace so the
+ * next start finds it without podman. Idempotent (nothing mounted is fine),
+ * also after a crash. */
+int overlay_unmount(const struct anchor *a, bool release_image, lz_err_t *err);
 
 /* The directory name under <domain_root>/overlay/ for container dir
  * ("/usr/local" -> "usr-local"; '-', '_' and other bytes escaped as _XX so
@@ -39,8 +41,5 @@ char *overlay_dir_name(const char *dir);
  * /sys, /dev, /workspace or /run/lazaret. */
 int overlay_dir_check(const char *dir, lz_err_t *err);
 
-/* Is path a mount point in mountinfo text (/proc/PID/mountinfo format,
- * octal escapes decoded)? */
-bool overlay_mountinfo_has(const char *mountinfo, const char *path);
 
 #endif

@@ -419,14 +419,20 @@ podman_in_cgroups(char *const *cgroups, char ***argv, lz_err_t *err)
 	return 0;
 }
 
+/* A container being created: podman run -d started, not yet waited for. */
+struct drv_job {
+	struct proc_job *p;
+	char *name, *image;
+};
+
 static int
-podman_create(const struct drv_spec *spec, lz_err_t *err)
+podman_create_start(const struct drv_spec *spec, struct drv_job **job, lz_err_t *err)
 {
 	char **argv = NULL;
-	struct proc_result r;
-	_cleanup_free_ char *msg = NULL;
+	struct drv_job *j;
 	int ret = -1;
 
+	*job = NULL;
 	if (podman_run_argv(spec, podman_init_path(), &argv, err) < 0)
 		return lz_err_wrap(err, "cannot create container %s",
 		    spec->name != NULL ? spec->name : "");
@@ -434,10 +440,29 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 		goto out;
 	/* No image check first: --pull=never makes podman itself refuse a missing
 	 * image, which saves a podman call on every cold start. */
-	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0) {
+	j = xcalloc(1, sizeof *j);
+	if (proc_start(argv, &j->p, err) < 0) {
+		free(j);
 		lz_err_wrap(err, "cannot create container %s", spec->name);
 		goto out;
 	}
+	j->name = xstrdup(spec->name);
+	j->image = xstrdup(spec->image);
+	*job = j;
+	ret = 0;
+out:
+	lz_strv_free(argv);
+	return ret;
+}
+
+static int
+podman_create_finish(struct drv_job *j, lz_err_t *err)
+{
+	struct proc_result r;
+	_cleanup_free_ char *msg = NULL;
+	int ret = -1;
+
+	proc_finish(j->p, &r);
 	if (r.status != 0) {
 		msg = podman_errmsg(r.errout);
 		/* a failed start leaves a "Created" container holding the name; one that
@@ -445,24 +470,35 @@ podman_create(const struct drv_spec *spec, lz_err_t *err)
 		if (strstr(r.errout, "already in use") == NULL) {
 			lz_err_t rm_err = LZ_ERR_INIT;
 
-			(void)podman_remove(spec->name, &rm_err);
+			(void)podman_remove(j->name, &rm_err);
 			lz_err_clear(&rm_err);
 		}
 		if (strstr(r.errout, "already in use") != NULL)
-			lz_err_set(err, EEXIST, "cannot create container %s: %s", spec->name, msg);
+			lz_err_set(err, EEXIST, "cannot create container %s: %s", j->name, msg);
 		else if (strstr(r.errout, "image not known") != NULL)
 			lz_err_set(err, ENOENT, "image %s not found locally: build it with "
-			    "`lazaret image build-default`, or pull it", spec->image);
+			    "`lazaret image build-default`, or pull it", j->image);
 		else
-			lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", spec->name, msg);
-		proc_result_clear(&r);
+			lz_err_set(err, LZ_EINVAL, "cannot create container %s: %s", j->name, msg);
 		goto out;
 	}
-	proc_result_clear(&r);
 	ret = 0;
 out:
-	lz_strv_free(argv);
+	proc_result_clear(&r);
+	free(j->name);
+	free(j->image);
+	free(j);
 	return ret;
+}
+
+static int
+podman_create(const struct drv_spec *spec, lz_err_t *err)
+{
+	struct drv_job *j;
+
+	if (podman_create_start(spec, &j, err) < 0)
+		return -1;
+	return podman_create_finish(j, err);
 }
 
 static bool
@@ -578,6 +614,8 @@ podman_image_id(const char *image, char **id, lz_err_t *err)
 const struct drv_ops podman_ops = {
 	.name = "podman",
 	.create = podman_create,
+	.create_start = podman_create_start,
+	.create_finish = podman_create_finish,
 	.exec_argv = podman_exec_argv,
 	.remove = podman_remove,
 	.inspect = podman_inspect,

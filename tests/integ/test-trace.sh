@@ -23,7 +23,7 @@ grep -Eq '^lazaret: trace: run: coordinator connected +[0-9]+\.[0-9] ms  \([0-9]
 note "ok: each line has the phase's duration and the time since start"
 wait_for 30 sh -c "! $(as_user_line test -S "$LZ_RUNDIR/lazaret/$hash.ctl")" || fail "domain not torn down"
 clog=$(as_user cat "$log")
-for phase in "log, locks, state store" "git sentry" "overlays" "container" "listening"; do
+for phase in "log, locks, state store" "git sentry" "overlays: image id, " "overlays: fuse-overlayfs" "resource limits" "container (podman run -d)" "listening"; do
 	assert_contains "$clog" "lazaret: trace: coordinator: $phase" "coordinator logs '$phase'"
 done
 

@@ -470,6 +470,9 @@ test_cfg_rejects_injection_in_profile_names(void **state)
 
 		expect_err(y, "t.yaml:2: profiles: invalid profile name", "^[a-z0-9_-]{2,32}$");
 	}
+	/* lazaret-net-<H> is the sidecar's container: a profile "net" would collide. */
+	expect_err("profiles:\n  net:\n    image: a\n", "t.yaml:2: profiles: profile name 'net' "
+	    "is reserved", "rename the profile");
 	assert_true(cfg_profile_name_valid("ab"));
 	assert_true(cfg_profile_name_valid("web-agent_2"));
 	assert_true(cfg_profile_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
