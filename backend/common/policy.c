@@ -8,6 +8,7 @@
  * inode) and applies the first matching rule of ban_table to the arguments.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -228,22 +229,51 @@ collect_names(const char *argv0, const char *path, const char *cwd, char ***name
 	free(p);
 }
 
-/* Names of banned programs in path that are the same file as target. */
+#define POLICY_PATH_DIRS 64	/* PATH entries looked at for the inode check */
+#define POLICY_N_BANS (sizeof ban_table / sizeof ban_table[0])
+
+/* Names of banned programs in path that are the same file as target. As
+ * path_lookup would find each (the first executable regular file in PATH
+ * order), but each directory is opened once and looked in by name, and a
+ * directory met before under another name (/bin and /usr/bin) is skipped:
+ * its answers would be the same. ~80 names x PATH: the per-request cost. */
 static void
 collect_inode_names(const char *target, const char *path, char ***names)
 {
-	struct stat t, st;
+	struct stat t, st, d, ds[POLICY_PATH_DIRS];
+	bool found[POLICY_N_BANS] = { false }, same[POLICY_N_BANS] = { false };
+	const char *p = path;
+	size_t nd = 0, i, k;
 
 	if (target == NULL || stat(target, &t) < 0)
 		return;
-	for (size_t i = 0; i < sizeof ban_table / sizeof ban_table[0]; i++) {
-		char *p = path_lookup(ban_table[i].name, path);
+	while (p != NULL && *p != '\0') {
+		const char *e = strchr(p, ':');
+		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+		_cleanup_free_ char *dir = n == 0 ? xstrdup(".") : xstrndup(p, n);
+		_cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-		if (p != NULL && stat(p, &st) == 0 && st.st_dev == t.st_dev &&
-		    st.st_ino == t.st_ino)
-			lz_strv_push(names, ban_table[i].name);
-		free(p);
+		p = e != NULL ? e + 1 : NULL;
+		if (dfd < 0 || fstat(dfd, &d) < 0)
+			continue;
+		for (k = 0; k < nd; k++)
+			if (ds[k].st_dev == d.st_dev && ds[k].st_ino == d.st_ino)
+				break;
+		if (k < nd)
+			continue;	/* seen under another name: same answers */
+		if (nd < POLICY_PATH_DIRS)
+			ds[nd++] = d;
+		for (i = 0; i < POLICY_N_BANS; i++) {
+			if (found[i] || fstatat(dfd, ban_table[i].name, &st, 0) < 0 ||
+			    !S_ISREG(st.st_mode) || faccessat(dfd, ban_table[i].name, X_OK, 0) < 0)
+				continue;
+			found[i] = true;
+			same[i] = st.st_dev == t.st_dev && st.st_ino == t.st_ino;
+		}
 	}
+	for (i = 0; i < POLICY_N_BANS; i++)
+		if (same[i])
+			lz_strv_push(names, ban_table[i].name);
 }
 
 char *

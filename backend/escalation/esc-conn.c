@@ -81,6 +81,7 @@ esc_conn_close(struct esc_conn *c)
 	if (c->st == ESC_C_CLOSED)
 		return;
 	esc_conn_withdraw(c);
+	esc_trace_report(&c->trace, c->req.request_id);
 	c->st = ESC_C_CLOSED;
 	esc_conn_unlink(c);
 	if (c->x != NULL)
@@ -118,6 +119,7 @@ esc_conn_flush(struct esc_conn *c)
 	if (c->x != NULL && c->out.len < ESC_OUT_LOW)
 		esc_exec_pause(c->x, false);
 	if (c->st == ESC_C_FLUSH && c->out.len == 0) {
+		esc_trace_mark(&c->trace, ESC_T_RESULT);
 		(void)SSL_shutdown(c->ssl);	/* close_notify, best effort */
 		esc_conn_close(c);
 		return -1;
@@ -275,6 +277,7 @@ esc_conn_read(struct esc_conn *c)
 			return;
 		}
 		if (r == PROTO_FRAME) {
+			esc_trace_mark(&c->trace, ESC_T_REQUEST);
 			uv_timer_stop(&c->timer);
 			esc_conn_request(c, pl, h.length);
 		}
@@ -305,6 +308,7 @@ esc_conn_pump(struct esc_conn *c)
 			goto out;
 		}
 		c->st = ESC_C_REQUEST;
+		esc_trace_mark(&c->trace, ESC_T_HANDSHAKE);
 	}
 	if (c->out.len > 0 && esc_conn_flush(c) < 0)
 		goto out;

@@ -198,11 +198,11 @@ esc_coord_withdraw_cb(struct esc_server *s, const struct esc_server_req *r, void
 	proto_buf_clear(&b);
 }
 
-/* A row in flight and who waits for it. */
+/* Rows in flight (one transaction) and who waits for each. */
 struct esc_coord_wait {
 	struct esc_coord *ec;
-	void (*done)(void *, int);
-	void *arg;
+	size_t n;
+	struct { void (*done)(void *, int); void *arg; } w[];
 };
 
 static void
@@ -210,6 +210,7 @@ esc_coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
 {
 	struct esc_coord_wait *cw = arg;
 	struct esc_coord *ec = cw->ec;
+	size_t i;
 
 	(void)seq;
 	if (status < 0) {
@@ -223,45 +224,56 @@ esc_coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
 			    "until there is room for it again", ec->reserve);
 		}
 	}
-	if (cw->done != NULL)
-		cw->done(cw->arg, status);
+	for (i = 0; i < cw->n; i++)
+		if (cw->w[i].done != NULL)
+			cw->w[i].done(cw->w[i].arg, status);
 	free(cw);
 }
 
+/* rows as one transaction; each done(done_arg, status) when it is answered. */
 static void
-esc_coord_audit_wait(struct esc_coord *ec, const char *kind, const char *actor,
-    const char *session_id, const char *request_id, const char *detail,
-    void (*done)(void *, int), void *done_arg)
+esc_coord_audit_rows(struct esc_coord *ec, const struct esc_server_row *rows, size_t n)
 {
-	struct audit_rec rec = { 0, kind, actor, session_id, request_id, detail };
+	struct audit_rec *recs;
 	struct esc_coord_wait *cw;
+	size_t i;
 
-	esc_coord_log(ec, "audit %s %s", kind, detail != NULL ? detail : "");
+	for (i = 0; i < n; i++)
+		esc_coord_log(ec, "audit %s %s", rows[i].kind, rows[i].detail != NULL ?
+		    rows[i].detail : "");
 	if (ec->o.store == NULL) {
-		if (done != NULL)
-			done(done_arg, 0);
+		for (i = 0; i < n; i++)
+			if (rows[i].done != NULL)
+				rows[i].done(rows[i].done_arg, 0);
 		return;
 	}
-	cw = xcalloc(1, sizeof *cw);
+	recs = xcalloc(n, sizeof *recs);
+	cw = xcalloc(1, sizeof *cw + n * sizeof cw->w[0]);
 	cw->ec = ec;
-	cw->done = done;
-	cw->arg = done_arg;
-	audit_submit(ec->o.loop, ec->o.store, &rec, esc_coord_audit_done, cw);
+	cw->n = n;
+	for (i = 0; i < n; i++) {
+		recs[i] = (struct audit_rec){ 0, rows[i].kind, rows[i].actor, rows[i].session_id,
+		    rows[i].request_id, rows[i].detail };
+		cw->w[i].done = rows[i].done;
+		cw->w[i].arg = rows[i].done_arg;
+	}
+	audit_submit_n(ec->o.loop, ec->o.store, recs, n, esc_coord_audit_done, cw);
+	free(recs);	/* copied */
 }
 
 void
 esc_coord_audit(struct esc_coord *ec, const char *kind, const char *actor,
     const char *session_id, const char *request_id, const char *detail)
 {
-	esc_coord_audit_wait(ec, kind, actor, session_id, request_id, detail, NULL, NULL);
+	struct esc_server_row r = { kind, actor, session_id, request_id, detail, NULL, NULL };
+
+	esc_coord_audit_rows(ec, &r, 1);
 }
 
 static void
-esc_coord_audit_cb(const char *kind, const char *actor, const char *session_id,
-    const char *request_id, const char *detail, void (*done)(void *, int), void *done_arg,
-    void *arg)
+esc_coord_audit_cb(const struct esc_server_row *rows, size_t n, void *arg)
 {
-	esc_coord_audit_wait(arg, kind, actor, session_id, request_id, detail, done, done_arg);
+	esc_coord_audit_rows(arg, rows, n);
 }
 
 static bool

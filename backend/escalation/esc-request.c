@@ -45,6 +45,7 @@ esc_conn_done_cb(struct esc_exec *x, int status, int64_t duration_ms, uint64_t o
 
 	(void)x;
 	c->x = NULL;
+	esc_trace_mark(&c->trace, ESC_T_EXITED);
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "outcome"); lz_jsonw_str(&w, "ran");
@@ -107,6 +108,7 @@ esc_conn_run(struct esc_conn *c)
 		lz_err_clear(&err);
 		return;
 	}
+	esc_trace_mark(&c->trace, ESC_T_SPAWNED);
 	c->refs++;	/* the command's */
 }
 
@@ -134,6 +136,7 @@ esc_conn_audited_cb(void *arg, int status)
 	struct lz_jsonw w;
 
 	(void)status;	/* esc_audit marked c->audit_failed, for this row or the request's */
+	esc_trace_mark(&c->trace, ESC_T_AUDITED);
 	if (c->st == ESC_C_CLOSED) {
 		lz_jsonw_init(&w);
 		lz_jsonw_obj_open(&w);
@@ -287,6 +290,7 @@ esc_conn_request(struct esc_conn *c, const uint8_t *pl, size_t len)
 		goto out;
 	}
 	policy_decide_in(s->o.policy, c->p.command, c->host_cwd, &c->argv, &v, &why);
+	esc_trace_mark(&c->trace, ESC_T_POLICY);
 	/* An auto_approve entry runs a host tool on the agent's files: not by
 	 * itself while the agent changed what such tools execute. The check
 	 * runs git: on the threadpool, the decision waits for it. */
@@ -315,6 +319,8 @@ esc_request_decide(struct esc_conn *c, enum policy_verdict v, char *why, const c
 	struct lz_jsonw w;
 	char *msg = NULL;
 
+	esc_trace_mark(&c->trace, ESC_T_DECIDE);
+	esc_audit_hold(s);	/* the request's row and its decision: one commit */
 	/* Resolved once, when the policy looks: what runs is this file, by this
 	 * path, whatever PATH or a symlink says by the time a human approves. */
 	esc_request_resolve(c);
@@ -380,6 +386,7 @@ esc_request_decide(struct esc_conn *c, enum policy_verdict v, char *why, const c
 		break;
 	}
 out:
+	esc_audit_release(s);
 	free(msg);
 	free(why);
 }

@@ -12,6 +12,7 @@
 
 #include "escalation/esc-exec.h"
 #include "escalation/esc-server.h"
+#include "escalation/esc-trace.h"
 #include "jsonw.h"
 
 struct review_gate;
@@ -62,6 +63,7 @@ struct esc_conn {
 	dev_t file_dev;		/* and what it was then */
 	ino_t file_ino;
 	struct esc_exec *x;
+	struct esc_trace trace;	/* LAZARET_TRACE: when each step ended */
 	struct esc_conn *next;
 };
 
@@ -84,6 +86,9 @@ struct esc_server {
 	size_t n_anchors;
 	struct lz_sign_replay *replay;
 	uint32_t next_ticket;
+	int audit_hold;		/* > 0: esc_audit keeps rows for one commit */
+	struct esc_server_row *held;	/* their strings owned */
+	size_t n_held;
 	struct review_gate *gate;	/* o.review_repo's, or NULL */
 };
 
@@ -95,6 +100,10 @@ struct esc_anchor *esc_server_anchor(struct esc_server *, const uint8_t sid[ESC_
  * until the store answered) audit_failed; then done(c, status) if given. */
 void esc_audit(struct esc_server *, const char *kind, const char *actor, struct esc_conn *c,
     struct lz_jsonw *w, void (*done)(void *c, int status));
+/* Between hold and release, esc_audit keeps the rows; release hands them
+ * to the store as one transaction (the rows of one request). */
+void esc_audit_hold(struct esc_server *);
+void esc_audit_release(struct esc_server *);
 
 /* esc-conn.c */
 void esc_conn_unref(struct esc_conn *);

@@ -68,28 +68,79 @@ esc_audit_done_cb(void *arg, int status)
 	esc_server_maybe_free(s);
 }
 
+static void
+esc_audit_row_clear(struct esc_server_row *r)
+{
+	free((char *)r->kind);
+	free((char *)r->actor);
+	free((char *)r->session_id);
+	free((char *)r->request_id);
+	free((char *)r->detail);
+}
+
+/* Hand rows (strings owned) to the store, or count them committed. */
+static void
+esc_audit_send(struct esc_server *s, struct esc_server_row *rows, size_t n)
+{
+	size_t i;
+
+	if (s->cbs.audit_cb != NULL)
+		s->cbs.audit_cb(rows, n, s->arg);
+	else
+		for (i = 0; i < n; i++)
+			esc_audit_done_cb(rows[i].done_arg, 0);
+	for (i = 0; i < n; i++)
+		esc_audit_row_clear(&rows[i]);
+}
+
 void
 esc_audit(struct esc_server *s, const char *kind, const char *actor, struct esc_conn *c,
     struct lz_jsonw *w, void (*done)(void *, int))
 {
 	struct esc_audit_wait *aw = xcalloc(1, sizeof *aw);
-	char *detail;
+	struct esc_server_row r;
 
 	lz_jsonw_obj_close(w);
-	detail = lz_jsonw_steal(w);
 	aw->s = s;
 	aw->c = c;
 	aw->done = done;
 	s->open_handles++;	/* the server and c outlive the row in flight */
 	if (c != NULL)
 		c->refs++;
-	if (s->cbs.audit_cb != NULL)
-		s->cbs.audit_cb(kind, actor, c != NULL && c->req.session_id[0] ? c->req.session_id :
-		    NULL, c != NULL && c->req.request_id[0] ? c->req.request_id : NULL, detail,
-		    esc_audit_done_cb, aw, s->arg);
-	else
-		esc_audit_done_cb(aw, 0);
-	free(detail);
+	r = (struct esc_server_row){
+		.kind = xstrdup(kind), .actor = xstrdup(actor),
+		.session_id = c != NULL && c->req.session_id[0] ? xstrdup(c->req.session_id) : NULL,
+		.request_id = c != NULL && c->req.request_id[0] ? xstrdup(c->req.request_id) : NULL,
+		.detail = lz_jsonw_steal(w), .done = esc_audit_done_cb, .done_arg = aw,
+	};
+	if (s->audit_hold > 0) {
+		s->held = xreallocarray(s->held, s->n_held + 1, sizeof *s->held);
+		s->held[s->n_held++] = r;
+		return;
+	}
+	esc_audit_send(s, &r, 1);
+}
+
+void
+esc_audit_hold(struct esc_server *s)
+{
+	s->audit_hold++;
+}
+
+void
+esc_audit_release(struct esc_server *s)
+{
+	struct esc_server_row *rows = s->held;
+	size_t n = s->n_held;
+
+	LZ_ASSERT(s->audit_hold > 0);
+	if (--s->audit_hold > 0 || n == 0)
+		return;
+	/* Taken first: a done callback may audit again, and that row goes alone. */
+	s->held = NULL;
+	s->n_held = 0;
+	esc_audit_send(s, rows, n);
+	free(rows);
 }
 
 struct esc_anchor *
@@ -136,6 +187,7 @@ esc_server_accept_cb(uv_poll_t *p, int status, int events)
 		c->fd = fd;
 		c->refs = 1;
 		c->dir_fd = -1;
+		esc_trace_mark(&c->trace, ESC_T_ACCEPT);
 		if ((c->ssl = trust_ssl_new(s->ctx, fd, true, &err)) == NULL) {
 			lz_err_clear(&err);
 			close(fd);

@@ -69,18 +69,24 @@ struct esc_server_req {
 	const char *command, *justification, *cwd, *reason;
 };
 
+/* One audit record: kind "esc.*", detail JSON; done(done_arg, status) once
+ * it is committed (0) or failed (< 0). */
+struct esc_server_row {
+	const char *kind, *actor, *session_id, *request_id, *detail;
+	void (*done)(void *, int);
+	void *done_arg;
+};
+
 struct esc_server_cbs {
 	/* A verified request needs a decision (also for esc_server_pending). */
 	void (*prompt_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
 	/* It no longer does (decided, timed out, its sandbox side went away). */
 	void (*withdraw_cb)(struct esc_server *, const struct esc_server_req *, void *arg);
-	/* An audit record: kind "esc.*", detail JSON. done(done_arg, status)
-	 * once it is committed (0) or failed (< 0); it may be called before
-	 * audit_cb returns. NULL: nothing is recorded and everything counts as
-	 * committed. */
-	void (*audit_cb)(const char *kind, const char *actor, const char *session_id,
-	    const char *request_id, const char *detail, void (*done)(void *, int),
-	    void *done_arg, void *arg);
+	/* Audit records, in order, committed together (one transaction: all
+	 * or none; a verified request's own rows, so that it costs one commit);
+	 * each row's done may be called before audit_cb returns. NULL: nothing
+	 * is recorded and everything counts as committed. */
+	void (*audit_cb)(const struct esc_server_row *rows, size_t n, void *arg);
 	/* The human chose [Q]uit: shut the domain down. */
 	void (*quit_cb)(void *arg);
 	/* After a failed row: can the store write again (e.g. its reserve is

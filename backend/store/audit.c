@@ -19,10 +19,11 @@
 
 static const char audit_tag[] = "lazaret.audit.v1";
 
-/* An audit_submit in flight: the record and copies of its strings. */
+/* An audit_submit_n in flight: the records and copies of their strings. */
 struct audit_job {
-	struct audit_rec rec;
-	char *kind, *actor, *session_id, *request_id, *detail;
+	struct audit_rec *recs;
+	char **strs;		/* 5 a record */
+	size_t n;
 	int64_t seq;
 	audit_done_fn done;
 	void *arg;
@@ -142,10 +143,11 @@ audit_head(sqlite3 *db, bool *found, int64_t *seq, uint8_t hash[AUDIT_HASH_LEN],
 	return 0;
 }
 
-/* Insert row seq and move the head to it; inside the caller's transaction. */
+/* Insert row seq after prev and move the head to it; inside the caller's
+ * transaction. prev becomes the new row's hash (the next row's prev). */
 static int
 audit_insert(sqlite3 *db, int64_t seq, const struct audit_rec *rec,
-    const uint8_t prev[AUDIT_HASH_LEN], lz_err_t *err)
+    uint8_t prev[AUDIT_HASH_LEN], lz_err_t *err)
 {
 	static const char ins[] = "INSERT INTO audit (seq, ts, kind, actor, session_id,"
 	    " request_id, detail, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -174,40 +176,61 @@ audit_insert(sqlite3 *db, int64_t seq, const struct audit_rec *rec,
 		return store_sql_err(db, "moving the audit head", err);
 	if (sqlite3_changes(db) != 1)
 		return lz_err_set(err, EIO, "moving the audit head: no head row");
+	memcpy(prev, hash, AUDIT_HASH_LEN);
 	return 0;
+}
+
+int
+audit_append_n(struct store *st, const struct audit_rec *in, size_t n, int64_t *seq,
+    lz_err_t *err)
+{
+	sqlite3 *db = store_db(st);
+	struct audit_rec rec;
+	uint8_t prev[AUDIT_HASH_LEN];
+	int64_t last = 0;
+	bool found;
+	size_t i;
+
+	LZ_ASSERT(n > 0);
+	for (i = 0; i < n; i++) {
+		rec = in[i];
+		if (rec.detail == NULL)
+			rec.detail = "{}";
+		if (audit_check(db, &rec, err) < 0)
+			return -1;
+	}
+	if (store_tx_begin(st, err) < 0)
+		return -1;
+	if (audit_head(db, &found, &last, prev, err) < 0)
+		goto fail;
+	if (!found || last < 0 || last > INT64_MAX - (int64_t)n) {
+		lz_err_set(err, EIO, "the audit head is missing or damaged (check with \"lazaret audit --verify\")");
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		rec = in[i];
+		if (rec.detail == NULL)
+			rec.detail = "{}";
+		if (rec.ts == 0)
+			rec.ts = store_now_ms();
+		if (audit_insert(db, last + 1, &rec, prev, err) < 0)
+			goto fail;
+		last++;
+	}
+	if (store_tx_commit(st, err) < 0)
+		goto fail;
+	if (seq != NULL)
+		*seq = last;
+	return 0;
+fail:
+	store_tx_rollback(st);
+	return -1;
 }
 
 int
 audit_append(struct store *st, const struct audit_rec *in, int64_t *seq, lz_err_t *err)
 {
-	sqlite3 *db = store_db(st);
-	struct audit_rec rec = *in;
-	uint8_t prev[AUDIT_HASH_LEN];
-	int64_t last = 0;
-	bool found;
-
-	if (rec.detail == NULL)
-		rec.detail = "{}";
-	if (rec.ts == 0)
-		rec.ts = store_now_ms();
-	if (audit_check(db, &rec, err) < 0)
-		return -1;
-	if (store_tx_begin(st, err) < 0)
-		return -1;
-	if (audit_head(db, &found, &last, prev, err) < 0)
-		goto fail;
-	if (!found || last < 0 || last == INT64_MAX) {
-		lz_err_set(err, EIO, "the audit head is missing or damaged (check with \"lazaret audit --verify\")");
-		goto fail;
-	}
-	if (audit_insert(db, last + 1, &rec, prev, err) < 0 || store_tx_commit(st, err) < 0)
-		goto fail;
-	if (seq != NULL)
-		*seq = last + 1;
-	return 0;
-fail:
-	store_tx_rollback(st);
-	return -1;
+	return audit_append_n(st, in, 1, seq, err);
 }
 
 /* Copy at most max + 1 bytes: enough for audit_check to refuse what is too long. */
@@ -222,43 +245,59 @@ audit_job_work_cb(struct store *st, void *arg, lz_err_t *err)
 {
 	struct audit_job *job = arg;
 
-	return audit_append(st, &job->rec, &job->seq, err);
+	return audit_append_n(st, job->recs, job->n, &job->seq, err);
 }
 
 static void
 audit_job_done_cb(void *arg, int status, lz_err_t *err)
 {
 	struct audit_job *job = arg;
+	size_t i;
 
 	if (job->done != NULL)
 		job->done(job->arg, status, status == 0 ? job->seq : 0, err);
-	free(job->kind);
-	free(job->actor);
-	free(job->session_id);
-	free(job->request_id);
-	free(job->detail);
+	for (i = 0; i < 5 * job->n; i++)
+		free(job->strs[i]);
+	free(job->strs);
+	free(job->recs);
 	free(job);
+}
+
+void
+audit_submit_n(uv_loop_t *loop, struct store *st, const struct audit_rec *recs, size_t n,
+    audit_done_fn done, void *arg)
+{
+	struct audit_job *job = xcalloc(1, sizeof *job);
+	size_t i;
+
+	LZ_ASSERT(n > 0);
+	job->n = n;
+	job->recs = xcalloc(n, sizeof *job->recs);
+	job->strs = xcalloc(5 * n, sizeof *job->strs);
+	for (i = 0; i < n; i++) {
+		char **s = job->strs + 5 * i;
+
+		s[0] = audit_dup(recs[i].kind, AUDIT_KIND_MAX);
+		s[1] = audit_dup(recs[i].actor, AUDIT_FIELD_MAX);
+		s[2] = audit_dup(recs[i].session_id, AUDIT_FIELD_MAX);
+		s[3] = audit_dup(recs[i].request_id, AUDIT_FIELD_MAX);
+		s[4] = audit_dup(recs[i].detail, AUDIT_DETAIL_MAX);
+		job->recs[i] = (struct audit_rec){
+			.ts = recs[i].ts != 0 ? recs[i].ts : store_now_ms(),
+			.kind = s[0], .actor = s[1], .session_id = s[2], .request_id = s[3],
+			.detail = s[4],
+		};
+	}
+	job->done = done;
+	job->arg = arg;
+	store_submit(loop, st, audit_job_work_cb, audit_job_done_cb, job);
 }
 
 void
 audit_submit(uv_loop_t *loop, struct store *st, const struct audit_rec *rec,
     audit_done_fn done, void *arg)
 {
-	struct audit_job *job = xcalloc(1, sizeof *job);
-
-	job->kind = audit_dup(rec->kind, AUDIT_KIND_MAX);
-	job->actor = audit_dup(rec->actor, AUDIT_FIELD_MAX);
-	job->session_id = audit_dup(rec->session_id, AUDIT_FIELD_MAX);
-	job->request_id = audit_dup(rec->request_id, AUDIT_FIELD_MAX);
-	job->detail = audit_dup(rec->detail, AUDIT_DETAIL_MAX);
-	job->rec = (struct audit_rec){
-		.ts = rec->ts != 0 ? rec->ts : store_now_ms(),
-		.kind = job->kind, .actor = job->actor, .session_id = job->session_id,
-		.request_id = job->request_id, .detail = job->detail,
-	};
-	job->done = done;
-	job->arg = arg;
-	store_submit(loop, st, audit_job_work_cb, audit_job_done_cb, job);
+	audit_submit_n(loop, st, rec, 1, done, arg);
 }
 
 #define AUDIT_SELECT "SELECT seq, ts, kind, actor, session_id, request_id," \

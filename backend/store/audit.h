@@ -50,6 +50,10 @@ struct audit_verify_result {
 /* Append rec as the next row (its own transaction, nested in an open
  * store_tx). *seq (if not NULL) receives its number. */
 int audit_append(struct store *, const struct audit_rec *rec, int64_t *seq, lz_err_t *err);
+/* Append recs[0..n-1] as the next n rows in one transaction: all of them
+ * or none. *seq (if not NULL) receives the number of the last. */
+int audit_append_n(struct store *, const struct audit_rec *recs, size_t n, int64_t *seq,
+    lz_err_t *err);
 
 /* audit_append from the loop thread: rec is copied (ts 0 becomes now, the
  * time of the event), appended on the threadpool through store_submit, and
@@ -57,6 +61,10 @@ int audit_append(struct store *, const struct audit_rec *rec, int64_t *seq, lz_e
  * and the error (done may steal err->msg). */
 typedef void (*audit_done_fn)(void *arg, int status, int64_t seq, lz_err_t *err);
 void audit_submit(uv_loop_t *loop, struct store *, const struct audit_rec *rec,
+    audit_done_fn done, void *arg);
+/* audit_submit of n records as one audit_append_n (one transaction, one
+ * trip to the threadpool); done once, with the seq of the last. */
+void audit_submit_n(uv_loop_t *loop, struct store *, const struct audit_rec *recs, size_t n,
     audit_done_fn done, void *arg);
 
 /* Walk the whole chain and the head. Returns 0 with res filled (res->ok says

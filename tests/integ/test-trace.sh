@@ -46,10 +46,17 @@ mkdir -p "$T/home/config/lazaret"
 printf 'profiles:\n  default:\n    image: localhost/lazaret-default:latest\nescalation:\n  auto_approve: ["true"]\n' >"$T/home/config/lazaret/config.yaml"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
 set +e
+LZ_ENV=(LAZARET_TRACE=1)
 out=$(lz run -T -w "$repo" -- sh -c 'LAZARET_TRACE=1 lazaret-escalate -- true; echo "rc=$?"' 2>&1)
+LZ_ENV=()
 set -e
 assert_contains "$out" "rc=0" "the traced escalation ran"
 for phase in "credential, signed request" "TLS context" "connected" "TLS handshake" "request to result"; do
 	assert_contains "$out" "lazaret: trace: escalate: $phase" "escalate traces '$phase'"
 done
+# ... and the coordinator logs the request's steps in one line
+wait_for 30 sh -c "! $(as_user_line test -S "$LZ_RUNDIR/lazaret/$hash.ctl")" || fail "domain not torn down"
+as_user grep -E '^lazaret: trace: esc [0-9a-f]{8}: handshake [0-9.]+ request [0-9.]+ policy [0-9.]+ gate [0-9.]+ audit [0-9.]+ spawn [0-9.]+ run [0-9.]+ result [0-9.]+ total [0-9.]+ ms$' "$log" ||
+	fail "no step line for the escalation in the coordinator log: $(as_user grep 'trace: esc' "$log")"
+note "ok: the coordinator logs each step of the escalation"
 note "PASS"

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store/audit.h"
@@ -443,6 +444,83 @@ test_audit_submit_copies_the_record_and_appends_in_order(void **state)
 	expect_intact(fx->st, 50);
 }
 
+/* One row at a time through the loop, as the coordinator writes them: the
+ * store checkpoints between jobs (not inside a commit), so the WAL stays
+ * near 1000 frames (~4 MB) instead of growing with every row (~20 MB for
+ * these 2500 without a checkpoint), and every row is there. */
+struct chain {
+	struct store *st;
+	uv_loop_t *loop;
+	int left;
+	struct sub sb;
+};
+
+static void
+chain_done_cb(void *arg, int status, int64_t seq, lz_err_t *err)
+{
+	struct chain *ch = arg;
+	struct audit_rec rec = { .kind = "esc.request", .actor = "s1", .request_id = "r",
+		.detail = "{\"command\":\"true\",\"cwd\":\"/workspace\",\"verdict\":\"auto-approve\"}" };
+
+	if (seq != 0 || status != 0)
+		sub_done_cb(&ch->sb, status, seq, err);
+	if (ch->left-- > 0)
+		audit_submit(ch->loop, ch->st, &rec, chain_done_cb, ch);
+}
+
+static void
+test_audit_store_checkpoints_between_jobs(void **state)
+{
+	struct fx *fx = *state;
+	struct chain ch = { .st = fx->st, .left = 2500 };
+	uv_loop_t loop;
+	struct stat sb;
+	char *wal = xasprintf("%s-wal", fx->path);
+
+	assert_int_equal(uv_loop_init(&loop), 0);
+	ch.loop = &loop;
+	chain_done_cb(&ch, 0, 0, NULL);
+	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	if (ch.sb.bad != 0)
+		fail_msg("%d bad: %s", ch.sb.bad, ch.sb.why);
+	assert_int_equal(ch.sb.last_seq, 2500);
+	assert_int_equal(stat(wal, &sb), 0);
+	if (sb.st_size > 6 * 1024 * 1024)
+		fail_msg("the WAL grew to %lld bytes: no checkpoint ran", (long long)sb.st_size);
+	expect_intact(fx->st, 2500);
+	free(wal);
+}
+
+/* n rows in one transaction: chained like n appends; one bad record and
+ * none of them is there. */
+static void
+test_audit_append_n_is_all_or_nothing(void **state)
+{
+	struct fx *fx = *state;
+	lz_err_t err = LZ_ERR_INIT;
+	struct audit_rec recs[3] = {
+		{ .kind = "esc.request", .actor = "s1", .request_id = "r1", .detail = "{\"a\":1}" },
+		{ .kind = "esc.decision", .actor = "policy", .request_id = "r1", .detail = "{}" },
+		{ .kind = "esc.result", .actor = "coordinator", .request_id = "r1" },
+	};
+	int64_t seq = 0;
+
+	append_n(fx->st, 2);
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), 0);
+	assert_int_equal(seq, 5);
+	expect_intact(fx->st, 5);
+	recs[1].detail = "{not json";
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), -1);
+	assert_non_null(strstr(err.msg, "not valid JSON"));
+	lz_err_clear(&err);
+	recs[1].detail = "{}";
+	recs[2].kind = "Bad Kind";
+	assert_int_equal(audit_append_n(fx->st, recs, 3, &seq, &err), -1);
+	lz_err_clear(&err);
+	expect_intact(fx->st, 5);
+}
+
 int
 main(void)
 {
@@ -463,6 +541,8 @@ main(void)
 		T(test_audit_list_since_and_limit),
 		T(test_audit_rejects_malformed_records_and_appends_nothing),
 		T(test_audit_submit_copies_the_record_and_appends_in_order),
+		T(test_audit_append_n_is_all_or_nothing),
+		T(test_audit_store_checkpoints_between_jobs),
 #undef T
 	};
 

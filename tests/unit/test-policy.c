@@ -170,6 +170,42 @@ test_policy_bans_git_by_name_path_and_relative(void **state)
 	free(p);
 }
 
+/* The inode check finds a banned name as PATH would: the first executable
+ * regular file, so past a non-executable one and past a directory already
+ * seen under another name (an alias looked in once, not skipped after). */
+static void
+test_policy_inode_check_follows_path_order_past_aliases(void **state)
+{
+	struct fx *f = *state;
+	const char *entries[] = { "tool", NULL };
+	struct policy *saved = f->pol;
+	lz_err_t err = LZ_ERR_INIT;
+	char *bin = xasprintf("%s/b", f->dir), *later = xasprintf("%s/later", f->dir);
+	char *alias = xasprintf("%s/alias", f->dir), *path, *p, *q;
+
+	assert_int_equal(mkdir(bin, 0700), 0);
+	assert_int_equal(mkdir(later, 0700), 0);
+	assert_int_equal(symlink(bin, alias), 0);
+	tu_write_file(bin, "env", "not a program\n");	/* 0644: PATH passes it by */
+	tu_write_file(later, "env", "#!/bin/true\n");
+	p = xasprintf("%s/env", later);
+	assert_int_equal(chmod(p, 0755), 0);
+	q = xasprintf("%s/tool", bin);			/* the agent's name for it */
+	assert_int_equal(link(p, q), 0);
+	path = xasprintf("%s:%s:%s:/usr/bin", alias, bin, later);
+	if (policy_new((char *const *)entries, 1, path, &f->pol, &err) < 0)
+		fail_msg("policy_new: %s", err.msg);
+	expect(f, "tool", POLICY_NEEDS_PROMPT, "'tool' is 'env'");
+	policy_free(f->pol);
+	f->pol = saved;
+	free(bin);
+	free(later);
+	free(alias);
+	free(path);
+	free(p);
+	free(q);
+}
+
 static void
 test_policy_bans_symlinks_to_shells(void **state)
 {
@@ -344,6 +380,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_policy_bans_git_by_name_path_and_relative, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_symlinks_to_shells, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_bans_hard_links_to_banned_programs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_policy_inode_check_follows_path_order_past_aliases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_which_names_the_file_that_was_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_policy_map_cwd_stays_inside_the_workspace, setup, teardown),
 		cmocka_unit_test(test_policy_ban_reason_for_interpreters_and_wrappers),

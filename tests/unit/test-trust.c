@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "testutil.h"
@@ -41,6 +42,10 @@ struct job {
 	char reply[16];
 	char *err;		/* client-side error, if any */
 };
+
+/* What the last good exchange showed: could the client resume the session
+ * (a ticket came), how many certificates each side got from the other. */
+static int last_resumable = -1, last_chain_at_client = -1, last_chain_at_server = -1;
 
 static int
 setup(void **state)
@@ -124,6 +129,8 @@ client_cb(void *arg)
 	n = trust_read(ssl, j->reply, 4, TO_MS, &err);
 	if (n == 0)
 		lz_err_set(&err, EPIPE, "closed without a reply");
+	last_resumable = SSL_SESSION_is_resumable(SSL_get0_session(ssl));
+	last_chain_at_client = sk_X509_num(SSL_get_peer_cert_chain(ssl));
 	trust_shutdown(ssl, 1000);
 out:
 	if (err.msg != NULL)
@@ -154,6 +161,7 @@ run(struct fx *f, SSL_CTX *cctx, const char *plain, const char *want_sandbox,
 
 		if (n != 4 || memcmp(buf, "ping", 4) != 0)
 			fail_msg("server read %zd: %s", n, err.msg);
+		last_chain_at_server = sk_X509_num(SSL_get_peer_cert_chain(ssl));
 		assert_int_equal(trust_write_all(ssl, "pong", 4, TO_MS, &err), 0);
 		trust_shutdown(ssl, 1000);
 		SSL_free(ssl);
@@ -207,6 +215,54 @@ test_trust_accepts_good_client(void **state)
 	if (serr != NULL || cerr != NULL)
 		fail_msg("server: %s; client: %s", serr, cerr);
 	SSL_CTX_free(c);
+	/* No resumption: every connection shows its certificate (no ticket). */
+	assert_int_equal(last_resumable, 0);
+	/* Each side sent its own certificate alone; the CA is each side's own
+	 * (a server's list leaves out the client's certificate itself). */
+	assert_int_equal(last_chain_at_client, 1);
+	assert_int_equal(last_chain_at_server, 0);
+}
+
+/* The client's key: PKCS#8 as the coordinator writes it (the fast path),
+ * another PEM form through the generic one; a key of another certificate
+ * or a damaged one is named. */
+static void
+test_trust_client_key_forms(void **state)
+{
+	struct fx *f = *state;
+	struct trust_cert other;
+	struct trust_cert sec1 = { f->good.cert_pem, NULL };
+	lz_err_t err = LZ_ERR_INIT;
+	BIO *in = BIO_new_mem_buf(f->good.key_pem, -1), *out = BIO_new(BIO_s_mem());
+	EVP_PKEY *k = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
+	char *data, *serr, *cerr = NULL;
+	SSL_CTX *c;
+	long n;
+
+	assert_non_null(k);
+	assert_int_equal(PEM_write_bio_PrivateKey_traditional(out, k, NULL, NULL, 0, NULL, NULL), 1);
+	n = BIO_get_mem_data(out, &data);
+	sec1.key_pem = xstrndup(data, (size_t)n);
+	assert_non_null(strstr(sec1.key_pem, "BEGIN EC PRIVATE KEY"));
+	c = client_ctx(f->ca_pem, &sec1);
+	serr = run(f, c, NULL, "sb1", TO_MS, &cerr);
+	if (serr != NULL || cerr != NULL)
+		fail_msg("server: %s; client: %s", serr, cerr);
+	SSL_CTX_free(c);
+
+	assert_int_equal(trust_issue_client(f->ca, "web", "sb1", 600, &other, &err), 0);
+	assert_null(trust_client_ctx_new(f->ca_pem, f->good.cert_pem, other.key_pem, &err));
+	assert_non_null(strstr(err.msg, "client certificate and key do not match"));
+	lz_err_clear(&err);
+	assert_null(trust_client_ctx_new(f->ca_pem, f->good.cert_pem,
+	    "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", &err));
+	assert_non_null(strstr(err.msg, "bad client key"));
+	lz_err_clear(&err);
+	trust_cert_clear(&other);
+	free(sec1.key_pem);
+	EVP_PKEY_free(k);
+	BIO_free(in);
+	BIO_free(out);
 }
 
 static void
@@ -500,6 +556,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_trust_accepts_good_client, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trust_client_key_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_cert_of_another_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_expired_cert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust_refuses_san_of_another_sandbox, setup, teardown),
