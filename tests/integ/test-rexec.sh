@@ -98,8 +98,8 @@ note "ok: Ctrl-C ends the foreground job (130), the shell stays"
 sleep 0.5
 "${TM[@]}" send-keys C-z
 wait_for 10 pane_has "Stopped" || { show; fail "Ctrl-Z did not stop the foreground job"; }
-"${TM[@]}" send-keys 'kill -9 %1; echo JOBS-done' Enter
-wait_for 10 pane_has "JOBS-done" || { show; fail "the shell is not back after Ctrl-Z"; }
+"${TM[@]}" send-keys 'kill -9 %1; wait %1; echo JOBS-done-$(jobs | wc -l)' Enter
+wait_for 10 pane_has "JOBS-done-0" || { show; fail "the shell is not back after Ctrl-Z"; }
 note "ok: Ctrl-Z stops the foreground job"
 "${TM[@]}" send-keys 'exit 5' Enter
 wait_for 20 pane_has "rc=5" || { show; fail "the shell's exit status 5 is not lazaret's"; }
