@@ -77,6 +77,11 @@ wait_for() { # seconds cmd...
 	done
 }
 
+# Stop the test's tmux server (TM) and wait until it is gone: a new-session
+# sent while it is still shutting down fails ("server exited unexpectedly").
+tm_gone() { ! "${TM[@]}" list-sessions >/dev/null 2>&1; }
+tm_kill() { "${TM[@]}" kill-server 2>/dev/null || true; wait_for 10 tm_gone || fail "tmux server did not exit"; }
+
 # Assertions a reader can follow in the log.
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [$1]"; note "ok: ${3:-equal}"; }
 assert_contains() { case $1 in *"$2"*) note "ok: ${3:-contains $2}" ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }

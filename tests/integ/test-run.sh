@@ -63,7 +63,7 @@ assert_not_contains "$st" "-icanon" "no raw mode left"
 wait_for 20 gone "$hash" "$ctr" "$canon" || fail "domain not torn down after exit"
 
 # --- a signal to lazaret itself: the terminal is restored on that path too
-"${TM[@]}" kill-server 2>/dev/null || true
+tm_kill
 rm -f "$T/stty.txt"
 "${TM[@]}" new-session -d -x 100 -y 30 "$inner"
 wait_for 30 pane_has "/workspace" || { "${TM[@]}" capture-pane -p; fail "no shell prompt"; }
