@@ -66,7 +66,8 @@ find_text COPY-42
 wait_for 5 status_has "/COPY-42: line" || show_fail "/COPY-42 was not found"
 "${TM[@]}" send-keys -t wb y
 wait_for 5 buffer_is COPY-42 || show_fail "y did not put the line in the tmux buffer: [$(buffer)]"
-assert_contains "$(pane | tail -1)" "copied line" "the status line says what was copied"
+wait_for 5 status_has "copied line" || show_fail "the status line does not say what was copied"
+note "ok: the status line says what was copied"
 "${TM[@]}" send-keys -t wb g
 wait_for 5 pane_lacks "DONE6" || show_fail "g did not go to the oldest lines"
 top=$(pane | sed -n 2p | sed 's/ *$//')
