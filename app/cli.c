@@ -42,12 +42,14 @@ cli_load_config(struct cfg **out, lz_err_t *err)
 	return 0;
 }
 
-int
-cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
+/* cli_domain; exact: workspace is the domain's own path (no git run). */
+static int
+cli_domain_as(const struct cfg *cfg, const char *profile, const char *workspace, bool exact,
     struct anchor **a, struct cfg_resolved **r, lz_err_t *err)
 {
 	const struct cfg_profile *p;
 	_cleanup_free_ char *ws = NULL;
+	const char *path = workspace != NULL ? workspace : ".";
 
 	*a = NULL;
 	if (r != NULL)
@@ -55,8 +57,9 @@ cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
 	if ((p = cfg_profile_find(cfg, profile, err)) == NULL)
 		return -1;
 	/* A subdirectory of a repository is the repository's domain. */
-	if (sentry_workspace_resolve(workspace != NULL ? workspace : ".", cfg->data_root,
-	    cfg->esc_socket_dir, true, &ws, err) < 0 ||
+	if ((exact ? sentry_workspace_exact(path, cfg->data_root, cfg->esc_socket_dir, true,
+	    &ws, err) : sentry_workspace_resolve(path, cfg->data_root, cfg->esc_socket_dir, true,
+	    &ws, err)) < 0 ||
 	    anchor_new(p->name, ws, cfg->data_root, cfg->esc_socket_dir, a, err) < 0)
 		return -1;
 	if (r != NULL && cfg_profile_resolve(cfg, p, (*a)->workspace, (*a)->hash, r, err) < 0) {
@@ -66,6 +69,20 @@ cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
 	}
 	cli_print_warnings(r != NULL ? (*r)->warnings : NULL);
 	return 0;
+}
+
+int
+cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
+    struct anchor **a, struct cfg_resolved **r, lz_err_t *err)
+{
+	return cli_domain_as(cfg, profile, workspace, false, a, r, err);
+}
+
+int
+cli_domain_exact(const struct cfg *cfg, const char *profile, const char *workspace,
+    struct anchor **a, struct cfg_resolved **r, lz_err_t *err)
+{
+	return cli_domain_as(cfg, profile, workspace, true, a, r, err);
 }
 
 int

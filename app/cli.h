@@ -20,6 +20,11 @@ int cli_load_config(struct cfg **out, lz_err_t *err);
  * NULL picks the default, workspace NULL is the current directory. */
 int cli_domain(const struct cfg *cfg, const char *profile, const char *workspace,
     struct anchor **a, struct cfg_resolved **r, lz_err_t *err);
+/* cli_domain for the coordinator: workspace is the top level its CLI
+ * resolved, taken as named (canonical) with no git run; the Sentry refuses
+ * at prepare a workspace that is not a work tree's top level. */
+int cli_domain_exact(const struct cfg *cfg, const char *profile, const char *workspace,
+    struct anchor **a, struct cfg_resolved **r, lz_err_t *err);
 
 struct client;
 

@@ -36,7 +36,6 @@ cmd_coordinator(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	int c, ready_fd = -1, rc = 1;
 	bool allow_unsafe = false;
-	char *ws = NULL;
 	char *end;
 	long v;
 
@@ -74,9 +73,9 @@ cmd_coordinator(int argc, char **argv)
 	o.ready_fd = ready_fd;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &o.mode, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
-	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
-	    allow_unsafe, &ws, &err) < 0) {
+	    cli_domain_exact(cfg, profile, workspace, &a, &res, &err) < 0 ||
+	    sentry_workspace_check(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+	    allow_unsafe, &err) < 0) {
 		if (ready_fd >= 0) {
 			(void)!write(ready_fd, err.msg, strlen(err.msg));
 			close(ready_fd);
@@ -93,7 +92,6 @@ cmd_coordinator(int argc, char **argv)
 	}
 	rc = 0;
 out:
-	free(ws);
 	cfg_resolved_free(res);
 	anchor_free(a);
 	cfg_free(cfg);

@@ -93,7 +93,6 @@ cmd_debug(int argc, char **argv)
 	struct anchor *a = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	bool overlay = true, allow_unsafe = false;
-	char *ws = NULL;
 	int c, rc = 1;
 
 	opterr = 0;
@@ -134,8 +133,8 @@ cmd_debug(int argc, char **argv)
 	    cli_domain(cfg, profile, workspace, &a, &r, &err) < 0)
 		goto fail;
 	if (strcmp(what, "mounts") == 0) {
-		if (sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
-		    allow_unsafe, &ws, &err) < 0 || debug_mounts(a, r, mode, overlay, &err) < 0)
+		if (sentry_workspace_check(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+		    allow_unsafe, &err) < 0 || debug_mounts(a, r, mode, overlay, &err) < 0)
 			goto fail;
 	} else {
 		char *note = NULL;
@@ -153,7 +152,6 @@ cmd_debug(int argc, char **argv)
 fail:
 	rc = cli_fail(&err);
 out:
-	free(ws);
 	cfg_resolved_free(r);
 	anchor_free(a);
 	cfg_free(cfg);

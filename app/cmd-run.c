@@ -129,7 +129,6 @@ cmd_run(int argc, char **argv)
 	struct anchor *a = NULL;
 	struct cfg_resolved *res = NULL;
 	enum sentry_mode sm;
-	char *ws = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int r, rc = 1, status, attempt;
 
@@ -139,8 +138,8 @@ cmd_run(int argc, char **argv)
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
 	    cli_load_config(&cfg, &err) < 0 ||
 	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
-	    sentry_workspace_resolve(a->workspace, cfg->data_root, cfg->esc_socket_dir,
-	    allow_unsafe, &ws, &err) < 0) {
+	    sentry_workspace_check(a->workspace, cfg->data_root, cfg->esc_socket_dir,
+	    allow_unsafe, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
@@ -191,7 +190,6 @@ cmd_run(int argc, char **argv)
 		(void)client_wait_coordinator_exit(a, 30000, NULL);
 	}
 out:
-	free(ws);
 	client_free(cl);
 	cfg_resolved_free(res);
 	anchor_free(a);

@@ -21,7 +21,8 @@ review_ident_set(char *const *env, const char *key)
 	return false;
 }
 
-/* The user's email as git in the workspace sees it (their config). */
+/* The user's email as git in the workspace sees it (their config): one
+ * hardened host git, no scratch repository (config runs no driver). */
 static char *
 review_ident_email(const char *workspace)
 {
@@ -31,7 +32,7 @@ review_ident_email(const char *workspace)
 	char *out = NULL;
 	struct passwd *pw;
 
-	if (review_git_open(workspace, &g, &err) == 0 &&
+	if (review_git_open_host(workspace, &g, &err) == 0 &&
 	    review_git_ok(g, true, NULL, args, &out, &err) == 0 && out[0] != '\0' &&
 	    strpbrk(out, "\n<>") == NULL) {
 		review_git_free(g);

@@ -91,21 +91,37 @@ sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_err_t
 	return 0;
 }
 
+/* One git for what four rev-parse calls would tell, a line each: bare?,
+ * inside .git?, object format, top level, git dir, common dir, the
+ * superproject (a submodule's only), HEAD's commit (exit 1 when none). */
+static int
+sentry_probe_git(const char *ws, char **out, int *status, lz_err_t *err)
+{
+	return sentry_git(ws, out, status, err, "rev-parse", "--is-bare-repository",
+	    "--is-inside-git-dir", "--path-format=absolute", "--show-object-format",
+	    "--show-toplevel", "--git-dir", "--git-common-dir",
+	    "--show-superproject-working-tree", "--verify", "-q", "HEAD^{commit}", NULL);
+}
+
 /* Probe the workspace. Returns 1 when it is the top of a git checkout (r
  * filled), 0 when it is no git checkout, -1 on error. */
 int
 sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err)
 {
 	_cleanup_free_ char *out = NULL, *gitpath = NULL;
-	char *lines[5] = { NULL }, *p, *save = NULL;
+	char *lines[9] = { NULL }, *p, *save = NULL;
 	struct stat st;
-	int status, n = 0;
+	int status, n = 0, head;
 
 	(void)notice;
-	if (sentry_git(ws, &out, &status, err, "rev-parse", "--is-bare-repository",
-	    "--is-inside-git-dir", NULL) < 0)
+	if (sentry_probe_git(ws, &out, &status, err) < 0)
 		return -1;
-	if (status != 0) {
+	for (p = strtok_r(out, "\n", &save); p != NULL && n < 9; p = strtok_r(NULL, "\n", &save))
+		lines[n++] = p;
+	if (n >= 2 && (strcmp(lines[0], "true") == 0 || strcmp(lines[1], "true") == 0))
+		return lz_err_set(err, LZ_EINVAL, "workspace '%s' is a git directory "
+		    "(a bare repository or inside .git): run lazaret in a checkout", ws);
+	if (status != 0 && status != 1) {
 		/* Not a repository at all: ask again for git's message to tell
 		 * that apart from, say, dubious ownership. */
 		if (sentry_git(ws, NULL, NULL, err, "rev-parse", "--git-dir", NULL) < 0) {
@@ -113,35 +129,31 @@ sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err
 			    strstr(err->msg, "not a git repository") == NULL)
 				return -1;
 			lz_err_clear(err);
+			return 0;
 		}
-		return 0;
-	}
-	if (strstr(out, "true") != NULL)
-		return lz_err_set(err, LZ_EINVAL, "workspace '%s' is a git directory "
-		    "(a bare repository or inside .git): run lazaret in a checkout", ws);
-	free(out);
-	out = NULL;
-	if (sentry_git(ws, &out, NULL, err, "rev-parse", "--path-format=absolute",
-	    "--show-object-format", "--show-toplevel", "--git-dir", "--git-common-dir",
-	    "--show-superproject-working-tree", NULL) < 0)
+		/* A repository git fails on: its own message, from a second run. */
+		if (sentry_probe_git(ws, NULL, NULL, err) == 0)
+			lz_err_set(err, LZ_EINVAL, "git rev-parse in '%s' failed (exit %d)", ws,
+			    status);
 		return -1;
-	for (p = strtok_r(out, "\n", &save); p != NULL && n < 5; p = strtok_r(NULL, "\n", &save))
-		lines[n++] = p;
-	if (n < 4)
+	}
+	/* The lines after the first six: [superproject] [HEAD's commit]. */
+	head = status == 0;
+	if (n < 6 + head || n > 7 + head)
 		return lz_err_set(err, LZ_EINVAL, "git rev-parse in '%s': unexpected output", ws);
-	if (n == 5)
+	if (n == 7 + head)
 		return lz_err_set(err, LZ_EINVAL, "workspace '%s' is a submodule checkout "
-		    "of '%s': run lazaret in the superproject", ws, lines[4]);
-	r->hexlen = strcmp(lines[0], "sha256") == 0 ? 64 : 40;
-	if ((r->top = realpath(lines[1], NULL)) == NULL)
-		return lz_err_sys(err, errno, "git top level '%s'", lines[1]);
+		    "of '%s': run lazaret in the superproject", ws, lines[6]);
+	r->hexlen = strcmp(lines[2], "sha256") == 0 ? 64 : 40;
+	if ((r->top = realpath(lines[3], NULL)) == NULL)
+		return lz_err_sys(err, errno, "git top level '%s'", lines[3]);
 	if (strcmp(r->top, ws) != 0) {
 		lz_err_set(err, LZ_EINVAL, "workspace '%s' is inside git repository '%s': "
 		    "run lazaret at its top level", ws, r->top);
 		goto fail;
 	}
-	if ((r->gitdir = realpath(lines[2], NULL)) == NULL ||
-	    (r->common = realpath(lines[3], NULL)) == NULL) {
+	if ((r->gitdir = realpath(lines[4], NULL)) == NULL ||
+	    (r->common = realpath(lines[5], NULL)) == NULL) {
 		lz_err_sys(err, errno, "git dir of '%s'", ws);
 		goto fail;
 	}
@@ -162,10 +174,7 @@ sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err
 		    r->common);
 		goto fail;
 	}
-	if (sentry_git(ws, NULL, &status, err, "rev-parse", "--verify", "-q",
-	    "HEAD^{commit}", NULL) < 0)
-		goto fail;
-	if (status != 0) {
+	if (!head) {
 		lz_err_set(err, LZ_EINVAL, "repository '%s' has no commit yet: commit "
 		    "once on the host, then start lazaret again", ws);
 		goto fail;
@@ -236,16 +245,38 @@ sentry_priv_ref(int pfd, const char *rel, const char *hex, lz_err_t *err)
 	return sentry_write_at(dfd, slash + 1, line, strlen(line), 0644, err);
 }
 
+/* The host's branches, "<id> refs/heads/<name>" a line: one git tells the
+ * agent branch's tip and the branches P shows. */
+static int
+sentry_host_heads(const struct sentry_repo *r, char **out, lz_err_t *err)
+{
+	return sentry_git(r->common, out, NULL, err, "for-each-ref",
+	    "--format=%(objectname) %(refname)", "refs/heads/", NULL);
+}
+
+/* The id ref has in heads (sentry_host_heads'), or NULL. */
+static char *
+sentry_heads_find(const char *heads, const char *ref)
+{
+	size_t n = strlen(ref);
+	const char *line, *end, *sp;
+
+	for (line = heads; *line != '\0'; line = end + (*end == '\n')) {
+		end = strchrnul(line, '\n');
+		if ((sp = memchr(line, ' ', (size_t)(end - line))) != NULL &&
+		    (size_t)(end - sp - 1) == n && memcmp(sp + 1, ref, n) == 0)
+			return xstrndup(line, (size_t)(sp - line));
+	}
+	return NULL;
+}
+
 /* The host's branches (but Lazaret's own) as refs/remotes/host/<name>. */
 static int
-sentry_priv_host_refs(int pfd, const struct sentry_repo *r, const char *priv, lz_err_t *err)
+sentry_priv_host_refs(int pfd, const char *heads, const char *priv, lz_err_t *err)
 {
-	_cleanup_free_ char *out = NULL, *old = xasprintf("%s/refs/remotes/host", priv);
+	_cleanup_free_ char *out = xstrdup(heads), *old = xasprintf("%s/refs/remotes/host", priv);
 	char *line, *save = NULL, *sp;
 
-	if (sentry_git(r->common, &out, NULL, err, "for-each-ref",
-	    "--format=%(objectname) %(refname)", "refs/heads/", NULL) < 0)
-		return -1;
 	sentry_rmrf(old);
 	for (line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		_cleanup_free_ char *rel = NULL;
@@ -403,7 +434,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
     const struct sentry_paths *p, bool direct, char **notice, char **report, lz_err_t *err)
 {
 	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", a->branch), *tip = NULL;
-	_cleanup_free_ char *old_index = NULL, *hostgit = NULL, *cdotgit = NULL;
+	_cleanup_free_ char *old_index = NULL, *hostgit = NULL, *cdotgit = NULL, *heads = NULL;
 	_cleanup_free_ char *idx = xasprintf("%s/index", p->priv);
 	_cleanup_free_ char *cfgpath = xasprintf("%s/config", p->priv);
 	_cleanup_close_ int pfd = -1, ofd = -1;
@@ -414,7 +445,6 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	    "\tlogallrefupdates = true\n";
 	bool fresh, refill, moved = false;
 	struct stat st;
-	int status;
 
 	if (sentry_mkdirs(p->dr, "sentry", 0700, err) < 0)
 		return -1;
@@ -433,16 +463,15 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 	if (!fresh)
 		sentry_import_note(a, p, r, report);
 	/* The host's copy of the agent branch: made from HEAD the first time. */
-	if (sentry_git(r->common, NULL, &status, err, "rev-parse", "--verify", "-q", ref, NULL) < 0)
+	if (sentry_host_heads(r, &heads, err) < 0)
 		return -1;
-	if (status != 0) {
+	if ((tip = sentry_heads_find(heads, ref)) == NULL) {
 		if (sentry_git(r->top, NULL, NULL, err, "update-ref", "-m", "lazaret: agent branch",
-		    ref, "HEAD", "", NULL) < 0)
+		    ref, "HEAD", "", NULL) < 0 ||
+		    sentry_git(r->common, &tip, NULL, err, "rev-parse", "--verify", ref, NULL) < 0)
 			return -1;
 		sentry_notice_add(notice, xasprintf("created branch %s from HEAD", a->branch));
 	}
-	if (sentry_git(r->common, &tip, NULL, err, "rev-parse", "--verify", ref, NULL) < 0)
-		return -1;
 
 	if (sentry_mkdirs("", p->priv + 1, 0755, err) < 0 ||
 	    (pfd = open(p->priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -492,7 +521,7 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 			return -1;
 	}
 	if (sentry_priv_head(pfd, a->branch, err) < 0 ||
-	    sentry_priv_host_refs(pfd, r, p->priv, err) < 0)
+	    sentry_priv_host_refs(pfd, heads, p->priv, err) < 0)
 		return -1;
 
 	/* The index: the earlier layout's, or built from the agent branch. */

@@ -113,7 +113,16 @@ sentry_ws_unsafe(const char *ws, const char *data_root, const char *socket_dir,
 }
 
 int
-sentry_workspace_resolve(const char *path, const char *data_root, const char *socket_dir,
+sentry_workspace_check(const char *ws, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, lz_err_t *err)
+{
+	return allow_unsafe ? 0 : sentry_ws_unsafe(ws, data_root, socket_dir, err);
+}
+
+/* path canonical, a directory, with git the top level of the work tree
+ * holding it; then checked. */
+static int
+sentry_ws_named(const char *path, bool git, const char *data_root, const char *socket_dir,
     bool allow_unsafe, char **out, lz_err_t *err)
 {
 	_cleanup_free_ char *canon = realpath(path, NULL), *top = NULL;
@@ -125,12 +134,26 @@ sentry_workspace_resolve(const char *path, const char *data_root, const char *so
 	if (stat(canon, &st) < 0 || !S_ISDIR(st.st_mode))
 		return lz_err_set(err, ENOTDIR, "workspace '%s' is not a directory", path);
 	/* Inside .git (or a bare repository) stays as named: the Sentry refuses it. */
-	if ((top = sentry_ws_toplevel(canon)) != NULL && sentry_ws_within(top, canon)) {
+	if (git && (top = sentry_ws_toplevel(canon)) != NULL && sentry_ws_within(top, canon)) {
 		free(canon);
 		canon = lz_steal_ptr(&top);
 	}
-	if (!allow_unsafe && sentry_ws_unsafe(canon, data_root, socket_dir, err) < 0)
+	if (sentry_workspace_check(canon, data_root, socket_dir, allow_unsafe, err) < 0)
 		return -1;
 	*out = lz_steal_ptr(&canon);
 	return 0;
+}
+
+int
+sentry_workspace_resolve(const char *path, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, char **out, lz_err_t *err)
+{
+	return sentry_ws_named(path, true, data_root, socket_dir, allow_unsafe, out, err);
+}
+
+int
+sentry_workspace_exact(const char *path, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, char **out, lz_err_t *err)
+{
+	return sentry_ws_named(path, false, data_root, socket_dir, allow_unsafe, out, err);
 }

@@ -74,6 +74,15 @@ int sentry_mode_parse(const char *s, enum sentry_mode *mode, lz_err_t *err);
  * directory, socket_dir, ~/.ssh or container storage unless allow_unsafe. */
 int sentry_workspace_resolve(const char *path, const char *data_root, const char *socket_dir,
     bool allow_unsafe, char **out, lz_err_t *err);
+/* As sentry_workspace_resolve for a path that is the workspace already
+ * (the top level a lazaret CLI resolved and passed to its coordinator):
+ * canonical, no git run. Whether it is a work tree's top level, sentry_prepare
+ * checks itself (a subdirectory is refused there). */
+int sentry_workspace_exact(const char *path, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, char **out, lz_err_t *err);
+/* sentry_workspace_resolve's refusals alone, for ws canonical (an anchor's). */
+int sentry_workspace_check(const char *ws, const char *data_root, const char *socket_dir,
+    bool allow_unsafe, lz_err_t *err);
 
 /* Refuse a host path podman's CSV --mount syntax or fuse-overlayfs' option
  * syntax cannot carry (',', '"', ':' when colon_ok is false, control

@@ -839,6 +839,10 @@ test_sentry_workspace_resolve_top_level_and_refuses_unsafe(void **state)
 	assert_int_equal(sentry_workspace_resolve(sub, data, NULL, false, &out, &err), 0);
 	assert_string_equal(out, r);
 	free(out);
+	/* The coordinator's: the path as named, no top-level lookup. */
+	assert_int_equal(sentry_workspace_exact(sub, data, NULL, false, &out, &err), 0);
+	assert_string_equal(out, sub);
+	free(out);
 	oldhome = getenv("HOME") != NULL ? xstrdup(getenv("HOME")) : NULL;
 	home = path_in("home");
 	run_ok("mkdir", "-p", home, NULL);
@@ -848,6 +852,12 @@ test_sentry_workspace_resolve_top_level_and_refuses_unsafe(void **state)
 	lz_err_clear(&err);
 	assert_int_equal(sentry_workspace_resolve(home, data, NULL, true, &out, &err), 0);
 	free(out);
+	assert_int_equal(sentry_workspace_check(home, data, NULL, false, &err), -1);
+	assert_non_null(strstr(err.msg, "home directory"));
+	lz_err_clear(&err);
+	assert_int_equal(sentry_workspace_exact(home, data, NULL, false, &out, &err), -1);
+	assert_null(out);
+	lz_err_clear(&err);
 	assert_int_equal(sentry_workspace_resolve("/", data, NULL, false, &out, &err), -1);
 	lz_err_clear(&err);
 	/* A directory holding the Storage Root. */
@@ -1186,6 +1196,29 @@ test_sentry_refuses_repo_without_commit(void **state)
 	free(ws);
 }
 
+/* The coordinator takes its workspace as named (sentry_workspace_exact):
+ * prepare itself refuses one that is no work tree's top level. */
+static void
+test_sentry_refuses_a_subdirectory_and_a_directory_inside_git(void **state)
+{
+	char *r = make_repo("subdir"), *sub = xasprintf("%s/a", r);
+	char *inside = xasprintf("%s/.git/refs", r);
+	struct anchor *a;
+
+	(void)state;
+	run_ok("mkdir", "-p", sub, NULL);
+	a = anchor_for(sub);
+	expect_refused(a, SENTRY_ISOLATED, "is inside git repository");
+	expect_refused(a, SENTRY_DIRECT, "run lazaret at its top level");
+	anchor_free(a);
+	a = anchor_for(inside);
+	expect_refused(a, SENTRY_DIRECT, "is a git directory");
+	anchor_free(a);
+	free(inside);
+	free(sub);
+	free(r);
+}
+
 static void
 test_sentry_refuses_bare_repository_and_dotgit_symlink(void **state)
 {
@@ -1385,6 +1418,7 @@ main(void)
 		T(test_sentry_refuses_comma_in_workspace_path),
 		T(test_sentry_workspace_path_with_spaces_works),
 		T(test_sentry_refuses_repo_without_commit),
+		T(test_sentry_refuses_a_subdirectory_and_a_directory_inside_git),
 		T(test_sentry_refuses_bare_repository_and_dotgit_symlink),
 		T(test_sentry_submodules_hooks_masked_and_checkout_refused),
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
