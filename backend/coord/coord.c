@@ -304,7 +304,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	sp->workdir = xstrdup(SENTRY_WORKSPACE_DST);
 	/* The agent's commits say so (git log tells them from yours), unless
 	 * the profile's env sets the GIT_AUTHOR_* / GIT_COMMITTER_* itself. */
-	ident = review_ident_env(c->a->profile, c->a->workspace, r->env);
+	ident = review_ident_env(c->a->profile, c->a->workspace, c->layout.user_email, r->env);
 	for (i = 0; ident != NULL && ident[i] != NULL; i++) {
 		sp->env = xreallocarray(sp->env, sp->n_env + 1, sizeof *sp->env);
 		sp->env[sp->n_env++] = xstrdup(ident[i]);

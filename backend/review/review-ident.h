@@ -7,9 +7,12 @@
 /* "K=V" entries (NULL-terminated, owned; lz_strv_free) for the sandbox's
  * environment: GIT_AUTHOR_NAME, GIT_COMMITTER_NAME ("Lazaret agent
  * (<profile>)"), GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL (the user.email git
- * reads in workspace, else <user>@localhost). A variable the profile's env
- * (profile_env, "K=V", may be NULL) already sets is left out: the profile
- * says otherwise. git takes these over user.name/user.email. */
-char **review_ident_env(const char *profile, const char *workspace, char *const *profile_env);
+ * reads in workspace, else <user>@localhost). email, when not NULL, is that
+ * user.email read already ("" for none: the Sentry's one config read), so
+ * no git runs. A variable the profile's env (profile_env, "K=V", may be
+ * NULL) already sets is left out: the profile says otherwise. git takes
+ * these over user.name/user.email. */
+char **review_ident_env(const char *profile, const char *workspace, const char *email,
+    char *const *profile_env);
 
 #endif

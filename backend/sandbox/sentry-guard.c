@@ -39,6 +39,58 @@
 #include "strv.h"
 #include "xmalloc.h"
 
+/* One git for what three config reads told: core.hooksPath as git in the
+ * checkout reads it (every scope, the last wins), the include paths G's
+ * own config names (its entries told by --show-origin, as `git config
+ * --file G/config` listed them), and user.email for the agent's identity
+ * (*email: "" when none). Records are "<origin>\0<key>\n<value>\0". */
+static int
+sentry_guard_config(const struct sentry_repo *r, char **hooks, char ***incs, char **email,
+    lz_err_t *err)
+{
+	static const char *const re =
+	    "^(core\\.hookspath|include(if\\..*)?\\.path|user\\.email)$";
+	_cleanup_free_ char *out = NULL, *cfg = xasprintf("%s/config", r->common);
+	_cleanup_free_ char *real = realpath(cfg, NULL);
+	const char *o, *kv, *val;
+	int st;
+
+	*hooks = NULL;
+	*incs = NULL;
+	*email = xstrdup("");
+	if (sentry_git(r->top, &out, &st, err, "config", "-z", "--show-origin", "--get-regexp",
+	    re, NULL) < 0)
+		return -1;
+	/* 1 is "none set"; anything else fails with git's message. */
+	if (st != 0 && st != 1) {
+		if (sentry_git(r->top, NULL, NULL, err, "config", "-z", "--show-origin",
+		    "--get-regexp", re, NULL) == 0)
+			lz_err_set(err, LZ_EINVAL, "git config in '%s' failed (exit %d)", r->top, st);
+		return -1;
+	}
+	for (o = out; st == 0 && *o != '\0' && *(kv = o + strlen(o) + 1) != '\0';
+	    o = kv + strlen(kv) + 1) {
+		size_t klen = strcspn(kv, "\n");
+
+		val = kv[klen] == '\n' ? kv + klen + 1 : "";
+		if (klen == 14 && strncmp(kv, "core.hookspath", 14) == 0) {
+			free(*hooks);
+			*hooks = xstrdup(val);
+		} else if (klen == 10 && strncmp(kv, "user.email", 10) == 0) {
+			free(*email);
+			*email = xstrdup(val);
+		} else if (real != NULL && strncmp(o, "file:", 5) == 0) {
+			_cleanup_free_ char *f = o[5] == '/' ? xstrdup(o + 5) :
+			    xasprintf("%s/%s", r->top, o + 5);
+			_cleanup_free_ char *fr = realpath(f, NULL);
+
+			if (fr != NULL && strcmp(fr, real) == 0 && *val != '\0')
+				lz_strv_push(incs, val);
+		}
+	}
+	return 0;
+}
+
 /* What the checkout itself holds that host git obeys: a core.hooksPath in
  * the working tree (husky's .husky, .githooks) runs on the user's next
  * commit, a config include.path into it (direct mode) is read as config.
@@ -48,18 +100,13 @@ int
 sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const char *checkout,
     const char *empty, lz_err_t *err)
 {
-	_cleanup_free_ char *hooks = NULL, *incs = NULL, *cfg = xasprintf("%s/config", r->common);
-	char *line, *save = NULL, *v;
-	int st, st_inc;
+	_cleanup_free_ char *hooks = NULL;
+	char **incs = NULL;
+	int ret = -1;
 
-	/* Exit 1 is "none set" for both. */
-	if (sentry_git(r->top, &hooks, &st, err, "config", "--get", "core.hooksPath", NULL) < 0 ||
-	    sentry_git(r->top, &incs, &st_inc, err, "config", "--file", cfg, "--get-regexp",
-	    "^include(if\\..*)?\\.path$", NULL) < 0)
-		return -1;
-	if (st_inc != 0)
-		*incs = '\0';
-	if (st == 0 && *hooks != '\0') {
+	if (sentry_guard_config(r, &hooks, &incs, &l->user_email, err) < 0)
+		goto out;
+	if (hooks != NULL && *hooks != '\0') {
 		_cleanup_free_ char *h = sentry_resolve(checkout, hooks);
 		const char *rel = h != NULL ? sentry_below(checkout, h) : NULL;
 		struct stat sb;
@@ -68,32 +115,34 @@ sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const c
 			_cleanup_free_ char *dst = xasprintf(SENTRY_WORKSPACE_DST "/%s", rel);
 
 			if (sentry_path_check("core.hooksPath", h, true, err) < 0)
-				return -1;
+				goto out;
 			if (stat(h, &sb) < 0)
 				sentry_push_mount(l, DRV_MOUNT_TMPFS, NULL, dst, false, NULL);
 			else if (S_ISDIR(sb.st_mode))
 				sentry_bind(l, h, dst, true);
 		}
 	}
-	for (line = strtok_r(incs, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+	for (size_t i = 0; incs != NULL && incs[i] != NULL; i++) {
 		_cleanup_free_ char *f = NULL, *dst = NULL;
 		const char *rel;
 		struct stat sb;
 
-		if ((v = strchr(line, ' ')) == NULL || *++v == '\0' ||
-		    (f = sentry_resolve(r->common, v)) == NULL ||
+		if ((f = sentry_resolve(r->common, incs[i])) == NULL ||
 		    (rel = sentry_below(checkout, f)) == NULL ||
 		    strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0)
 			continue;
 		if (sentry_path_check("include.path", f, true, err) < 0)
-			return -1;
+			goto out;
 		dst = xasprintf(SENTRY_WORKSPACE_DST "/%s", rel);
 		if (stat(f, &sb) < 0)
 			sentry_bind(l, empty, dst, true);
 		else if (S_ISREG(sb.st_mode))
 			sentry_bind(l, f, dst, true);
 	}
-	return 0;
+	ret = 0;
+out:
+	lz_strv_free(incs);
+	return ret;
 }
 
 /* Below modules/: a directory is either a submodule gitdir (it has HEAD) or

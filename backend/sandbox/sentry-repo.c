@@ -91,16 +91,40 @@ sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_err_t
 	return 0;
 }
 
+/* Could git find a repository above ws (a .git, or a git directory's HEAD,
+ * in some parent)? Only then can ws be a submodule checkout. */
+static bool
+sentry_repo_above(const char *ws)
+{
+	_cleanup_free_ char *d = xstrdup(ws);
+	char *slash;
+	struct stat st;
+
+	while ((slash = strrchr(d, '/')) != NULL) {
+		_cleanup_free_ char *g = NULL, *h = NULL;
+
+		*slash = '\0';
+		g = xasprintf("%s/.git", d);
+		h = xasprintf("%s/HEAD", d);
+		if (lstat(g, &st) == 0 || lstat(h, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* One git for what four rev-parse calls would tell, a line each: bare?,
  * inside .git?, object format, top level, git dir, common dir, the
- * superproject (a submodule's only), HEAD's commit (exit 1 when none). */
+ * superproject (a submodule's only), HEAD's commit (exit 1 when none).
+ * The superproject costs git a second process (ls-files in ..): asked only
+ * when a repository above could be one (else the NULL ends the list). */
 static int
 sentry_probe_git(const char *ws, char **out, int *status, lz_err_t *err)
 {
 	return sentry_git(ws, out, status, err, "rev-parse", "--is-bare-repository",
 	    "--is-inside-git-dir", "--path-format=absolute", "--show-object-format",
-	    "--show-toplevel", "--git-dir", "--git-common-dir",
-	    "--show-superproject-working-tree", "--verify", "-q", "HEAD^{commit}", NULL);
+	    "--show-toplevel", "--git-dir", "--git-common-dir", "--verify", "-q",
+	    "HEAD^{commit}", sentry_repo_above(ws) ? "--show-superproject-working-tree" : NULL,
+	    NULL);
 }
 
 /* Probe the workspace. Returns 1 when it is the top of a git checkout (r

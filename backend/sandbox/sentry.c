@@ -230,6 +230,7 @@ sentry_layout_clear(struct sentry_layout *l)
 	free(l->notice);
 	free(l->report);
 	free(l->branch);
+	free(l->user_email);
 	lz_strv_free(l->env);
 	memset(l, 0, sizeof *l);
 }

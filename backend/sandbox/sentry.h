@@ -46,6 +46,9 @@ struct sentry_layout {
 	struct drv_mount *mounts;	/* in the order to pass to podman */
 	size_t n_mounts;
 	char **env;		/* "K=V" for every exec, NULL-terminated (may be NULL) */
+	char *user_email;	/* user.email as git in the workspace reads it ("" for
+				 * none; NULL when not read: no repository), for the
+				 * agent's identity (review_ident_env) */
 };
 
 /* Prepare the workspace mounts for anchor a. On success *out is filled (free

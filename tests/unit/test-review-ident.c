@@ -26,7 +26,7 @@ test_review_ident_names_the_agent_and_leaves_what_the_profile_sets(void **state)
 
 	(void)state;
 	/* No user.email anywhere (a fake $HOME): <user>@localhost. */
-	env = review_ident_env("web", "/", NULL);
+	env = review_ident_env("web", "/", NULL, NULL);
 	assert_int_equal(lz_strv_len(env), 4);
 	assert_string_equal(env[0], "GIT_AUTHOR_NAME=Lazaret agent (web)");
 	assert_string_equal(env[1], "GIT_COMMITTER_NAME=Lazaret agent (web)");
@@ -34,7 +34,7 @@ test_review_ident_names_the_agent_and_leaves_what_the_profile_sets(void **state)
 	assert_non_null(strstr(env[2], "@localhost"));
 	assert_string_equal(env[2] + strlen("GIT_AUTHOR_"), env[3] + strlen("GIT_COMMITTER_"));
 	lz_strv_free(env);
-	env = review_ident_env("web", "/", prof);
+	env = review_ident_env("web", "/", NULL, prof);
 	assert_int_equal(lz_strv_len(env), 3);
 	assert_null(strstr(env[2], "GIT_AUTHOR_EMAIL"));
 	assert_non_null(strstr(env[2], "GIT_COMMITTER_EMAIL="));
@@ -51,10 +51,21 @@ test_review_ident_takes_the_email_git_reads_in_the_workspace(void **state)
 	cmd = xasprintf("git init -q '%s' && git -C '%s' config user.email me@example.invalid",
 	    dir, dir);
 	assert_int_equal(system(cmd), 0);
-	env = review_ident_env("web", dir, NULL);
+	env = review_ident_env("web", dir, NULL, NULL);
 	assert_int_equal(lz_strv_len(env), 4);
 	assert_string_equal(env[2], "GIT_AUTHOR_EMAIL=me@example.invalid");
 	assert_string_equal(env[3], "GIT_COMMITTER_EMAIL=me@example.invalid");
+	lz_strv_free(env);
+	/* Read already (the Sentry's config read): taken, no git; unfit or none
+	 * falls back. */
+	env = review_ident_env("web", "/nonexistent", "you@example.invalid", NULL);
+	assert_string_equal(env[2], "GIT_AUTHOR_EMAIL=you@example.invalid");
+	lz_strv_free(env);
+	env = review_ident_env("web", dir, "", NULL);
+	assert_non_null(strstr(env[2], "@localhost"));
+	lz_strv_free(env);
+	env = review_ident_env("web", dir, "a>b", NULL);
+	assert_non_null(strstr(env[3], "@localhost"));
 	lz_strv_free(env);
 	tu_rmrf(dir);
 	free(dir);

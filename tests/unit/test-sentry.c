@@ -1338,7 +1338,7 @@ test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 static void
 test_sentry_guards_config_includes_inside_the_checkout(void **state)
 {
-	char *r = make_repo("repo"), *f;
+	char *r = make_repo("repo"), *f, *lw;
 	struct sentry_layout l;
 	struct anchor *a;
 
@@ -1355,6 +1355,37 @@ test_sentry_guards_config_includes_inside_the_checkout(void **state)
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(f);
+	/* A linked worktree: G's config (git names it by its absolute path)
+	 * still counts, its includes relative to G. */
+	lw = path_in("linked-inc");
+	git_do(r, "worktree", "add", "-q", "-b", "side-inc", lw, NULL);
+	git_do(r, "config", "include.path", "../../linked-inc/wt.gitconfig", NULL);
+	a = anchor_for(lw);
+	prepare_ok(a, SENTRY_DIRECT, &l);
+	assert_bind(&l, "/workspace/wt.gitconfig", NULL, true);
+	sentry_layout_clear(&l);
+	anchor_free(a);
+	free(lw);
+	free(r);
+}
+
+/* The agent's identity takes user.email from the same config read (the
+ * last value wins, as `git config --get` says); none is "". */
+static void
+test_sentry_reads_user_email_with_the_guards(void **state)
+{
+	char *r = make_repo("repo-mail");
+	struct sentry_layout l;
+	struct anchor *a;
+
+	(void)state;
+	a = anchor_for(r);
+	git_do(r, "config", "user.email", "first@example.invalid", NULL);
+	git_do(r, "config", "--add", "user.email", "me@example.invalid", NULL);
+	prepare_ok(a, SENTRY_ISOLATED, &l);
+	assert_string_equal(l.user_email, "me@example.invalid");
+	sentry_layout_clear(&l);
+	anchor_free(a);
 	free(r);
 }
 
@@ -1423,6 +1454,7 @@ main(void)
 		T(test_sentry_submodules_hooks_masked_and_checkout_refused),
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
 		T(test_sentry_guards_config_includes_inside_the_checkout),
+		T(test_sentry_reads_user_email_with_the_guards),
 		cmocka_unit_test(test_sentry_refname_and_packed_refs_parse),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
