@@ -202,9 +202,15 @@ proc_run(char *const argv[], char *const env[], const char *input, int flags,
 int
 proc_start(char *const argv[], struct proc_job **job, lz_err_t *err)
 {
+	return proc_start_env(argv, NULL, job, err);
+}
+
+int
+proc_start_env(char *const argv[], char *const env[], struct proc_job **job, lz_err_t *err)
+{
 	struct proc_job *j = xcalloc(1, sizeof *j);
 
-	int r = proc_spawn(j, argv, NULL, NULL, 0, err);
+	int r = proc_spawn(j, argv, env, NULL, 0, err);
 
 	if (r < 0) {
 		struct proc_result res;

@@ -38,6 +38,8 @@ struct proc_job;
  * little (its output waits in a pipe until proc_finish). Returns -1 with err
  * when it could not be started (then *job is NULL). */
 int proc_start(char *const argv[], struct proc_job **job, lz_err_t *err);
+/* proc_start with env (NULL = ours), as proc_run's. */
+int proc_start_env(char *const argv[], char *const env[], struct proc_job **job, lz_err_t *err);
 
 /* Wait for job to end and collect res as proc_run does; frees job. */
 void proc_finish(struct proc_job *job, struct proc_result *res);

@@ -39,17 +39,26 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-/* One git for what three config reads told: core.hooksPath as git in the
- * checkout reads it (every scope, the last wins), the include paths G's
- * own config names (its entries told by --show-origin, as `git config
- * --file G/config` listed them), and user.email for the agent's identity
- * (*email: "" when none). Records are "<origin>\0<key>\n<value>\0". */
-static int
-sentry_guard_config(const struct sentry_repo *r, char **hooks, char ***incs, char **email,
-    lz_err_t *err)
+#define SENTRY_GUARD_CONFIG_RE \
+	"^(core\\.hookspath|include(if\\..*)?\\.path|user\\.email)$"
+
+struct sentry_job *
+sentry_guard_config_start(const struct sentry_repo *r)
 {
-	static const char *const re =
-	    "^(core\\.hookspath|include(if\\..*)?\\.path|user\\.email)$";
+	return sentry_git_start(r->top, "config", "-z", "--show-origin", "--get-regexp",
+	    SENTRY_GUARD_CONFIG_RE, NULL);
+}
+
+/* One git (job, sentry_guard_config_start's) for what three config reads
+ * told: core.hooksPath as git in the checkout reads it (every scope, the
+ * last wins), the include paths G's own config names (its entries told by
+ * --show-origin, as `git config --file G/config` listed them), and
+ * user.email for the agent's identity (*email: "" when none). Records are
+ * "<origin>\0<key>\n<value>\0". */
+static int
+sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **hooks,
+    char ***incs, char **email, lz_err_t *err)
+{
 	_cleanup_free_ char *out = NULL, *cfg = xasprintf("%s/config", r->common);
 	_cleanup_free_ char *real = realpath(cfg, NULL);
 	const char *o, *kv, *val;
@@ -58,13 +67,12 @@ sentry_guard_config(const struct sentry_repo *r, char **hooks, char ***incs, cha
 	*hooks = NULL;
 	*incs = NULL;
 	*email = xstrdup("");
-	if (sentry_git(r->top, &out, &st, err, "config", "-z", "--show-origin", "--get-regexp",
-	    re, NULL) < 0)
+	if (sentry_git_finish(job, &out, &st, err) < 0)
 		return -1;
 	/* 1 is "none set"; anything else fails with git's message. */
 	if (st != 0 && st != 1) {
 		if (sentry_git(r->top, NULL, NULL, err, "config", "-z", "--show-origin",
-		    "--get-regexp", re, NULL) == 0)
+		    "--get-regexp", SENTRY_GUARD_CONFIG_RE, NULL) == 0)
 			lz_err_set(err, LZ_EINVAL, "git config in '%s' failed (exit %d)", r->top, st);
 		return -1;
 	}
@@ -98,13 +106,13 @@ sentry_guard_config(const struct sentry_repo *r, char **hooks, char ***incs, cha
  * file when it does not exist yet, so the agent cannot create it). */
 int
 sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const char *checkout,
-    const char *empty, lz_err_t *err)
+    const char *empty, struct sentry_job *config, lz_err_t *err)
 {
 	_cleanup_free_ char *hooks = NULL;
 	char **incs = NULL;
 	int ret = -1;
 
-	if (sentry_guard_config(r, &hooks, &incs, &l->user_email, err) < 0)
+	if (sentry_guard_config(r, config, &hooks, &incs, &l->user_email, err) < 0)
 		goto out;
 	if (hooks != NULL && *hooks != '\0') {
 		_cleanup_free_ char *h = sentry_resolve(checkout, hooks);
@@ -259,18 +267,17 @@ sentry_guard_cb(const char *rel, const struct stat *st, void *arg, lz_err_t *err
 }
 
 /* Submodule paths of the tree shown at /workspace: gitlinks of the agent
- * branch (isolated, branch set) or of the host's index (direct). */
-static int
-sentry_gitlinks(const struct sentry_repo *r, const char *tree, const char *branch, char **out,
-    lz_err_t *err)
+ * branch (isolated, branch set) or of the host's index (direct), started
+ * (sentry_git_finish gives the list). */
+static struct sentry_job *
+sentry_gitlinks_start(const struct sentry_repo *r, const char *tree, const char *branch)
 {
 	if (branch != NULL) {
 		_cleanup_free_ char *t = xasprintf("refs/heads/%s^{tree}", branch);
 
-		return sentry_git(r->common, out, NULL, err, "ls-tree", "-r", "-z",
-		    "--full-tree", t, NULL);
+		return sentry_git_start(r->common, "ls-tree", "-r", "-z", "--full-tree", t, NULL);
 	}
-	return sentry_git(tree, out, NULL, err, "ls-files", "-s", "-z", NULL);
+	return sentry_git_start(tree, "ls-files", "-s", "-z", NULL);
 }
 
 /* Guard every nested .git and submodule path of tree (at /workspace); the
@@ -280,6 +287,8 @@ sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const c
     const struct sentry_repo *r, const char *branch, lz_err_t *err)
 {
 	struct sentry_guard g = { l, tree, xstrdup(""), 0 };
+	/* git lists the gitlinks while we walk the tree. */
+	struct sentry_job *lj = r != NULL ? sentry_gitlinks_start(r, tree, branch) : NULL;
 	_cleanup_free_ char *links = NULL, *listf = xasprintf("%s/gits", p->sdir);
 	_cleanup_free_ char *emptydir = xasprintf("%s/emptydir", p->sdir);
 	_cleanup_free_ char *empty = xasprintf("%s/empty", p->sdir);
@@ -288,7 +297,7 @@ sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const c
 
 	if (sentry_walk_gits(tree, sentry_guard_cb, &g, err) < 0)
 		goto out;
-	if (r != NULL && sentry_gitlinks(r, tree, branch, &links, err) < 0)
+	if (sentry_git_finish(lz_steal_ptr(&lj), &links, NULL, err) < 0)
 		goto out;
 	if (mkdir(emptydir, 0555) < 0 && errno != EEXIST) {
 		lz_err_sys(err, errno, "cannot create '%s'", emptydir);
@@ -329,6 +338,7 @@ sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const c
 		    "checkout held read-only", placeholders));
 	ret = 0;
 out:
+	(void)sentry_git_finish(lj, NULL, NULL, NULL);
 	free(g.list);
 	return ret;
 }

@@ -50,6 +50,13 @@ void sentry_paths_clear(struct sentry_paths *);
 /* sentry-util.c */
 int sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
     __attribute__((sentinel));
+/* sentry_git started, not waited for: the caller works meanwhile, then
+ * sentry_git_finish collects it as sentry_git would have (out, status,
+ * err; a start that failed is its error). Every job is finished, on error
+ * paths too (out, status and err NULL: just waited for); NULL is none. */
+struct sentry_job;
+struct sentry_job *sentry_git_start(const char *dir, ...) __attribute__((sentinel));
+int sentry_git_finish(struct sentry_job *j, char **out, int *status, lz_err_t *err);
 char **sentry_git_env(void);
 int sentry_read_raw(const char *path, char **out, size_t *len, lz_err_t *err);
 int sentry_read_small(const char *path, char **out, lz_err_t *err);
@@ -108,8 +115,11 @@ int sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **report, lz_err_t *err);
 
 /* sentry-guard.c */
+/* The config read sentry_tree_guards needs, started early (it takes and
+ * finishes the job). */
+struct sentry_job *sentry_guard_config_start(const struct sentry_repo *r);
 int sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r,
-    const char *checkout, const char *empty, lz_err_t *err);
+    const char *checkout, const char *empty, struct sentry_job *config, lz_err_t *err);
 int sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const char *tree,
     const struct sentry_repo *r, const char *branch, lz_err_t *err);
 void sentry_hooks(struct sentry_layout *l, const char *src, const char *dst, int depth);

@@ -93,52 +93,56 @@ sentry_errmsg(const char *errout)
 	return xstrndup(best, (size_t)(best_end - best));
 }
 
+/* sentry_run's verdict on a program that ran (res cleared). */
+static int
+sentry_result(struct proc_result *res, const char *what, char **out, int *status,
+    lz_err_t *err)
+{
+	size_t n;
+
+	if (status != NULL)
+		*status = res->status;
+	else if (res->status != 0) {
+		_cleanup_free_ char *m = sentry_errmsg(res->errout);
+
+		lz_err_set(err, LZ_EINVAL, "%s failed (exit %d)%s%s", what, res->status,
+		    *m != '\0' ? ": " : "", m);
+		proc_result_clear(res);
+		return -1;
+	}
+	if (out != NULL) {
+		n = strlen(res->out);
+		while (n > 0 && (res->out[n - 1] == '\n' || res->out[n - 1] == ' '))
+			res->out[--n] = '\0';
+		*out = lz_steal_ptr(&res->out);
+	}
+	proc_result_clear(res);
+	return 0;
+}
+
 int
 sentry_run(char *const argv[], char *const env[], const char *what, char **out,
     int *status, lz_err_t *err)
 {
 	struct proc_result res;
-	size_t n;
 
 	if (proc_run(argv, env, NULL, 0, &res, err) < 0)
 		return -1;
-	if (status != NULL)
-		*status = res.status;
-	else if (res.status != 0) {
-		_cleanup_free_ char *m = sentry_errmsg(res.errout);
-
-		lz_err_set(err, LZ_EINVAL, "%s failed (exit %d)%s%s", what, res.status,
-		    *m != '\0' ? ": " : "", m);
-		proc_result_clear(&res);
-		return -1;
-	}
-	if (out != NULL) {
-		n = strlen(res.out);
-		while (n > 0 && (res.out[n - 1] == '\n' || res.out[n - 1] == ' '))
-			res.out[--n] = '\0';
-		*out = lz_steal_ptr(&res.out);
-	}
-	proc_result_clear(&res);
-	return 0;
+	return sentry_result(&res, what, out, status, err);
 }
 
-/* Run `git -C dir -c core.hooksPath=/dev/null ARGS... NULL` (sentry_run's
- * status and out): no hook of the user's runs for our checkouts. `git
- * config` runs none and must see the real core.hooksPath, so it goes
- * without. */
-int
-sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
+/* The argv of `git -C dir -c core.hooksPath=/dev/null ARGS...` (no hook of
+ * the user's runs for our checkouts; `git config` runs none and must see
+ * the real core.hooksPath, so it goes without); *what names it. */
+static char **
+sentry_git_argv(const char *dir, va_list ap, char **what)
 {
-	char **argv = NULL, **env = sentry_git_env();
-	_cleanup_free_ char *what = NULL;
+	char **argv = NULL;
 	const char *s, *sub = NULL;
-	va_list ap;
-	int ret;
 
 	lz_strv_push(&argv, "git");
 	lz_strv_push(&argv, "-C");
 	lz_strv_push(&argv, dir);
-	va_start(ap, err);
 	s = va_arg(ap, const char *);
 	if (s != NULL && strcmp(s, "config") != 0) {
 		lz_strv_push(&argv, "-c");
@@ -149,11 +153,66 @@ sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
 			sub = s;
 		lz_strv_push(&argv, s);
 	}
+	*what = xasprintf("git %s (in %s)", sub != NULL ? sub : "", dir);
+	return argv;
+}
+
+int
+sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
+{
+	char **argv, **env = sentry_git_env();
+	_cleanup_free_ char *what = NULL;
+	va_list ap;
+	int ret;
+
+	va_start(ap, err);
+	argv = sentry_git_argv(dir, ap, &what);
 	va_end(ap);
-	what = xasprintf("git %s (in %s)", sub != NULL ? sub : "", dir);
 	ret = sentry_run(argv, env, what, out, status, err);
 	lz_strv_free(argv);
 	lz_strv_free(env);
+	return ret;
+}
+
+struct sentry_job {
+	struct proc_job *p;	/* NULL: it did not start (err says why) */
+	char *what;
+	lz_err_t err;
+};
+
+struct sentry_job *
+sentry_git_start(const char *dir, ...)
+{
+	struct sentry_job *j = xcalloc(1, sizeof *j);
+	char **argv, **env = sentry_git_env();
+	va_list ap;
+
+	va_start(ap, dir);
+	argv = sentry_git_argv(dir, ap, &j->what);
+	va_end(ap);
+	(void)proc_start_env(argv, env, &j->p, &j->err);
+	lz_strv_free(argv);
+	lz_strv_free(env);
+	return j;
+}
+
+int
+sentry_git_finish(struct sentry_job *j, char **out, int *status, lz_err_t *err)
+{
+	struct proc_result res;
+	int ret = -1;
+
+	if (j == NULL)
+		return 0;
+	if (j->p == NULL)
+		lz_err_set(err, j->err.code, "%s", j->err.msg != NULL ? j->err.msg : j->what);
+	else {
+		proc_finish(j->p, &res);
+		ret = sentry_result(&res, j->what, out, status, err);
+	}
+	lz_err_clear(&j->err);
+	free(j->what);
+	free(j);
 	return ret;
 }
 

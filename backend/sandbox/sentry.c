@@ -150,6 +150,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 {
 	struct sentry_repo r = { 0 };
 	struct sentry_paths p = { 0 };
+	struct sentry_job *cfg = NULL;
 	_cleanup_free_ char *empty = NULL, *modef = NULL, *qrep = NULL;
 	const char *tree, *gdst = SENTRY_WORKSPACE_DST "/.git";
 	int ret = -1, kind, converted;
@@ -164,6 +165,8 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 			goto fail;
 		return 0;
 	}
+	/* git reads the config (sentry_tree_guards) while we make P. */
+	cfg = sentry_guard_config_start(&r);
 	if (sentry_path_check("git directory", r.common, true, err) < 0 ||
 	    sentry_paths_init(a, true, &p, err) < 0 ||
 	    (converted = sentry_private_ensure(a, &r, &p, mode == SENTRY_DIRECT, &out->notice,
@@ -196,7 +199,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	}
 	if (sentry_git_mounts(out, &r, &p, gdst, empty, err) < 0)
 		goto fail;
-	if (sentry_tree_guards(out, &r, tree, empty, err) < 0)
+	if (sentry_tree_guards(out, &r, tree, empty, lz_steal_ptr(&cfg), err) < 0)
 		goto fail;
 	if (mode == SENTRY_ISOLATED) {
 		if (sentry_quarantine(&p, tree, &qrep, err) < 0)
@@ -212,6 +215,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 fail:
 	sentry_layout_clear(out);
 out:
+	(void)sentry_git_finish(cfg, NULL, NULL, NULL);
 	sentry_repo_clear(&r);
 	sentry_paths_clear(&p);
 	return ret;

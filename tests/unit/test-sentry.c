@@ -1389,6 +1389,31 @@ test_sentry_reads_user_email_with_the_guards(void **state)
 	free(r);
 }
 
+/* A git started early and collected later says what sentry_git would:
+ * its output, or its failure with git's own message. */
+static void
+test_sentry_git_started_and_finished_reports_as_sentry_git(void **state)
+{
+	char *r = make_repo("job"), *plain = path_in("job-plain"), *out = NULL;
+	struct sentry_job *j1, *j2;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	run_ok("mkdir", "-p", plain, NULL);
+	j1 = sentry_git_start(r, "rev-parse", "--abbrev-ref", "HEAD", NULL);
+	j2 = sentry_git_start(plain, "rev-parse", "--git-dir", NULL);
+	assert_int_equal(sentry_git_finish(j2, NULL, NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "git rev-parse (in "));
+	assert_non_null(strstr(err.msg, "failed (exit 128): fatal: not a git repository"));
+	lz_err_clear(&err);
+	assert_int_equal(sentry_git_finish(j1, &out, NULL, &err), 0);
+	assert_string_equal(out, "main");
+	free(out);
+	assert_int_equal(sentry_git_finish(NULL, NULL, NULL, &err), 0);
+	free(plain);
+	free(r);
+}
+
 static void
 test_sentry_mode_parse_accepts_the_two_modes_only(void **state)
 {
@@ -1456,6 +1481,7 @@ main(void)
 		T(test_sentry_guards_config_includes_inside_the_checkout),
 		T(test_sentry_reads_user_email_with_the_guards),
 		cmocka_unit_test(test_sentry_refname_and_packed_refs_parse),
+		T(test_sentry_git_started_and_finished_reports_as_sentry_git),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
 		cmocka_unit_test(test_sentry_path_check_names_the_bad_path),
 #undef T
