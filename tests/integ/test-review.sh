@@ -68,7 +68,11 @@ note "ok: exactly the surface, with reasons; not notes.txt, not the description;
 lz run -T -w "$repo" -- sleep 120 >/dev/null 2>&1 &
 runpid=$!
 lz_on_exit "kill $runpid"
-wait_for 60 test -S "$sock" || fail "no coordinator"
+# Its session running, not merely a socket there: the last coordinator's may
+# still be, tearing down, and a merge would then write its row alone (refused
+# while the new one holds the store).
+running() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    1\$"; }
+wait_for 60 running || fail "no coordinator with the session"
 set +e; out=$(lz merge -w "$repo" 2>&1); rc=$?; set -e
 assert_eq "$rc" 1 "merge without --accept-surface refused"
 assert_contains "$out" "hostpw: symlink out of the tree" "the refusal lists the surface"
