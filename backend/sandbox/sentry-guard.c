@@ -53,21 +53,22 @@ sentry_guard_config_start(const struct sentry_repo *r)
  * told: core.hooksPath as git in the checkout reads it (every scope, the
  * last wins), the include paths G's own config names (its entries told by
  * --show-origin, as `git config --file G/config` listed them), and
- * user.email for the agent's identity (*email: "" when none). Records are
- * "<origin>\0<key>\n<value>\0". */
+ * user.email for the agent's identity (*email: "" when none). */
 static int
 sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **hooks,
     char ***incs, char **email, lz_err_t *err)
 {
 	_cleanup_free_ char *out = NULL, *cfg = xasprintf("%s/config", r->common);
 	_cleanup_free_ char *real = realpath(cfg, NULL);
-	const char *o, *kv, *val;
+	struct sentry_cfgz c;
+	const char *pos, *val;
+	size_t len = 0;
 	int st;
 
 	*hooks = NULL;
 	*incs = NULL;
 	*email = xstrdup("");
-	if (sentry_git_finish(job, &out, &st, err) < 0)
+	if (sentry_git_finish(job, &out, &len, &st, err) < 0)
 		return -1;
 	/* 1 is "none set"; anything else fails with git's message. */
 	if (st != 0 && st != 1) {
@@ -76,20 +77,17 @@ sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **
 			lz_err_set(err, LZ_EINVAL, "git config in '%s' failed (exit %d)", r->top, st);
 		return -1;
 	}
-	for (o = out; st == 0 && *o != '\0' && *(kv = o + strlen(o) + 1) != '\0';
-	    o = kv + strlen(kv) + 1) {
-		size_t klen = strcspn(kv, "\n");
-
-		val = kv[klen] == '\n' ? kv + klen + 1 : "";
-		if (klen == 14 && strncmp(kv, "core.hookspath", 14) == 0) {
+	for (pos = out; st == 0 && sentry_cfgz_next(&pos, out + len, &c);) {
+		val = c.value != NULL ? c.value : "";
+		if (c.klen == 14 && strncmp(c.key, "core.hookspath", 14) == 0) {
 			free(*hooks);
 			*hooks = xstrdup(val);
-		} else if (klen == 10 && strncmp(kv, "user.email", 10) == 0) {
+		} else if (c.klen == 10 && strncmp(c.key, "user.email", 10) == 0) {
 			free(*email);
 			*email = xstrdup(val);
-		} else if (real != NULL && strncmp(o, "file:", 5) == 0) {
-			_cleanup_free_ char *f = o[5] == '/' ? xstrdup(o + 5) :
-			    xasprintf("%s/%s", r->top, o + 5);
+		} else if (real != NULL && strncmp(c.origin, "file:", 5) == 0) {
+			_cleanup_free_ char *f = c.origin[5] == '/' ? xstrdup(c.origin + 5) :
+			    xasprintf("%s/%s", r->top, c.origin + 5);
 			_cleanup_free_ char *fr = realpath(f, NULL);
 
 			if (fr != NULL && strcmp(fr, real) == 0 && *val != '\0')
@@ -292,18 +290,18 @@ sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const c
 	_cleanup_free_ char *links = NULL, *listf = xasprintf("%s/gits", p->sdir);
 	_cleanup_free_ char *emptydir = xasprintf("%s/emptydir", p->sdir);
 	_cleanup_free_ char *empty = xasprintf("%s/empty", p->sdir);
-	size_t placeholders = 0;
+	size_t placeholders = 0, nlinks = 0;
 	int ret = -1;
 
 	if (sentry_walk_gits(tree, sentry_guard_cb, &g, err) < 0)
 		goto out;
-	if (sentry_git_finish(lz_steal_ptr(&lj), &links, NULL, err) < 0)
+	if (sentry_git_finish(lz_steal_ptr(&lj), &links, &nlinks, NULL, err) < 0)
 		goto out;
 	if (mkdir(emptydir, 0555) < 0 && errno != EEXIST) {
 		lz_err_sys(err, errno, "cannot create '%s'", emptydir);
 		goto out;
 	}
-	for (const char *e = links; e != NULL && *e != '\0'; e += strlen(e) + 1) {
+	for (const char *e = links; e != NULL && e < links + nlinks; e += strlen(e) + 1) {
 		/* "<mode> <type|sha> ...\t<path>": mode 160000 is a gitlink. */
 		const char *tab = strchr(e, '\t');
 		_cleanup_free_ char *dir = NULL, *dotgit = NULL, *dst = NULL;
@@ -338,7 +336,7 @@ sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const c
 		    "checkout held read-only", placeholders));
 	ret = 0;
 out:
-	(void)sentry_git_finish(lj, NULL, NULL, NULL);
+	(void)sentry_git_finish(lj, NULL, NULL, NULL, NULL);
 	free(g.list);
 	return ret;
 }

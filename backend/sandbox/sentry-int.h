@@ -1,6 +1,6 @@
 /* sentry-int.h - what the Git Sentry's files share (sentry.c, sentry-util.c,
  * sentry-repo.c, sentry-import.c, sentry-refs.c, sentry-guard.c,
- * sentry-workspace.c). Not for use outside backend/sandbox/. */
+ * sentry-cfgz.c, sentry-workspace.c). Not for use outside backend/sandbox/. */
 #ifndef LZ_SENTRY_INT_H
 #define LZ_SENTRY_INT_H
 
@@ -52,11 +52,13 @@ int sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
     __attribute__((sentinel));
 /* sentry_git started, not waited for: the caller works meanwhile, then
  * sentry_git_finish collects it as sentry_git would have (out, status,
- * err; a start that failed is its error). Every job is finished, on error
+ * err; a start that failed is its error), *len (may be NULL) the length
+ * of *out (-z output: NUL-separated). Every job is finished, on error
  * paths too (out, status and err NULL: just waited for); NULL is none. */
 struct sentry_job;
 struct sentry_job *sentry_git_start(const char *dir, ...) __attribute__((sentinel));
-int sentry_git_finish(struct sentry_job *j, char **out, int *status, lz_err_t *err);
+int sentry_git_finish(struct sentry_job *j, char **out, size_t *len, int *status,
+    lz_err_t *err);
 char **sentry_git_env(void);
 int sentry_read_raw(const char *path, char **out, size_t *len, lz_err_t *err);
 int sentry_read_small(const char *path, char **out, lz_err_t *err);
@@ -98,6 +100,19 @@ void sentry_refs_skip(struct sentry_refs *r, const char *name, size_t len);
 void sentry_refs_clear(struct sentry_refs *r);
 int sentry_refs_read(const char *priv, unsigned hexlen, struct sentry_refs *r, lz_err_t *err);
 size_t sentry_scrub_tree(const char *root, char **first);
+
+/* sentry-cfgz.c (pure): the record of `git config -z --show-origin
+ * --get-regexp` output at *pos (NUL-separated; end points at the NUL
+ * after the last byte), *pos moved past it; false at the end or on a
+ * record cut short. key is klen bytes (no '\n'); value is NULL for a key
+ * with no value. */
+struct sentry_cfgz {
+	const char *origin;	/* "file:<path>", "command line:", ... */
+	const char *key;
+	size_t klen;
+	const char *value;
+};
+bool sentry_cfgz_next(const char **pos, const char *end, struct sentry_cfgz *rec);
 
 /* sentry-repo.c */
 int sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err);

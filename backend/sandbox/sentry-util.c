@@ -93,9 +93,10 @@ sentry_errmsg(const char *errout)
 	return xstrndup(best, (size_t)(best_end - best));
 }
 
-/* sentry_run's verdict on a program that ran (res cleared). */
+/* sentry_run's verdict on a program that ran (res cleared); *len (may be
+ * NULL) the length of *out. */
 static int
-sentry_result(struct proc_result *res, const char *what, char **out, int *status,
+sentry_result(struct proc_result *res, const char *what, char **out, size_t *len, int *status,
     lz_err_t *err)
 {
 	size_t n;
@@ -111,9 +112,13 @@ sentry_result(struct proc_result *res, const char *what, char **out, int *status
 		return -1;
 	}
 	if (out != NULL) {
-		n = strlen(res->out);
-		while (n > 0 && (res->out[n - 1] == '\n' || res->out[n - 1] == ' '))
-			res->out[--n] = '\0';
+		n = res->out_len;
+		/* Output with NULs in it (-z) is data: kept whole. */
+		if (strlen(res->out) == n)
+			while (n > 0 && (res->out[n - 1] == '\n' || res->out[n - 1] == ' '))
+				res->out[--n] = '\0';
+		if (len != NULL)
+			*len = n;
 		*out = lz_steal_ptr(&res->out);
 	}
 	proc_result_clear(res);
@@ -128,7 +133,7 @@ sentry_run(char *const argv[], char *const env[], const char *what, char **out,
 
 	if (proc_run(argv, env, NULL, 0, &res, err) < 0)
 		return -1;
-	return sentry_result(&res, what, out, status, err);
+	return sentry_result(&res, what, out, NULL, status, err);
 }
 
 /* The argv of `git -C dir -c core.hooksPath=/dev/null ARGS...` (no hook of
@@ -197,7 +202,7 @@ sentry_git_start(const char *dir, ...)
 }
 
 int
-sentry_git_finish(struct sentry_job *j, char **out, int *status, lz_err_t *err)
+sentry_git_finish(struct sentry_job *j, char **out, size_t *len, int *status, lz_err_t *err)
 {
 	struct proc_result res;
 	int ret = -1;
@@ -208,7 +213,7 @@ sentry_git_finish(struct sentry_job *j, char **out, int *status, lz_err_t *err)
 		lz_err_set(err, j->err.code, "%s", j->err.msg != NULL ? j->err.msg : j->what);
 	else {
 		proc_finish(j->p, &res);
-		ret = sentry_result(&res, j->what, out, status, err);
+		ret = sentry_result(&res, j->what, out, len, status, err);
 	}
 	lz_err_clear(&j->err);
 	free(j->what);

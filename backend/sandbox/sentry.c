@@ -215,7 +215,7 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 fail:
 	sentry_layout_clear(out);
 out:
-	(void)sentry_git_finish(cfg, NULL, NULL, NULL);
+	(void)sentry_git_finish(cfg, NULL, NULL, NULL, NULL);
 	sentry_repo_clear(&r);
 	sentry_paths_clear(&p);
 	return ret;

@@ -1402,14 +1402,14 @@ test_sentry_git_started_and_finished_reports_as_sentry_git(void **state)
 	run_ok("mkdir", "-p", plain, NULL);
 	j1 = sentry_git_start(r, "rev-parse", "--abbrev-ref", "HEAD", NULL);
 	j2 = sentry_git_start(plain, "rev-parse", "--git-dir", NULL);
-	assert_int_equal(sentry_git_finish(j2, NULL, NULL, &err), -1);
+	assert_int_equal(sentry_git_finish(j2, NULL, NULL, NULL, &err), -1);
 	assert_non_null(strstr(err.msg, "git rev-parse (in "));
 	assert_non_null(strstr(err.msg, "failed (exit 128): fatal: not a git repository"));
 	lz_err_clear(&err);
-	assert_int_equal(sentry_git_finish(j1, &out, NULL, &err), 0);
+	assert_int_equal(sentry_git_finish(j1, &out, NULL, NULL, &err), 0);
 	assert_string_equal(out, "main");
 	free(out);
-	assert_int_equal(sentry_git_finish(NULL, NULL, NULL, &err), 0);
+	assert_int_equal(sentry_git_finish(NULL, NULL, NULL, NULL, &err), 0);
 	free(plain);
 	free(r);
 }
