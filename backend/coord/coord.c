@@ -588,6 +588,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	static const struct ctl_server_cbs cbs = {
 		coord_connect_cb, coord_frame_cb, coord_disconnect_cb, coord_drain_cb,
 	};
+	/* The Sentry's probe (one git, read-only) runs beside the locks and the
+	 * state store; sentry_prepare checks what it found, after the lock. */
+	struct sentry_job *probe = sentry_probe_begin(a);
 	int r, ret = -1;
 
 	if (coord_mkdir_p(a->domain_root, err) < 0)
@@ -633,7 +636,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* No image check up front (a podman start-up on every cold start): the
 	 * overlays' image inspect or podman run --pull=never fails on a missing
 	 * image, and coord_image_error then says which and how to get it. */
-	if (sentry_prepare(a, c->o->mode, &c->layout, err) < 0)
+	if (sentry_prepare_probed(a, c->o->mode, lz_steal_ptr(&probe), &c->layout, err) < 0)
 		goto out;
 	c->layout_ok = true;
 	lz_trace("git sentry");
@@ -693,6 +696,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	lz_trace("listening");
 	ret = 0;
 out:
+	sentry_job_free(probe);
 	free(live);
 	free(socket_dir);
 	return ret;

@@ -55,7 +55,6 @@ int sentry_git(const char *dir, char **out, int *status, lz_err_t *err, ...)
  * err; a start that failed is its error), *len (may be NULL) the length
  * of *out (-z output: NUL-separated). Every job is finished, on error
  * paths too (out, status and err NULL: just waited for); NULL is none. */
-struct sentry_job;
 struct sentry_job *sentry_git_start(const char *dir, ...) __attribute__((sentinel));
 int sentry_git_finish(struct sentry_job *j, char **out, size_t *len, int *status,
     lz_err_t *err);
@@ -115,7 +114,9 @@ struct sentry_cfgz {
 bool sentry_cfgz_next(const char **pos, const char *end, struct sentry_cfgz *rec);
 
 /* sentry-repo.c */
-int sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err);
+struct sentry_job *sentry_probe_start(const char *ws);
+int sentry_probe(const char *ws, struct sentry_job *job, struct sentry_repo *r, char **notice,
+    lz_err_t *err);
 /* 1 when a domain of the earlier layout was converted (import it), 0, -1. */
 int sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
     const struct sentry_paths *p, bool direct, char **notice, char **report, lz_err_t *err);

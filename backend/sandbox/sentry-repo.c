@@ -117,20 +117,22 @@ sentry_repo_above(const char *ws)
  * superproject (a submodule's only), HEAD's commit (exit 1 when none).
  * The superproject costs git a second process (ls-files in ..): asked only
  * when a repository above could be one (else the NULL ends the list). */
-static int
-sentry_probe_git(const char *ws, char **out, int *status, lz_err_t *err)
+struct sentry_job *
+sentry_probe_start(const char *ws)
 {
-	return sentry_git(ws, out, status, err, "rev-parse", "--is-bare-repository",
+	return sentry_git_start(ws, "rev-parse", "--is-bare-repository",
 	    "--is-inside-git-dir", "--path-format=absolute", "--show-object-format",
 	    "--show-toplevel", "--git-dir", "--git-common-dir", "--verify", "-q",
 	    "HEAD^{commit}", sentry_repo_above(ws) ? "--show-superproject-working-tree" : NULL,
 	    NULL);
 }
 
-/* Probe the workspace. Returns 1 when it is the top of a git checkout (r
- * filled), 0 when it is no git checkout, -1 on error. */
+/* Probe the workspace (job: sentry_probe_start's, taken; NULL: started
+ * now). Returns 1 when it is the top of a git checkout (r filled), 0 when
+ * it is no git checkout, -1 on error. */
 int
-sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err)
+sentry_probe(const char *ws, struct sentry_job *job, struct sentry_repo *r, char **notice,
+    lz_err_t *err)
 {
 	_cleanup_free_ char *out = NULL, *gitpath = NULL;
 	char *lines[9] = { NULL }, *p, *save = NULL;
@@ -138,7 +140,8 @@ sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err
 	int status, n = 0, head;
 
 	(void)notice;
-	if (sentry_probe_git(ws, &out, &status, err) < 0)
+	if (sentry_git_finish(job != NULL ? job : sentry_probe_start(ws), &out, NULL, &status,
+	    err) < 0)
 		return -1;
 	for (p = strtok_r(out, "\n", &save); p != NULL && n < 9; p = strtok_r(NULL, "\n", &save))
 		lines[n++] = p;
@@ -156,7 +159,7 @@ sentry_probe(const char *ws, struct sentry_repo *r, char **notice, lz_err_t *err
 			return 0;
 		}
 		/* A repository git fails on: its own message, from a second run. */
-		if (sentry_probe_git(ws, NULL, NULL, err) == 0)
+		if (sentry_git_finish(sentry_probe_start(ws), NULL, NULL, NULL, err) == 0)
 			lz_err_set(err, LZ_EINVAL, "git rev-parse in '%s' failed (exit %d)", ws,
 			    status);
 		return -1;

@@ -144,9 +144,28 @@ sentry_git_mounts(struct sentry_layout *l, const struct sentry_repo *r,
 	return 0;
 }
 
+struct sentry_job *
+sentry_probe_begin(const struct anchor *a)
+{
+	return sentry_probe_start(a->workspace);
+}
+
+void
+sentry_job_free(struct sentry_job *j)
+{
+	(void)sentry_git_finish(j, NULL, NULL, NULL, NULL);
+}
+
 int
 sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layout *out,
     lz_err_t *err)
+{
+	return sentry_prepare_probed(a, mode, NULL, out, err);
+}
+
+int
+sentry_prepare_probed(const struct anchor *a, enum sentry_mode mode, struct sentry_job *probe,
+    struct sentry_layout *out, lz_err_t *err)
 {
 	struct sentry_repo r = { 0 };
 	struct sentry_paths p = { 0 };
@@ -156,9 +175,11 @@ sentry_prepare(const struct anchor *a, enum sentry_mode mode, struct sentry_layo
 	int ret = -1, kind, converted;
 
 	memset(out, 0, sizeof *out);
-	if (sentry_path_check("workspace", a->workspace, true, err) < 0)
+	if (sentry_path_check("workspace", a->workspace, true, err) < 0) {
+		sentry_job_free(probe);
 		return -1;
-	if ((kind = sentry_probe(a->workspace, &r, &out->notice, err)) < 0)
+	}
+	if ((kind = sentry_probe(a->workspace, probe, &r, &out->notice, err)) < 0)
 		goto fail;
 	if (kind == 0) {
 		if (sentry_prepare_plain(a, mode, out, err) < 0)

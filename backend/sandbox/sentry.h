@@ -57,6 +57,16 @@ struct sentry_layout {
  * HEAD, index or working tree. */
 int sentry_prepare(const struct anchor *a, enum sentry_mode mode,
     struct sentry_layout *out, lz_err_t *err);
+/* The probe sentry_prepare starts with (one git: is the workspace a
+ * checkout's top level, its git dirs, HEAD's commit), begun early so that
+ * it runs beside the coordinator's own start-up (locks, state store). Hand
+ * it to sentry_prepare_probed, which takes it, or to sentry_job_free (waits
+ * for it). */
+struct sentry_job;
+struct sentry_job *sentry_probe_begin(const struct anchor *a);
+void sentry_job_free(struct sentry_job *);
+int sentry_prepare_probed(const struct anchor *a, enum sentry_mode mode, struct sentry_job *probe,
+    struct sentry_layout *out, lz_err_t *err);
 void sentry_layout_clear(struct sentry_layout *);
 
 /* Import the agent's branches and tags into the host repository (see

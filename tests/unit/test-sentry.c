@@ -279,7 +279,8 @@ prepare_ok(const struct anchor *a, enum sentry_mode mode, struct sentry_layout *
 {
 	lz_err_t err = LZ_ERR_INIT;
 
-	if (sentry_prepare(a, mode, l, &err) < 0)
+	/* The probe begun first, as the coordinator does. */
+	if (sentry_prepare_probed(a, mode, sentry_probe_begin(a), l, &err) < 0)
 		fail_msg("sentry_prepare: %s", err.msg);
 }
 
