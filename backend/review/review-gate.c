@@ -21,7 +21,8 @@
 
 /* Surface files named in a prompt, at most. */
 #define REVIEW_GATE_NAMES 8
-/* A stamp is unsure while something changed this recently (racy ctime). */
+/* A stamp is unsure while something changed this recently (racy ctime),
+ * where the filesystem's own clock cannot be read (review_stamp_clock). */
 #define REVIEW_GATE_FRESH_MS 1000
 
 struct review_gate {
@@ -54,6 +55,9 @@ review_gate_stamp(const struct review_gate *g, const char *gitdir, const char *c
 	size_t i;
 
 	review_stamp_init(&s, REVIEW_GATE_FRESH_MS);
+	/* The checkout's own filesystem: a file the agent wrote just before
+	 * this request does not force git on every request of the next 1 s. */
+	review_stamp_clock(&s, g->checkout);
 	review_stamp_add(&s, g->checkout, REVIEW_STAMP_TREE | REVIEW_STAMP_NO_GIT);
 	review_stamp_add(&s, table, 0);
 	{
