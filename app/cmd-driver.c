@@ -23,7 +23,8 @@ int cmd_driver(int argc, char **argv);
 	"                      [--bind SRC:DST[:ro]] [--tmpfs DST] [--runtime R] [--cap-add C]\n" \
 	"                      NAME IMAGE [CMD...]\n" \
 	"       lazaret driver exec [-t] [-e K=V] [-w DIR] NAME [CMD...]\n" \
-	"       lazaret driver inspect NAME | rm NAME | image-exists IMAGE"
+	"       lazaret driver inspect NAME | rm NAME | image-exists IMAGE | image-id IMAGE\n" \
+	"       lazaret driver writable-dir NAME"
 
 static void
 driver_push(char ***v, size_t *n, const char *s)
@@ -224,6 +225,15 @@ cmd_driver(int argc, char **argv)
 			return cli_fail(&err);
 		printf("%s\n", exists ? "yes" : "no");
 		return exists ? 0 : 1;
+	}
+	if (strcmp(argv[1], "image-id") == 0 || strcmp(argv[1], "writable-dir") == 0) {
+		_cleanup_free_ char *out = NULL;
+
+		if ((argv[1][0] == 'i' ? podman_ops.image_id(argv[2], &out, &err) :
+		    podman_ops.writable_dir(argv[2], &out, &err)) < 0)
+			return cli_fail(&err);
+		printf("%s\n", out);
+		return 0;
 	}
 	return cli_usage_error("driver", DRIVER_USAGE, "unknown subcommand '%s'", argv[1]);
 }

@@ -98,9 +98,12 @@ int coord_esc_start(struct coord *c, lz_err_t *err);
 /* Start creating the sidecar container (runs beside the Git Sentry and the
  * overlays; nothing of the sandbox exists yet). */
 int coord_net_begin(struct coord *c, lz_err_t *err);
-/* Finish the sidecar (begun or not) and start its router; returns once the
- * rules are in place, before the sandbox is created. */
+/* Finish the sidecar (begun or not) and spawn its router, before the
+ * sandbox is created (it joins the sidecar's namespace). */
 int coord_net_start(struct coord *c, lz_err_t *err);
+/* Wait until the router's rules are in place: before the control socket
+ * opens, so before any session (the agent's first instruction). */
+int coord_net_ready(struct coord *c, lz_err_t *err);
 /* PROTO_EGRESS_REQ and PROTO_EGRESS_EDIT. */
 void coord_net_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
     const uint8_t *p);

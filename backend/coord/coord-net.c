@@ -169,6 +169,12 @@ coord_net_start(struct coord *c, lz_err_t *err)
 	return net_coord_start(c->net, err);
 }
 
+int
+coord_net_ready(struct coord *c, lz_err_t *err)
+{
+	return net_coord_ready(c->net, err);
+}
+
 static int
 coord_net_list_cb(const struct netctl_event *ev, void *arg)
 {

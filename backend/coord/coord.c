@@ -608,22 +608,28 @@ coord_start(struct coord *c, lz_err_t *err)
 			    a->hash);
 		goto out;
 	}
-	/* Before anything that needs cleaning up: the guard, then the record. */
+	/* Before anything that needs cleaning up: the guard, then the record.
+	 * The store opens while the guard starts, unless the sidecar's creation
+	 * (the longer way) is to start as soon as the guard watches. */
 	if (guard_start(a, c->o->cfg->data_root, c->o->cfg->esc_socket_dir, &c->guard_fd,
-	    err) < 0 || reap_mark(a, err) < 0)
+	    err) < 0)
+		goto out;
+	if (!c->o->resolved->sidecar && store_open(a->state_db, &c->store, err) < 0)
+		goto out;
+	if (guard_ready(c->guard_fd, err) < 0 || reap_mark(a, err) < 0)
 		goto out;
 	uv_poll_init(c->loop, &c->guard_poll, c->guard_fd);
 	c->guard_poll.data = c;
 	uv_poll_start(&c->guard_poll, UV_READABLE | UV_DISCONNECT, coord_guard_cb);
 	c->guard_watch = true;
-	if (store_open(a->state_db, &c->store, err) < 0)
+	/* The sidecar's container is created meanwhile (a podman start-up and
+	 * slirp4netns); its router starts before the sandbox is created and its
+	 * rules come before any session (coord_net_start, coord_net_ready). A
+	 * failed start waits for it, then removes it. */
+	if (c->o->resolved->sidecar && (coord_net_begin(c, err) < 0 ||
+	    store_open(a->state_db, &c->store, err) < 0))
 		goto out;
 	lz_trace("log, locks, state store");
-	/* The sidecar's container is created meanwhile (a podman start-up and
-	 * slirp4netns); its router, and so the rules, still come before the
-	 * sandbox (coord_net_start). A failed start waits for it, then removes it. */
-	if (c->o->resolved->sidecar && coord_net_begin(c, err) < 0)
-		goto out;
 	/* No image check up front (a podman start-up on every cold start): the
 	 * overlays' image inspect or podman run --pull=never fails on a missing
 	 * image, and coord_image_error then says which and how to get it. */
@@ -650,7 +656,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (coord_limits_start(c, err) < 0)
 		goto out;
 	lz_trace("resource limits");
-	/* Before the container: the router's rules are in place before it starts. */
+	/* The sidecar before the container (it joins its namespace); the router
+	 * installs its rules while the sandbox is created, with only its init
+	 * (catatonit, which sends nothing) in it until the first session. */
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
 	if (coord_create_container(c, err) < 0) {
@@ -658,6 +666,9 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	}
 	lz_trace("container (podman run -d)");
+	/* The rules in place before the control socket opens: no session sooner. */
+	if (c->o->resolved->sidecar && coord_net_ready(c, err) < 0)
+		goto out;
 	coord_direct_open(c);
 	lz_trace("exec path (conmon, config.json)");
 	coord_limits_watch(c);

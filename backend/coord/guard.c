@@ -76,10 +76,8 @@ guard_start(const struct anchor *a, const char *data_root, const char *socket_di
 	char *argv[] = { exe, (char *)"guard", (char *)"--fd", (char *)"3", (char *)"--profile",
 	    a->profile, (char *)"--workspace", a->workspace, (char *)"--data-root",
 	    (char *)data_root, (char *)"--socket-dir", (char *)socket_dir, NULL };
-	struct pollfd pfd;
 	ssize_t n;
-	char b = 0;
-	int sv[2], status, r;
+	int sv[2], status;
 	pid_t pid;
 
 	*fdp = -1;
@@ -98,19 +96,25 @@ guard_start(const struct anchor *a, const char *data_root, const char *socket_di
 	close(sv[1]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	pfd.fd = sv[0];
-	pfd.events = POLLIN;
+	*fdp = sv[0];
+	return 0;
+}
+
+int
+guard_ready(int fd, lz_err_t *err)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n = 0;
+	char b = 0;
+	int r;
+
 	do
 		r = poll(&pfd, 1, GUARD_START_MS);
 	while (r < 0 && errno == EINTR);
 	if (r > 0)
-		n = read(sv[0], &b, 1);
-	if (r <= 0 || n != 1 || b != GUARD_READY) {
-		close(sv[0]);
-		return lz_err_set(err, ECHILD, "the guard process did not start (%s %s)", exe,
-		    argv[1]);
-	}
-	*fdp = sv[0];
+		n = read(fd, &b, 1);
+	if (r <= 0 || n != 1 || b != GUARD_READY)
+		return lz_err_set(err, ECHILD, "the guard process did not start (lazaret guard)");
 	return 0;
 }
 

@@ -24,11 +24,13 @@
 #define GUARD_READY	'R'	/* guard -> coordinator: watching */
 #define GUARD_DONE	'D'	/* coordinator -> guard: clean teardown, nothing to do */
 
-/* Start the guard of a (data_root and socket_dir rebuild its anchor there) and
- * wait for it to watch. *fd is the coordinator's end: poll it for EOF (the
- * guard died), hand it to guard_done at exit. */
+/* Start the guard of a (data_root and socket_dir rebuild its anchor there);
+ * guard_ready then waits for it to watch. *fd is the coordinator's end: poll
+ * it for EOF (the guard died), hand it to guard_done at exit. Between the two
+ * the coordinator may do what needs no cleaning up. */
 int guard_start(const struct anchor *a, const char *data_root, const char *socket_dir,
     int *fd, lz_err_t *err);
+int guard_ready(int fd, lz_err_t *err);
 /* The teardown was clean: tell the guard, close fd. */
 void guard_done(int fd);
 /* The guard itself (`lazaret guard`): wait on fd; on EOF without GUARD_DONE,

@@ -209,13 +209,12 @@ static int
 net_crun_exec_argv(struct net_coord *nc, char **rargv, char ***argv)
 {
 	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
-	_cleanup_free_ char *info = NULL, *g = NULL, *root = NULL, *state = NULL;
+	_cleanup_free_ char *g = NULL, *root = NULL, *state = NULL;
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 
-	if (rt == NULL || rt[0] != '/' || (info = pause_mountinfo()) == NULL ||
-	    (g = storage_graphroot(info)) == NULL ||
-	    storage_lookup(g, "containers", nc->o.a->sidecar, id, layer) != 1)
+	if (rt == NULL || rt[0] != '/' ||
+	    storage_find("containers", nc->o.a->sidecar, &g, id, layer) != 1)
 		return -1;
 	/* crun's state of that very container, where rootless podman keeps it. */
 	root = xasprintf("%s/crun", rt);
@@ -482,9 +481,22 @@ net_coord_start(struct net_coord *nc, lz_err_t *err)
 	lz_trace("sidecar: container");
 	if (net_router_spawn(nc, err) < 0)
 		goto out;
+	lz_trace("sidecar: router spawned");
+	ret = 0;
+out:
+	if (ret < 0)
+		nc->state = NET_DOWN;
+	return ret;
+}
+
+int
+net_coord_ready(struct net_coord *nc, lz_err_t *err)
+{
+	int ret = -1;
+
 	/* Rules in place = control socket answering; the router's exit ends the wait. */
 	while (net_now_ms() < nc->deadline_ms) {
-		struct timespec ts = { 0, 20 * 1000000 };
+		struct timespec ts = { 0, 2 * 1000000 };	/* rules are ~20 ms away */
 
 		if (net_try_connect(nc)) {
 			nc->state = NET_UP;

@@ -64,9 +64,12 @@ int net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err
  * net_coord_free. */
 int net_coord_begin(struct net_coord *, lz_err_t *err);
 /* Build the image if needed, start the sidecar (or finish its creation) and
- * the router; returns when the router's rules are in place (its control
- * socket answers). The sandbox is created only after this. */
+ * spawn the router. The sandbox may be created next (its init sends nothing);
+ * net_coord_ready comes before anything runs in it. */
 int net_coord_start(struct net_coord *, lz_err_t *err);
+/* Wait until the router's rules are in place (its control socket answers);
+ * -1 with err when it exited or did not get there in time. */
+int net_coord_ready(struct net_coord *, lz_err_t *err);
 /* Join the sandbox's spec to the sidecar's namespace and resolver. */
 int net_coord_spec(struct net_coord *, struct drv_spec *sp, lz_err_t *err);
 /* Add or remove one entry for this run (no restart, flows kept). */

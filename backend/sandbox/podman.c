@@ -13,10 +13,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox/podman.h"
 #include "sandbox/rexec.h"
+#include "sandbox/storage.h"
 #include "coord/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -608,9 +610,22 @@ podman_writable_dir(const char *name, char **dir, lz_err_t *err)
 	const char *argv[] = { "podman", "container", "inspect", "--format",
 	    "{{.GraphDriver.Data.UpperDir}}", name, NULL };
 
+	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *g = NULL;
+	struct stat st;
+
 	*dir = NULL;
 	if (!podman_name_valid(name))
 		return lz_err_set(err, LZ_EINVAL, "invalid container name '%s'", name);
+	/* The overlay driver's upper dir, from storage's own files: no podman
+	 * start-up beside the first session (podman when in any doubt). */
+	if (storage_find("containers", name, &g, id, layer) == 1) {
+		*dir = xasprintf("%s/overlay/%s/diff", g, layer);
+		if (lstat(*dir, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		free(*dir);
+		*dir = NULL;
+	}
 	return proc_run_ok((char *const *)argv, dir, err);
 }
 
@@ -619,9 +634,18 @@ podman_image_id(const char *image, char **id, lz_err_t *err)
 {
 	const char *argv[] = { "podman", "image", "inspect", "--format", "{{.Id}}", image, NULL };
 
+	char hid[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *g = NULL;
+
 	*id = NULL;
 	if (podman_check_word("image", image, err) < 0)
 		return -1;
+	/* A full name podman's images file lists: its id without a podman
+	 * start-up (short names and ids are podman's to resolve). */
+	if (overlay_images_ref_ok(image) && storage_find("images", image, &g, hid, layer) == 1) {
+		*id = xstrdup(hid);
+		return 0;
+	}
 	return proc_run_ok((char *const *)argv, id, err);
 }
 

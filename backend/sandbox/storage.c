@@ -10,6 +10,7 @@
 
 #include "review/surface-json.h"
 #include "sandbox/mountinfo.h"
+#include "sandbox/pause.h"
 #include "sandbox/storage.h"
 #include "xmalloc.h"
 
@@ -68,4 +69,19 @@ storage_lookup(const char *graphroot, const char *kind, const char *name,
 		len += (size_t)r;
 	}
 	return overlay_images_find(buf, len, name, id, layer, NULL) == 1 ? 1 : 0;
+}
+
+int
+storage_find(const char *kind, const char *name, char **graphroot,
+    char id[OVERLAY_IMAGES_ID_LEN + 1], char layer[OVERLAY_IMAGES_ID_LEN + 1])
+{
+	_cleanup_free_ char *info = NULL, *g = NULL;
+
+	*graphroot = NULL;
+	id[0] = layer[0] = '\0';
+	if ((info = pause_mountinfo()) == NULL || (g = storage_graphroot(info)) == NULL ||
+	    storage_lookup(g, kind, name, id, layer) != 1)
+		return 0;
+	*graphroot = lz_steal_ptr(&g);
+	return 1;
 }

@@ -23,4 +23,11 @@ char *storage_graphroot(const char *mountinfo);
 int storage_lookup(const char *graphroot, const char *kind, const char *name,
     char id[OVERLAY_IMAGES_ID_LEN + 1], char layer[OVERLAY_IMAGES_ID_LEN + 1]);
 
+/* storage_lookup in the graphroot of podman's namespace (found from the
+ * pause process's mount table): name an image ("images") or a container
+ * ("containers"). Returns 1 with *graphroot (caller frees), id and layer
+ * set; 0 when unknown (no pause process, no overlay mount, not listed). */
+int storage_find(const char *kind, const char *name, char **graphroot,
+    char id[OVERLAY_IMAGES_ID_LEN + 1], char layer[OVERLAY_IMAGES_ID_LEN + 1]);
+
 #endif

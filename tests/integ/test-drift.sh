@@ -76,6 +76,31 @@ netconfig 20
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
 assert_contains "$err" "ask_timeout: running 5s, yours 20s" "names network.ask_timeout"
 lz stop -w "$repo" >/dev/null
+# --- an image retagged under the running sandbox is a difference (its id,
+# read from podman's storage files while the sandbox keeps the image mounted)
+TAG=localhost/lztest-drift-$$:1
+lz_on_exit "as_user podman rmi -f $TAG"
+as_user podman tag localhost/lazaret-default:latest "$TAG"
+lz_config <<YAML
+profiles:
+  default:
+    image: $TAG
+YAML
+lz run --replace -w "$repo" -- true </dev/null >/dev/null 2>&1 || fail "--replace onto the tag failed"
+(lz run -w "$repo" -- sleep 200 </dev/null >/dev/null 2>&1 || true) &
+wait_for 40 sessions_are 1 || fail "session on the tag did not start"
+err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
+assert_not_contains "$err" "another configuration" "same image, no drift"
+mkdir -p "$T/relabel"
+printf 'FROM %s\nLABEL lztest.drift=%s\n' "$TAG" "$$" >"$T/relabel/Containerfile"
+chmod -R a+rX "$T/relabel"
+as_user podman build -q -t "$TAG" "$T/relabel" >/dev/null ||
+	fail "cannot build a relabelled image"
+err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
+assert_contains "$err" "image_id: running" "a rebuilt image under the same tag is reported"
+lz stop -w "$repo" >/dev/null
+wait || true
+
 # --- the workbench says it too, in its status line, when a tab joins
 if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
 	source "$(dirname "$0")/lib-wb.sh"

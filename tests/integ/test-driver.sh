@@ -59,6 +59,27 @@ out=$(as_user script -qec "stty rows 33 cols 111; lazaret driver exec -t $N sh -
 assert_contains "$out" "IS-A-TTY" "exec -t gives the shell a terminal"
 assert_contains "$out" "33 111" "terminal size reaches the sandbox"
 
+# the image id and the writable layer, read from podman's storage files while
+# a container of ours keeps them mounted: podman's own answers, with no podman
+# on PATH at all (a short name or an unknown image still asks podman)
+assert_eq "$(lz driver image-id "$IMG")" "$(as_user podman image inspect --format '{{.Id}}' "$IMG")" \
+	"image id is podman's"
+assert_eq "$(lz driver writable-dir "$N")" \
+	"$(as_user podman container inspect --format '{{.GraphDriver.Data.UpperDir}}' "$N")" \
+	"writable layer is podman's"
+nopodman() { as_user env PATH=/nonexistent "$T/bin/lazaret" driver "$@"; }
+assert_eq "$(nopodman image-id "$IMG")" "$(lz driver image-id "$IMG")" "image id without a podman start-up"
+assert_eq "$(nopodman writable-dir "$N")" "$(lz driver writable-dir "$N")" "writable layer without podman"
+as_user podman tag "$IMG" "localhost/lztest-tag-$$:1"
+lz_on_exit "as_user podman rmi localhost/lztest-tag-$$:1"
+assert_eq "$(nopodman image-id "localhost/lztest-tag-$$:1")" "$(lz driver image-id "$IMG")" \
+	"a new tag is known at once"
+as_user podman rmi "localhost/lztest-tag-$$:1" >/dev/null
+out=$(lz driver image-id "localhost/lztest-tag-$$:1" 2>&1) && fail "a removed tag still has an id: $out"
+note "ok: a removed tag has no id"
+out=$(nopodman image-id lazaret-default 2>&1) && fail "a short name was resolved without podman: $out"
+note "ok: a short name is podman's to resolve"
+
 # orphans of an exec are reaped by PID 1 (no zombies pile up)
 lz driver exec "$N" sh -c '(sleep 0.2 &); exit 0' || fail "orphan exec failed"
 no_zombie() { ! lz driver exec "$N" ps -o stat | grep -q '^Z'; }

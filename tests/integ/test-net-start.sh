@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test-net-start.sh - the network sidecar's container is created while the
 # coordinator prepares the Git Sentry and the overlays; what a user checks:
-# the router's rules are in place before the sandbox is created (the trace's
-# order), and a start that fails meanwhile (a persistent dir the image does
-# not have) says why and leaves no sidecar, sandbox or coordinator behind.
+# the sidecar exists before the sandbox, the router's rules are in place
+# before the control socket opens and so before the first session (the
+# trace's order; the router starts while the sandbox is created), and a
+# start that fails meanwhile (a persistent dir the image does not have) says
+# why and leaves no sidecar, sandbox or coordinator behind.
 source "$(dirname "$0")/lib.sh"
 need_stack
 need_default_image
@@ -32,10 +34,10 @@ LZ_ENV=(LAZARET_TRACE=1)
 out=$(lz run -T -w "$repo" -- echo up </dev/null 2>/dev/null) || fail "start with the sidecar failed"
 LZ_ENV=()
 assert_eq "$out" "up" "a sandbox with the sidecar runs"
-order=$(grep -o 'trace: coordinator: \(sidecar: router, rules in place\|container (podman run -d)\)' "$log" |
-	sed 's/trace: coordinator: //' | tr '\n' '|')
-assert_eq "$order" "sidecar: router, rules in place|container (podman run -d)|" \
-	"the router's rules are in place before the sandbox is created"
+order=$(grep -o 'trace: coordinator: \(sidecar: [a-z, ]*\|container (podman run -d)\|listening\|session 1 spawned\)' "$log" |
+	sed 's/trace: coordinator: //; s/ *$//' | tr '\n' '|')
+assert_eq "$order" "sidecar: container|sidecar: router spawned|container (podman run -d)|sidecar: router, rules in place|listening|session 1 spawned|" \
+	"the sidecar exists before the sandbox, its rules are in place before the control socket opens and the first session"
 
 err=$(lz run -T -p broken -w "$repo" -- echo never </dev/null 2>&1) && fail "a start with a bad persistent dir succeeded"
 assert_contains "$err" "persistent dir /no-such-dir-in-the-image" "the failed start names the persistent dir"
@@ -44,3 +46,34 @@ wait_for 30 sh -c "[ -z \"\$($(as_user_line podman ps -aq --filter "label=lazare
 note "ok: no sidecar or sandbox container left after the failed start"
 [ "$(coord_count "$canon" broken)" = 0 ] || fail "a coordinator of the failed start is still running"
 note "ok: no coordinator left"
+
+# --- a router that never gets its rules in place (it exits at once): the
+# sandbox, created meanwhile, runs nothing; the start fails with the reason,
+# and no sidecar, sandbox or coordinator is left
+cat >"$T/fake-side.c" <<'C'
+#include <unistd.h>
+int main(int argc, char **argv) { (void)argv; if (argc == 1) for (;;) pause(); return 3; }
+C
+gcc -O -o "$T/fake-side" "$T/fake-side.c" || fail "cannot build the fake router"
+fake_img=localhost/lazaret-sidecar:$(b2sum -l 256 "$T/fake-side" | cut -c1-12)
+lz_on_exit "as_user podman rmi -f $fake_img"
+cp "$T/bin/lazaret-sidecar" "$T/real-side"
+install -m 0755 "$T/fake-side" "$T/bin/lazaret-sidecar"
+lz stop -w "$repo" >/dev/null 2>&1 || true
+set +e
+out=$(lz run -T -w "$repo" -- sh -c 'echo never-ran' </dev/null 2>"$T/fake.err"); rc=$?
+set -e
+install -m 0755 "$T/real-side" "$T/bin/lazaret-sidecar"
+[ "$rc" -ne 0 ] || fail "a start whose router never set its rules succeeded"
+assert_not_contains "$out" "never-ran" "no session ran without the rules"
+assert_contains "$(cat "$T/fake.err")" "the network sidecar lazaret-net-$hash did not start" \
+	"the failed start says the sidecar did not start"
+wait_for 30 sh -c "[ -z \"\$($(as_user_line podman ps -aq --filter "label=lazaret.domain=$hash"))\" ]" ||
+	fail "containers left after the router failed: $(as_user podman ps -a --filter "label=lazaret.domain=$hash" --format '{{.Names}}')"
+note "ok: no sidecar or sandbox container left after the router failed"
+[ "$(coord_count "$canon" default)" = 0 ] || fail "a coordinator of the failed start is still running"
+note "ok: no coordinator left"
+out=$(lz run -T -w "$repo" -- echo up-again </dev/null 2>/dev/null) || fail "the next start with the real router failed"
+assert_eq "$out" "up-again" "the next start with the real router works"
+lz stop -w "$repo" >/dev/null 2>&1 || true
+echo "test-net-start: all passed"
