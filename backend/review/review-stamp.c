@@ -45,6 +45,7 @@ review_stamp_init(struct review_stamp *s, int64_t margin_ms)
 	s->fresh_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - margin_ms * 1000000;
 	s->n_clock = 0;
 	s->unsure = false;
+	s->recent = false;
 }
 
 void
@@ -107,7 +108,7 @@ review_stamp_ent(struct review_stamp *s, const char *name, unsigned depth, const
 		e.ctime_s = st->st_ctim.tv_sec;
 		e.ctime_ns = st->st_ctim.tv_nsec;
 		if (review_stamp_fresh(s, e.dev, e.ctime_s * 1000000000 + e.ctime_ns))
-			s->unsure = true;
+			s->recent = true;
 	}
 	crypto_generichash_update(&s->h, (const unsigned char *)&e, sizeof e);
 	crypto_generichash_update(&s->h, (const unsigned char *)name, e.namelen);
@@ -182,5 +183,11 @@ bool
 review_stamp_final(struct review_stamp *s, uint8_t out[32])
 {
 	crypto_generichash_final(&s->h, out, 32);
-	return !s->unsure;
+	return !s->unsure && !s->recent;
+}
+
+bool
+review_stamp_only_recent(const struct review_stamp *s)
+{
+	return s->recent && !s->unsure;
 }

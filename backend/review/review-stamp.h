@@ -17,7 +17,8 @@ struct review_stamp {
 	int64_t fresh_ns;	/* a ctime at or after this is too recent to trust */
 	struct { uint64_t dev; int64_t ns; } clock[REVIEW_STAMP_CLOCKS];
 	int n_clock;
-	bool unsure;		/* something could not be stamped, or was too recent */
+	bool unsure;		/* something could not be stamped */
+	bool recent;		/* something changed too recently */
 };
 
 /* Start a stamp; changes younger than margin_ms make it unsure. */
@@ -35,7 +36,11 @@ void review_stamp_clock(struct review_stamp *, const char *dir);
 void review_stamp_add(struct review_stamp *, const char *path, int flags);
 /* Add bytes (a name, a setting) to the stamp. */
 void review_stamp_bytes(struct review_stamp *, const void *p, size_t n);
-/* The stamp; false when it is unsure (then it must not be trusted). */
+/* The stamp; false when it is unsure or too recent (then it must not be
+ * trusted). */
 bool review_stamp_final(struct review_stamp *, uint8_t out[32]);
+/* After review_stamp_final said false: only because of a change too recent
+ * (a stamp taken again with the filesystem's clock may be sure). */
+bool review_stamp_only_recent(const struct review_stamp *);
 
 #endif

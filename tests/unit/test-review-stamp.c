@@ -156,9 +156,13 @@ test_review_stamp_clock_trusts_a_change_older_than_the_filesystem_clock(void **s
 	(void)state;
 	tu_write_file(d, "Makefile", "test:\n\techo user\n");
 	wait_fs_clock_past(d, mk);
-	/* Milliseconds old: too recent for the 1 s margin, not for the clock
-	 * (which must not change the directory: two stamps agree). */
-	assert_false(stamp(d, 1000, k0));
+	/* Milliseconds old: too recent for the 1 s margin (only that: worth
+	 * another stamp with the clock), not for the clock (which must not
+	 * change the directory: two stamps agree). */
+	review_stamp_init(&s, 1000);
+	review_stamp_add(&s, d, REVIEW_STAMP_TREE | REVIEW_STAMP_NO_GIT);
+	assert_false(review_stamp_final(&s, k0));
+	assert_true(review_stamp_only_recent(&s));
 	assert_true(stamp_clocked(d, d, k0));
 	assert_true(stamp_clocked(d, d, k1));
 	assert_memory_equal(k0, k1, 32);
@@ -181,6 +185,19 @@ test_review_stamp_clock_trusts_a_change_older_than_the_filesystem_clock(void **s
 	assert_int_equal(utimensat(AT_FDCWD, mk, ts, 0), 0);
 	(void)stamp_clocked(d, d, k1);
 	assert_memory_not_equal(k0, k1, 32);
+
+	/* Unsure for another reason (a tree behind a symlink): not only recent. */
+	{
+		_cleanup_free_ char *ln = xasprintf("%s/link", d);
+
+		assert_int_equal(symlink(d, ln), 0);
+		review_stamp_init(&s, 1000);
+		review_stamp_clock(&s, d);
+		review_stamp_add(&s, ln, REVIEW_STAMP_TREE | REVIEW_STAMP_NO_GIT);
+		assert_false(review_stamp_final(&s, k1));
+		assert_false(review_stamp_only_recent(&s));
+		assert_int_equal(unlink(ln), 0);
+	}
 
 	/* A clock that cannot be read (no O_TMPFILE in /proc), or that of
 	 * another filesystem, vouches for nothing here: the margin holds. */
