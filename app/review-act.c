@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "client.h"
@@ -52,7 +53,7 @@ review_act_audit(struct review_act *m, const char *outcome, const char *mode, bo
 	struct proto_header h;
 	const uint8_t *p;
 	struct lz_jsonw w;
-	int ret;
+	int ret, tries;
 
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
@@ -72,8 +73,19 @@ review_act_audit(struct review_act *m, const char *outcome, const char *mode, bo
 	lz_jsonw_key(&w, "surface"); review_surface_json(&w, &m->s);
 	lz_jsonw_obj_close(&w);
 	detail = lz_jsonw_steal(&w);
-	if (m->cl == NULL)
-		return review_audit_direct(m->a, kind, detail, NULL, err);
+	/* No coordinator at open: one may be starting (it holds the store, then
+	 * listens) or tearing down; ask it or the store, for up to 5 s. */
+	for (tries = 0; m->cl == NULL; tries++) {
+		if (client_connect(m->a, NULL, &m->cl, err) == 0)
+			break;
+		lz_err_clear(err);
+		if (review_audit_direct(m->a, kind, detail, NULL, err) == 0)
+			return 0;
+		if (err->code != EBUSY || tries == 50)
+			return tries == 50 ? lz_err_wrap(err, "cannot write the audit row") : -1;
+		lz_err_clear(err);
+		usleep(100 * 1000);
+	}
 	review_audit_encode(&b, kind, detail);
 	ret = client_request(m->cl, &b, PROTO_OK, 30000, &h, &p, err);
 	free(b.data);

@@ -117,7 +117,7 @@ review_audit_direct(const struct anchor *a, const char *kind, const char *detail
 {
 	struct audit_rec rec = { 0 };
 	struct store *st = NULL;
-	int tries, ret;
+	int ret;
 
 	if (mkdir(a->domain_root, 0700) < 0 && errno != EEXIST) {
 		/* The parents too: a domain that never ran. */
@@ -132,13 +132,8 @@ review_audit_direct(const struct anchor *a, const char *kind, const char *detail
 		if (mkdir(a->domain_root, 0700) < 0 && errno != EEXIST)
 			return lz_err_sys(err, errno, "cannot create %s", a->domain_root);
 	}
-	/* A coordinator starting or tearing down holds the store: wait up to 5 s. */
-	for (tries = 0; store_open(a->state_db, &st, err) < 0; tries++) {
-		if (err->code != EBUSY || tries == 50)
-			return lz_err_wrap(err, "cannot write the audit row");
-		lz_err_clear(err);
-		usleep(100 * 1000);
-	}
+	if (store_open(a->state_db, &st, err) < 0)
+		return err->code == EBUSY ? -1 : lz_err_wrap(err, "cannot write the audit row");
 	rec.kind = kind;
 	rec.actor = "user";
 	rec.detail = detail;

@@ -31,7 +31,9 @@ void review_audit_serve(uv_loop_t *loop, struct store *st, struct ctl_server_cli
     const uint8_t *p, size_t len);
 
 /* No coordinator: append to anchor a's state.db directly (creating the
- * Domain Root when missing); *seq (may be NULL) gets the row number. */
+ * Domain Root when missing); *seq (may be NULL) gets the row number. One
+ * try: -1 with err->code EBUSY when a coordinator holds the store (starting
+ * or tearing down), for the caller to ask it or try again. */
 int review_audit_direct(const struct anchor *a, const char *kind, const char *detail,
     int64_t *seq, lz_err_t *err);
 

@@ -68,7 +68,11 @@ note "ok: exactly the surface, with reasons; not notes.txt, not the description;
 lz run -T -w "$repo" -- sleep 120 >/dev/null 2>&1 &
 runpid=$!
 lz_on_exit "kill $runpid"
-wait_for 60 test -S "$sock" || fail "no coordinator"
+# Its session running, not merely a socket there: the last coordinator's may
+# still be, tearing down, and a merge would then write its row alone (refused
+# while the new one holds the store).
+running() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    1\$"; }
+wait_for 60 running || fail "no coordinator with the session"
 set +e; out=$(lz merge -w "$repo" 2>&1); rc=$?; set -e
 assert_eq "$rc" 1 "merge without --accept-surface refused"
 assert_contains "$out" "hostpw: symlink out of the tree" "the refusal lists the surface"
@@ -108,7 +112,17 @@ lz stop -w "$repo" >/dev/null 2>&1 || true
 wait_for 60 sh -c "! test -S '$sock'" || fail "the coordinator did not stop"
 wait_for 30 moved "$tip" || fail "the second agent commit did not land"
 old=$(g rev-parse lazaret/agent-default)
+# The store held for a moment (as by a coordinator starting): the row waits
+# for it and is written, not lost.
+as_user python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA locking_mode=EXCLUSIVE"); c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close(); time.sleep(1.5); c.execute("COMMIT"); c.close()' \
+	"$T/home/data/lazaret/domains/$hash/state.db" "$T/held" &
+holder=$!
+wait_for 10 test -e "$T/held" || fail "the store holder did not start"
 out=$(lz discard -w "$repo")
+wait "$holder" || fail "the store holder failed"
 assert_contains "$out" "old tip kept as refs/lazaret/discarded/default/" "discard names the keep ref"
 assert_eq "$(g rev-parse lazaret/agent-default)" "$tip" "the agent branch is back at its base"
 assert_eq "$(g for-each-ref --format='%(objectname)' refs/lazaret/discarded/)" "$old" "the old tip is kept"
