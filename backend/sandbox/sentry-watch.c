@@ -8,7 +8,8 @@
  * another after it). Off the loop: the agent decides how many refs there
  * are, and the bounded walk (SENTRY_REFS_MAX * 2 entries) takes tens of
  * milliseconds at the bound, which an escalation or a terminal arriving
- * meanwhile would wait for. Polling, not inotify: the agent creates ref
+ * meanwhile would wait for; and past 10 ms a scan, the polls space out to
+ * keep them under 5 % of a core. Polling, not inotify: the agent creates ref
  * directories at will, and one inotify watch per directory would let it
  * exhaust the user's fs.inotify.max_user_watches, which every other
  * program of the user shares.
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -28,6 +30,9 @@
 #include "xmalloc.h"
 
 #define SENTRY_WATCH_MS 200
+/* At most 1/SENTRY_WATCH_DUTY of a core on scans: a scan that takes longer
+ * than SENTRY_WATCH_MS / SENTRY_WATCH_DUTY spaces the next ones out. */
+#define SENTRY_WATCH_DUTY 20
 
 struct sentry_watch {
 	uv_timer_t timer;
@@ -40,12 +45,24 @@ struct sentry_watch {
 	bool imported;		/* the job ran an import (rc, msg) */
 	bool running;		/* a job is queued or running */
 	bool closed;
+	uint64_t scan_ns;	/* the last scan's CPU time */
 	int rc;
 	char *msg;		/* the import's report or error */
 	char *last_msg;		/* reported last (not repeated) */
 	sentry_watch_log_fn log;
 	void *log_arg;
 };
+
+/* This thread's CPU time: what a scan costs, however the machine's load
+ * delays it. */
+static uint64_t
+sentry_watch_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
 
 /* The threadpool: has anything changed? then import. */
 static void
@@ -54,8 +71,9 @@ sentry_watch_work_cb(uv_work_t *req)
 	struct sentry_watch *w = req->data;
 	lz_err_t err = LZ_ERR_INIT;
 	char *note = NULL;
-	uint64_t fp = sentry_refs_fingerprint(w->priv);
+	uint64_t t0 = sentry_watch_cpu_ns(), fp = sentry_refs_fingerprint(w->priv);
 
+	w->scan_ns = sentry_watch_cpu_ns() - t0;
 	w->imported = false;
 	/* A failed import is retried only when the refs change again. */
 	if (fp == w->seen || fp == w->pending)
@@ -71,9 +89,12 @@ static void
 sentry_watch_after_cb(uv_work_t *req, int status)
 {
 	struct sentry_watch *w = req->data;
+	uint64_t every = w->scan_ns / 1000000 * SENTRY_WATCH_DUTY;
 
 	(void)status;
 	w->running = false;
+	/* Thousands of refs: the agent's to make; the scan's cost stays bounded. */
+	uv_timer_set_repeat(&w->timer, every > SENTRY_WATCH_MS ? every : SENTRY_WATCH_MS);
 	if (!w->imported)
 		return;
 	if (w->rc == 0)
