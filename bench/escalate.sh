@@ -8,7 +8,10 @@
 # Then where the time goes: the coordinator runs with LAZARET_TRACE=1 and
 # logs each escalation's steps (backend/escalation/esc-trace.h); a second
 # pass traces the client too. For each side, the median of every step and
-# its mean in the slowest 5% of the runs: the step that grows is the tail.
+# its mean in the slowest 5% of the runs: the step that grows is the tail;
+# "outside" is a round trip less the coordinator's total (the client's exec
+# and its TLS work in gVisor, the socket hops), and each pass says how many
+# requests the review gate had to run git for (the rest reused its verdict).
 # Real stack: runs through tests/integ/lib.sh (the test user, a scratch domain).
 source "$(dirname "$0")/../tests/integ/lib.sh"
 RUNS=${RUNS:-${N:-200}}
@@ -85,6 +88,8 @@ lz run -T -w "$repo" -- lazaret-escalate -- true >/dev/null	# the gate's first c
 
 # The coordinator's trace lines since mark $1 (a line count of the log).
 coord_lines() { as_user tail -n +"$(($1 + 1))" "$log" | grep 'lazaret: trace: esc ' || true; }
+# How many esc.request rows since mark $1 ran the review gate's git check.
+gate_checks() { as_user tail -n +"$(($1 + 1))" "$log" | grep -c '"surface_check":"checked"' || true; }
 log_mark() { as_user wc -l <"$log"; }
 
 echo "escalate: auto-approved 'true' from inside the sandbox, $RUNS rounds, interleaved ($(uptime | sed 's/.*load/load/'))"
@@ -92,14 +97,16 @@ m=$(log_mark)
 TO=1800 lz run -T -w "$repo" -- /tmp/.timer -r "$RUNS" "lazaret-escalate -- true" true \
 	"lazaret-escalate --help" 2>"$T/raw1"
 coord_lines "$m" >"$T/coord1"
+checks1=$(gate_checks "$m")
 
 # A second pass with the client traced too (its phases on its stderr).
 m=$(log_mark)
 TO=1800 lz run -T -w "$repo" -- sh -c "i=0; while [ \$i -lt $RUNS ]; do LAZARET_TRACE=1 lazaret-escalate -- true; i=\$((i+1)); done" \
 	>/dev/null 2>"$T/client2"
 coord_lines "$m" >"$T/coord2"
+checks2=$(gate_checks "$m")
 
-python3 - "$T/raw1" "$T/coord1" "$T/client2" "$T/coord2" <<'PY'
+python3 - "$T/raw1" "$T/coord1" "$T/client2" "$T/coord2" "$checks1" "$checks2" <<'PY'
 import re, statistics, sys
 
 def coord(path):
@@ -149,10 +156,15 @@ def table(title, key_runs, sides):
                   statistics.mean(sv), allv[-1]))
 
 raw = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("raw ")]
-table("pass 1, where the time goes (coordinator steps)", raw, [("coord", coord(sys.argv[2]))])
+c1 = coord(sys.argv[2])
+rest = [{"outside the coordinator": raw[i] - c1[i].get("total", 0.0)}
+        for i in range(len(c1))] if len(c1) == len(raw) else []
+table("pass 1, where the time goes (coordinator steps)", raw, [("coord", c1), ("round", rest)])
+print("    review gate ran git for %s of %d requests" % (sys.argv[5], len(c1)))
 c2 = client(sys.argv[3])
 table("pass 2, client traced too (ranked by the client's total)", [r["total"] for r in c2],
       [("client", c2), ("coord", coord(sys.argv[4]))])
+print("    review gate ran git for %s of %d requests" % (sys.argv[6], len(c2)))
 PY
 
 n=$((RUNS < 20 ? RUNS : 20))

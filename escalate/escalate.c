@@ -2,7 +2,8 @@
  * Escalation, docs/escalation.md). Static; runs inside the sandbox.
  *
  * Gets the session credential from the session's holder (hold.c, through
- * LAZARET_ESC_FD) or from LAZARET_CRED, signs one request,
+ * LAZARET_ESC_FD; asked first, taken after the TLS set-up) or from
+ * LAZARET_CRED, signs one request,
  * sends it over TLS 1.3 mTLS on the escalation socket, then relays what the
  * host sends back: PENDING notes to stderr, OUTPUT to stdout/stderr, and
  * the RESULT as the exit status.
@@ -182,14 +183,18 @@ esc_read_file(const char *dir, const char *name, char **out, lz_err_t *err)
 	return 0;
 }
 
-/* The credential: LAZARET_CRED if set, else the holder's (caller frees). */
+/* The credential: LAZARET_CRED if set (*out), else asked of the holder,
+ * whose answer then waits on *reply for esc_cred_take: the TLS set-up runs
+ * meanwhile instead of waiting for the holder process to be scheduled. */
 static int
-esc_get_cred(char **out, lz_err_t *err)
+esc_cred_ask(char **out, int *reply, lz_err_t *err)
 {
 	const char *v = getenv(LZ_SIGN_ENV_CRED), *fds = getenv(LZ_CRED_FD_ENV);
 	char *end;
 	long fd;
 
+	*out = NULL;
+	*reply = -1;
 	if (v != NULL && *v != '\0') {
 		*out = xstrdup(v);
 		return 0;
@@ -202,68 +207,71 @@ esc_get_cred(char **out, lz_err_t *err)
 	if (errno != 0 || *end != '\0' || fd < 3 || fd > 65535)
 		return lz_err_set(err, LZ_EINVAL, "%s=%s: expected a file descriptor number",
 		    LZ_CRED_FD_ENV, fds);
-	return lz_cred_fd_fetch((int)fd, out, err);
+	return lz_cred_fd_ask((int)fd, reply, err);
 }
 
-/* The signed request as JSON (caller frees). */
+/* The request without its signature: session, command, justification,
+ * cwd, each checked (LZ_EUSAGE for the user's own mistakes). */
 static int
-esc_build_request(const struct esc_opts *o, char **json, lz_err_t *err)
+esc_request_new(const struct esc_opts *o, struct esc_payload *p, lz_err_t *err)
 {
-	struct esc_payload p;
-	struct lz_sign_cred cred;
-	struct lz_sign_key del;
 	const char *sid = getenv(LZ_SIGN_ENV_SESSION);
-	char cwd[PATH_MAX], *cv = NULL;
+	char cwd[PATH_MAX];
 	unsigned meta;
-	int rc = -1;
 
-	memset(&p, 0, sizeof p);
-	if (sid == NULL || esc_payload_unhex(sid, strlen(sid), p.session_id, ESC_ID_LEN) < 0)
+	memset(p, 0, sizeof *p);
+	if (sid == NULL || esc_payload_unhex(sid, strlen(sid), p->session_id, ESC_ID_LEN) < 0)
 		return lz_err_set(err, LZ_EINVAL,
 		    "%s is missing or not 32 hex digits: run this from a Lazaret session",
 		    LZ_SIGN_ENV_SESSION);
-	if (esc_get_cred(&cv, err) < 0 || lz_sign_cred_from_env(cv, &cred, &del, err) < 0) {
-		if (cv != NULL)
-			explicit_bzero(cv, strlen(cv));
+	p->command = lz_shellwords_join(o->argv);
+	meta = lz_shellwords_scan(p->command, strlen(p->command));
+	if (meta & LZ_SW_BADUTF8)
+		return lz_err_set(err, LZ_EUSAGE, "the command is not valid UTF-8");
+	if (strlen(p->command) > ESC_COMMAND_MAX)
+		return lz_err_set(err, LZ_EUSAGE, "the command is longer than %u bytes",
+		    ESC_COMMAND_MAX);
+	if (strlen(o->justify) > ESC_JUSTIFY_MAX ||
+	    (lz_shellwords_scan(o->justify, strlen(o->justify)) & LZ_SW_BADUTF8))
+		return lz_err_set(err, LZ_EUSAGE, "--justify: at most %u bytes of UTF-8",
+		    ESC_JUSTIFY_MAX);
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		return lz_err_sys(err, errno, "cannot get the current directory");
+	p->justification = xstrdup(o->justify);
+	p->cwd = xstrdup(cwd);
+	return 0;
+}
+
+/* Sign p with the credential (cv, or the holder's answer on reply, which
+ * this consumes): the request as JSON (caller frees). */
+static int
+esc_request_sign(struct esc_payload *p, char *cv, int reply, char **json, lz_err_t *err)
+{
+	struct lz_sign_cred cred;
+	struct lz_sign_key del;
+	int rc = -1;
+
+	if (cv == NULL && lz_cred_fd_answer(reply, &cv, err) < 0)
+		return lz_err_wrap(err, "no usable session credential");
+	if (lz_sign_cred_from_env(cv, &cred, &del, err) < 0) {
+		explicit_bzero(cv, strlen(cv));
 		free(cv);
 		return lz_err_wrap(err, "no usable session credential");
 	}
 	explicit_bzero(cv, strlen(cv));
 	free(cv);
-	if (memcmp(cred.session_id, p.session_id, ESC_ID_LEN) != 0) {
+	if (memcmp(cred.session_id, p->session_id, ESC_ID_LEN) != 0) {
 		lz_err_set(err, LZ_EINVAL, "%s belongs to another session than %s",
 		    LZ_SIGN_ENV_CRED, LZ_SIGN_ENV_SESSION);
 		goto cleanup;
 	}
-	p.command = lz_shellwords_join(o->argv);
-	meta = lz_shellwords_scan(p.command, strlen(p.command));
-	if (meta & LZ_SW_BADUTF8) {
-		lz_err_set(err, LZ_EUSAGE, "the command is not valid UTF-8");
-		goto cleanup;
-	}
-	if (strlen(p.command) > ESC_COMMAND_MAX) {
-		lz_err_set(err, LZ_EUSAGE, "the command is longer than %u bytes", ESC_COMMAND_MAX);
-		goto cleanup;
-	}
-	if (strlen(o->justify) > ESC_JUSTIFY_MAX ||
-	    (lz_shellwords_scan(o->justify, strlen(o->justify)) & LZ_SW_BADUTF8)) {
-		lz_err_set(err, LZ_EUSAGE, "--justify: at most %u bytes of UTF-8", ESC_JUSTIFY_MAX);
-		goto cleanup;
-	}
-	if (getcwd(cwd, sizeof cwd) == NULL) {
-		lz_err_sys(err, errno, "cannot get the current directory");
-		goto cleanup;
-	}
-	p.justification = xstrdup(o->justify);
-	p.cwd = xstrdup(cwd);
-	p.timestamp = (int64_t)time(NULL);
-	lz_sign_random_id(p.request_id);
-	lz_sign_payload(&p, &cred, &del);
-	*json = esc_payload_encode(&p);
+	p->timestamp = (int64_t)time(NULL);
+	lz_sign_random_id(p->request_id);
+	lz_sign_payload(p, &cred, &del);
+	*json = esc_payload_encode(p);
 	rc = 0;
 cleanup:
 	lz_sign_key_wipe(&del);
-	esc_payload_clear(&p);
 	return rc;
 }
 
@@ -394,13 +402,15 @@ main(int argc, char **argv)
 	lz_err_t err = LZ_ERR_INIT;
 	const char *sock = getenv("LAZARET_ESCALATE_SOCK");
 	const char *tls = getenv("LAZARET_TLS_DIR");
-	char *json = NULL, *ca = NULL, *cert = NULL, *key = NULL;
+	char *json = NULL, *ca = NULL, *cert = NULL, *key = NULL, *cv = NULL;
+	struct esc_payload req;
 	struct proto_buf out = { NULL, 0, 0 };
 	SSL_CTX *ctx = NULL;
 	SSL *ssl = NULL;
 	int64_t deadline;
-	int fd = -1, status = EXIT_FAILED, r;
+	int fd = -1, reply = -1, status = EXIT_FAILED, r;
 
+	memset(&req, 0, sizeof req);
 	if (argc > 1 && strcmp(argv[1], "--hold") == 0)
 		return esc_hold_main(argc - 2, argv + 2);
 	signal(SIGPIPE, SIG_IGN);
@@ -420,11 +430,15 @@ main(int argc, char **argv)
 	if (tls == NULL || *tls == '\0')
 		tls = DEFAULT_TLS;
 	trust_init();
-	if (lz_sign_init(&err) < 0 || esc_build_request(&o, &json, &err) < 0) {
+	if (lz_sign_init(&err) < 0 || esc_request_new(&o, &req, &err) < 0) {
 		status = err.code == LZ_EUSAGE ? EXIT_USAGE : EXIT_FAILED;
 		goto fail;
 	}
-	lz_trace("credential, signed request");
+	if (esc_cred_ask(&cv, &reply, &err) < 0) {
+		lz_err_wrap(&err, "no usable session credential");
+		goto fail;
+	}
+	lz_trace("request, credential asked");
 	if (esc_read_file(tls, "ca.pem", &ca, &err) < 0 ||
 	    esc_read_file(tls, "cert.pem", &cert, &err) < 0 ||
 	    esc_read_file(tls, "key.pem", &key, &err) < 0)
@@ -433,6 +447,11 @@ main(int argc, char **argv)
 	if (ctx == NULL)
 		goto fail;
 	lz_trace("TLS context");
+	r = esc_request_sign(&req, lz_steal_ptr(&cv), reply, &json, &err);
+	reply = -1;
+	if (r < 0)
+		goto fail;
+	lz_trace("credential, signed request");
 	fd = esc_connect(sock, &err);
 	if (fd < 0)
 		goto fail;
@@ -458,6 +477,13 @@ fail:
 		status = EXIT_TIMEOUT;
 cleanup:
 	lz_err_clear(&err);
+	esc_payload_clear(&req);
+	if (reply >= 0)
+		close(reply);
+	if (cv != NULL) {
+		explicit_bzero(cv, strlen(cv));
+		free(cv);
+	}
 	proto_buf_clear(&out);
 	SSL_free(ssl);
 	SSL_CTX_free(ctx);

@@ -14,17 +14,15 @@
 #define LZ_CRED_FD_WAIT_MS	10000
 
 int
-lz_cred_fd_fetch(int fd, char **out, lz_err_t *err)
+lz_cred_fd_ask(int fd, int *reply, lz_err_t *err)
 {
 	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
 	struct iovec iov = { (void *)LZ_CRED_FD_ASK, sizeof LZ_CRED_FD_ASK - 1 };
 	struct msghdr m = { 0 };
-	struct pollfd p;
-	char buf[LZ_CRED_FD_MAX];
 	struct stat st;
-	int sv[2], ret = -1;
-	ssize_t n;
+	int sv[2];
 
+	*reply = -1;
 	/* Checked first: a closed fd would be reused by the socketpair below. */
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return lz_err_set(err, EBADF, "%s=%d is no socket: the session's credential "
@@ -43,16 +41,28 @@ lz_cred_fd_fetch(int fd, char **out, lz_err_t *err)
 	if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0) {
 		lz_err_sys(err, errno, "the session's credential holder (%s=%d) is gone",
 		    LZ_CRED_FD_ENV, fd);
-		goto out;
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
 	}
 	close(sv[1]);
-	sv[1] = -1;
-	p = (struct pollfd){ sv[0], POLLIN, 0 };
+	*reply = sv[0];
+	return 0;
+}
+
+int
+lz_cred_fd_answer(int reply, char **out, lz_err_t *err)
+{
+	struct pollfd p = { reply, POLLIN, 0 };
+	char buf[LZ_CRED_FD_MAX];
+	int ret = -1;
+	ssize_t n;
+
 	if (poll(&p, 1, LZ_CRED_FD_WAIT_MS) <= 0) {
 		lz_err_set(err, ETIMEDOUT, "the session's credential holder did not answer");
 		goto out;
 	}
-	n = recv(sv[0], buf, sizeof buf - 1, 0);
+	n = recv(reply, buf, sizeof buf - 1, 0);
 	if (n <= 0) {
 		lz_err_set(err, EPROTO, "the session's credential holder gave no credential");
 		goto out;
@@ -62,10 +72,18 @@ lz_cred_fd_fetch(int fd, char **out, lz_err_t *err)
 	ret = 0;
 out:
 	explicit_bzero(buf, sizeof buf);
-	close(sv[0]);
-	if (sv[1] >= 0)
-		close(sv[1]);
+	close(reply);
 	return ret;
+}
+
+int
+lz_cred_fd_fetch(int fd, char **out, lz_err_t *err)
+{
+	int reply;
+
+	if (lz_cred_fd_ask(fd, &reply, err) < 0)
+		return -1;
+	return lz_cred_fd_answer(reply, out, err);
 }
 
 int

@@ -25,6 +25,11 @@
 
 /* Ask the holder on fd for the credential ("lzc1.<hex>"). Caller frees. */
 int lz_cred_fd_fetch(int fd, char **out, lz_err_t *err);
+/* The same in two steps, so the asker can work while the holder answers:
+ * the answer comes on *reply (the asker's own socket), which
+ * lz_cred_fd_answer reads and closes. */
+int lz_cred_fd_ask(int fd, int *reply, lz_err_t *err);
+int lz_cred_fd_answer(int reply, char **out, lz_err_t *err);
 /* Holder: answer one request waiting on fd. 0 when served (or when what came
  * was no request), -1 when every other end is closed. */
 int lz_cred_fd_serve(int fd, const char *cred);

@@ -10,6 +10,13 @@
  * ctime is less than margin old (or in the future) makes the stamp unsure,
  * as does anything that cannot be read (an unreadable directory hides its
  * entries): an unsure stamp is never used as a cache key.
+ *
+ * The margin is a guess at the granularity. Where the filesystem's own
+ * clock was read first (review_stamp_clock: a new inode's ctime, c0), the
+ * bound is exact, as git's racy check against its index file's mtime is:
+ * a change after c0 was read gets a ctime >= c0 (the clock is monotonic),
+ * so an entry whose ctime is < c0 shows any later change; one at or after
+ * c0 is unsure. Only entries with the clock's st_dev use it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,7 +43,41 @@ review_stamp_init(struct review_stamp *s, int64_t margin_ms)
 	clock_gettime(CLOCK_REALTIME, &now);
 	crypto_generichash_init(&s->h, NULL, 0, 32);
 	s->fresh_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - margin_ms * 1000000;
+	s->n_clock = 0;
 	s->unsure = false;
+	s->recent = false;
+}
+
+void
+review_stamp_clock(struct review_stamp *s, const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (s->n_clock == REVIEW_STAMP_CLOCKS)
+		return;
+	/* Unnamed: the directory does not change, nobody can open it. */
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		s->clock[s->n_clock].dev = st.st_dev;
+		s->clock[s->n_clock].ns = (int64_t)st.st_ctim.tv_sec * 1000000000 +
+		    st.st_ctim.tv_nsec;
+		s->n_clock++;
+	}
+	close(fd);
+}
+
+/* Is a ctime of ns on dev too recent to prove that a later change shows? */
+static bool
+review_stamp_fresh(const struct review_stamp *s, uint64_t dev, int64_t ns)
+{
+	int i;
+
+	for (i = 0; i < s->n_clock; i++)
+		if (s->clock[i].dev == dev)
+			return ns >= s->clock[i].ns;
+	return ns >= s->fresh_ns;
 }
 
 void
@@ -66,8 +107,8 @@ review_stamp_ent(struct review_stamp *s, const char *name, unsigned depth, const
 		e.mtime_ns = st->st_mtim.tv_nsec;
 		e.ctime_s = st->st_ctim.tv_sec;
 		e.ctime_ns = st->st_ctim.tv_nsec;
-		if (e.ctime_s * 1000000000 + e.ctime_ns >= s->fresh_ns)
-			s->unsure = true;
+		if (review_stamp_fresh(s, e.dev, e.ctime_s * 1000000000 + e.ctime_ns))
+			s->recent = true;
 	}
 	crypto_generichash_update(&s->h, (const unsigned char *)&e, sizeof e);
 	crypto_generichash_update(&s->h, (const unsigned char *)name, e.namelen);
@@ -142,5 +183,11 @@ bool
 review_stamp_final(struct review_stamp *s, uint8_t out[32])
 {
 	crypto_generichash_final(&s->h, out, 32);
-	return !s->unsure;
+	return !s->unsure && !s->recent;
+}
+
+bool
+review_stamp_only_recent(const struct review_stamp *s)
+{
+	return s->recent && !s->unsure;
 }

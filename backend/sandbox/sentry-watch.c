@@ -1,13 +1,18 @@
 /* sentry-watch.c - import the agent's commits while the session runs.
  *
- * The coordinator's loop polls a fingerprint of the agent's refs (every
- * file and directory under <dr>/git/refs, packed-refs and HEAD: inode,
- * size, mtime) every SENTRY_WATCH_MS, and runs sentry_import on the
- * threadpool when it changed, one at a time (a change during an import
- * runs another after it; the fingerprint is sentry_refs_fingerprint). Polling, not inotify: the agent creates ref
+ * Every SENTRY_WATCH_MS the coordinator's loop hands one job to the
+ * threadpool: take a fingerprint of the agent's refs (every file and
+ * directory under <dr>/git/refs, packed-refs and HEAD: inode, size, mtime;
+ * sentry_refs_fingerprint) and, when it changed, run sentry_import. One job
+ * at a time (a tick during one is skipped; a change during an import runs
+ * another after it). Off the loop: the agent decides how many refs there
+ * are, and the bounded walk (SENTRY_REFS_MAX * 2 entries) takes tens of
+ * milliseconds at the bound, which an escalation or a terminal arriving
+ * meanwhile would wait for; and past 10 ms a scan, the polls space out to
+ * keep them under 5 % of a core. Polling, not inotify: the agent creates ref
  * directories at will, and one inotify watch per directory would let it
  * exhaust the user's fs.inotify.max_user_watches, which every other
- * program of the user shares. The walk is bounded (SENTRY_WATCH_ENTRIES).
+ * program of the user shares.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -24,16 +30,22 @@
 #include "xmalloc.h"
 
 #define SENTRY_WATCH_MS 200
+/* At most 1/SENTRY_WATCH_DUTY of a core on scans: a scan that takes longer
+ * than SENTRY_WATCH_MS / SENTRY_WATCH_DUTY spaces the next ones out. */
+#define SENTRY_WATCH_DUTY 20
 
 struct sentry_watch {
 	uv_timer_t timer;
 	uv_work_t work;
 	const struct anchor *a;
 	char *priv;
+	/* The job reads and writes these; the loop only while none runs. */
 	uint64_t seen;		/* fingerprint imported last */
-	uint64_t pending;	/* fingerprint of the running import */
-	bool running;
+	uint64_t pending;	/* fingerprint of the last import tried */
+	bool imported;		/* the job ran an import (rc, msg) */
+	bool running;		/* a job is queued or running */
 	bool closed;
+	uint64_t scan_ns;	/* the last scan's CPU time */
 	int rc;
 	char *msg;		/* the import's report or error */
 	char *last_msg;		/* reported last (not repeated) */
@@ -41,13 +53,33 @@ struct sentry_watch {
 	void *log_arg;
 };
 
+/* This thread's CPU time: what a scan costs, however the machine's load
+ * delays it. */
+static uint64_t
+sentry_watch_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/* The threadpool: has anything changed? then import. */
 static void
 sentry_watch_work_cb(uv_work_t *req)
 {
 	struct sentry_watch *w = req->data;
 	lz_err_t err = LZ_ERR_INIT;
 	char *note = NULL;
+	uint64_t t0 = sentry_watch_cpu_ns(), fp = sentry_refs_fingerprint(w->priv);
 
+	w->scan_ns = sentry_watch_cpu_ns() - t0;
+	w->imported = false;
+	/* A failed import is retried only when the refs change again. */
+	if (fp == w->seen || fp == w->pending)
+		return;
+	w->pending = fp;
+	w->imported = true;
 	w->rc = sentry_import(w->a, &note, &err);
 	w->msg = w->rc < 0 ? xstrdup(err.msg != NULL ? err.msg : "import failed") : note;
 	lz_err_clear(&err);
@@ -57,9 +89,14 @@ static void
 sentry_watch_after_cb(uv_work_t *req, int status)
 {
 	struct sentry_watch *w = req->data;
+	uint64_t every = w->scan_ns / 1000000 * SENTRY_WATCH_DUTY;
 
 	(void)status;
 	w->running = false;
+	/* Thousands of refs: the agent's to make; the scan's cost stays bounded. */
+	uv_timer_set_repeat(&w->timer, every > SENTRY_WATCH_MS ? every : SENTRY_WATCH_MS);
+	if (!w->imported)
+		return;
 	if (w->rc == 0)
 		w->seen = w->pending;
 	if (w->msg != NULL && (w->last_msg == NULL || strcmp(w->msg, w->last_msg) != 0)) {
@@ -76,15 +113,9 @@ static void
 sentry_watch_timer_cb(uv_timer_t *t)
 {
 	struct sentry_watch *w = t->data;
-	uint64_t fp;
 
 	if (w->running || w->closed)
 		return;
-	fp = sentry_refs_fingerprint(w->priv);
-	/* A failed import is retried only when the refs change again. */
-	if (fp == w->seen || fp == w->pending)
-		return;
-	w->pending = fp;
 	w->running = true;
 	w->work.data = w;
 	if (uv_queue_work(t->loop, &w->work, sentry_watch_work_cb, sentry_watch_after_cb) != 0)

@@ -51,7 +51,7 @@ out=$(lz run -T -w "$repo" -- sh -c 'LAZARET_TRACE=1 lazaret-escalate -- true; e
 LZ_ENV=()
 set -e
 assert_contains "$out" "rc=0" "the traced escalation ran"
-for phase in "credential, signed request" "TLS context" "connected" "TLS handshake" "request to result"; do
+for phase in "request, credential asked" "TLS context" "credential, signed request" "connected" "TLS handshake" "request to result"; do
 	assert_contains "$out" "lazaret: trace: escalate: $phase" "escalate traces '$phase'"
 done
 # ... and the coordinator logs the request's steps in one line

@@ -407,6 +407,29 @@ test_escalate_hold_hands_the_credential_only_on_request(void **state)
 	proc_result_clear(&r);
 }
 
+/* The sandbox image's openssl.cnf (OPENSSL_CONF names it here) is never
+ * read (trust_init: OPENSSL_INIT_NO_LOAD_CONFIG): one that loads a provider
+ * nobody has, with diagnostics on, would make SSL_CTX_new fail, and reading
+ * it costs the client time in gVisor; every setting is made in code. */
+static void
+test_escalate_ignores_the_images_openssl_cnf(void **state)
+{
+	struct fx *f = *state;
+	struct proc_result r;
+
+	tu_write_file(f->dir, "openssl.cnf", "openssl_conf = openssl_init\n"
+	    "config_diagnostics = 1\n[openssl_init]\nproviders = provider_sect\n"
+	    "[provider_sect]\nlazaret_none = none_sect\n[none_sect]\nactivate = 1\n");
+	lz_strv_pushf(&f->env, "OPENSSL_CONF=%s/openssl.cnf", f->dir);
+	run(f, SC_RUN, (const char *[]){ "--", "make", "test", NULL }, &r);
+	join(f, true);
+	if (f->srv_err != NULL)
+		fail_msg("server: %s", f->srv_err);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.out, "hello\n");
+	proc_result_clear(&r);
+}
+
 static void
 test_escalate_usage_errors_exit_129(void **state)
 {
@@ -444,6 +467,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_escalate_no_socket_exits_125, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_without_credential_exits_125, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_usage_errors_exit_129, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escalate_ignores_the_images_openssl_cnf, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_hold_hands_the_credential_only_on_request,
 		    setup, teardown),
 	};

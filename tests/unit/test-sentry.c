@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
+#include "sandbox/sentry-watch.h"
 #include "strv.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -1451,6 +1453,150 @@ test_sentry_path_check_names_the_bad_path(void **state)
 	lz_err_clear(&err);
 }
 
+/* What the watch reported, and whether always on the loop's thread. */
+struct watch_seen {
+	const struct anchor *a;
+	const char *repo;
+	pthread_t loop_thread;
+	bool off_loop;		/* a report came from another thread */
+	char **msgs;
+	const char *want_ref, *want_hex;	/* the host ref awaited, or msg */
+	const char *want_msg;
+	uv_timer_t tick;
+	int ticks_left;
+};
+
+static void
+watch_log_cb(void *arg, const char *msg)
+{
+	struct watch_seen *ws = arg;
+
+	if (!pthread_equal(pthread_self(), ws->loop_thread))
+		ws->off_loop = true;
+	lz_strv_push(&ws->msgs, msg);
+}
+
+static size_t
+watch_count(const struct watch_seen *ws, const char *needle)
+{
+	size_t i, n = 0;
+
+	for (i = 0; ws->msgs != NULL && ws->msgs[i] != NULL; i++)
+		n += strstr(ws->msgs[i], needle) != NULL;
+	return n;
+}
+
+/* Every 50 ms: the awaited host ref or message is there (or time is up). */
+static void
+watch_tick_cb(uv_timer_t *t)
+{
+	struct watch_seen *ws = t->data;
+	bool done = --ws->ticks_left <= 0;
+
+	if (ws->want_ref != NULL) {
+		char **argv = NULL, *out = NULL;
+		lz_err_t err = LZ_ERR_INIT;
+
+		lz_strv_push(&argv, "git");
+		lz_strv_push(&argv, "-C");
+		lz_strv_push(&argv, ws->repo);
+		lz_strv_push(&argv, "rev-parse");
+		lz_strv_push(&argv, "-q");
+		lz_strv_push(&argv, "--verify");
+		lz_strv_push(&argv, ws->want_ref);
+		if (proc_run_ok(argv, &out, &err) == 0 && strncmp(out, ws->want_hex,
+		    strlen(ws->want_hex)) == 0)
+			done = true;
+		lz_err_clear(&err);
+		lz_strv_free(argv);
+		free(out);
+	}
+	if (ws->want_msg != NULL && watch_count(ws, ws->want_msg) > 0)
+		done = true;
+	if (done)
+		uv_timer_stop(t);
+}
+
+/* Run loop until what ws awaits happened, at most ticks * 50 ms. */
+static void
+watch_run(uv_loop_t *loop, struct watch_seen *ws, int ticks)
+{
+	ws->ticks_left = ticks;
+	uv_timer_start(&ws->tick, watch_tick_cb, 50, 50);
+	uv_run(loop, UV_RUN_DEFAULT);
+}
+
+/* The coordinator's continuous import: the refs are scanned on the
+ * threadpool, the agent's new branch reaches the host, a failed import is
+ * reported once (and on the loop's thread, where the audit row is
+ * written), and the next change of the refs imports again. */
+static void
+test_sentry_watch_imports_changes_and_reports_failures_once(void **state)
+{
+	char *r = make_repo("repo"), *tip, *f, *bad;
+	struct watch_seen ws = { 0 };
+	struct sentry_watch *w;
+	struct anchor *a;
+	uv_loop_t loop;
+
+	(void)state;
+	a = anchor_prepared(r);
+	ws.a = a;
+	ws.repo = r;
+	ws.loop_thread = pthread_self();
+	assert_int_equal(uv_loop_init(&loop), 0);
+	uv_timer_init(&loop, &ws.tick);
+	ws.tick.data = &ws;
+	assert_non_null((w = sentry_watch_start(&loop, a, watch_log_cb, &ws)));
+
+	f = xasprintf("%s/agent.txt", a->worktree);
+	write_file(f, "agent\n");
+	agent_do(a, a->worktree, "add", "agent.txt", NULL);
+	agent_do(a, a->worktree, "commit", "-qm", "agent work", NULL);
+	agent_do(a, a->worktree, "branch", "topic", NULL);
+	tip = agent_in(a, a->worktree, "rev-parse", "HEAD", NULL);
+	ws.want_ref = "refs/heads/lazaret/default/topic";
+	ws.want_hex = tip;
+	watch_run(&loop, &ws, 400);
+	expect_git(tip, r, "rev-parse", "refs/heads/lazaret/default/topic", NULL);
+	free(tip);
+
+	/* A ref to an object nobody has: the import fails, said once. */
+	bad = priv_path(a, "refs/heads/broken");
+	write_file(bad, "0123456789012345678901234567890123456789\n");
+	ws.want_ref = NULL;
+	ws.want_msg = "were not imported";
+	watch_run(&loop, &ws, 400);
+	assert_int_equal(watch_count(&ws, "were not imported"), 1);
+	ws.want_msg = NULL;
+	watch_run(&loop, &ws, 10);	/* more ticks, same refs: nothing new */
+	assert_int_equal(watch_count(&ws, "were not imported"), 1);
+
+	/* The refs change again: imported. */
+	assert_int_equal(unlink(bad), 0);
+	write_file(f, "agent 2\n");
+	agent_do(a, a->worktree, "commit", "-qam", "agent work 2", NULL);
+	agent_do(a, a->worktree, "branch", "-f", "topic", NULL);
+	tip = agent_in(a, a->worktree, "rev-parse", "HEAD", NULL);
+	ws.want_ref = "refs/heads/lazaret/default/topic";
+	ws.want_hex = tip;
+	watch_run(&loop, &ws, 400);
+	expect_git(tip, r, "rev-parse", "refs/heads/lazaret/default/topic", NULL);
+	assert_false(ws.off_loop);
+
+	sentry_watch_stop(w);
+	uv_close((uv_handle_t *)&ws.tick, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);	/* a scan in flight ends */
+	assert_int_equal(uv_loop_close(&loop), 0);
+	sentry_watch_free(w);
+	lz_strv_free(ws.msgs);
+	free(tip);
+	free(bad);
+	free(f);
+	anchor_free(a);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -1481,6 +1627,7 @@ main(void)
 		T(test_sentry_guards_hooks_path_inside_the_checkout),
 		T(test_sentry_guards_config_includes_inside_the_checkout),
 		T(test_sentry_reads_user_email_with_the_guards),
+		T(test_sentry_watch_imports_changes_and_reports_failures_once),
 		cmocka_unit_test(test_sentry_refname_and_packed_refs_parse),
 		T(test_sentry_git_started_and_finished_reports_as_sentry_git),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
