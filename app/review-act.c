@@ -81,8 +81,10 @@ review_act_audit(struct review_act *m, const char *outcome, const char *mode, bo
 		lz_err_clear(err);
 		if (review_audit_direct(m->a, kind, detail, NULL, err) == 0)
 			return 0;
-		if (err->code != EBUSY || tries == 50)
-			return tries == 50 ? lz_err_wrap(err, "cannot write the audit row") : -1;
+		if (err->code != EBUSY)
+			return -1;	/* review_audit_direct said what */
+		if (tries == 50)
+			return lz_err_wrap(err, "cannot write the audit row");
 		lz_err_clear(err);
 		usleep(100 * 1000);
 	}
