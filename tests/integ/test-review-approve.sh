@@ -85,3 +85,15 @@ for r in req[1:3]:
     assert r["why"].startswith("auto_approve suspended: the agent changed the executable surface: Makefile"), r
 ' || fail "the requests after the edit are not prompts naming the Makefile: $json"
 note "ok: after the agent's edit, make test is a prompt naming the Makefile (audited)"
+
+# Inside the gate's 1 s margin, where its stamp is taken against the
+# checkout filesystem's own clock: the user's recipe back and approved at
+# once, then the same-size swap with the old mtime in the same breath.
+out=$(lz run -T -w "$repo" -- sh -c "cd /workspace && printf '$user_fmt' > Makefile &&
+	lazaret-escalate -- make test && cp -p Makefile /tmp/m && printf '$evil_fmt' > Makefile &&
+	touch -r /tmp/m Makefile && lazaret-escalate -- make test; echo \"rc=\$?\"" 2>&1)
+assert_contains "$out" "user-recipe" "the user's recipe, just written, is approved"
+assert_not_contains "$out" "agent-recipe" "the swap right after it did not run"
+assert_not_contains "$out" "rc=0" "the swap right after it was not approved"
+[ ! -e "$pwned" ] || fail "the swapped recipe ran on the host within the margin"
+lz stop -w "$repo" >/dev/null 2>&1 || true
