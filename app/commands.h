@@ -6,6 +6,7 @@
 int cmd_audit(int argc, char **argv);
 int cmd_cgroup_exec(int argc, char **argv);
 int cmd_ns_exec(int argc, char **argv);
+int cmd_sandbox_exec(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
 int cmd_guard(int argc, char **argv);

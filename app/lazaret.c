@@ -36,6 +36,7 @@ static const struct lz_command lz_commands[] = {
 	{ "guard",	cmd_guard,	1, NULL },	/* hidden: exec'd by the coordinator */
 	{ "cgroup-exec", cmd_cgroup_exec, 1, NULL },	/* hidden: podman run in a domain's cgroups */
 	{ "ns-exec",	cmd_ns_exec,	1, NULL },	/* hidden: podman unshare without podman */
+	{ "sandbox-exec", cmd_sandbox_exec, 1, NULL },	/* hidden: a session without runsc exec */
 	{ "debug",	cmd_debug,	1, NULL },	/* hidden: print the sandbox mount layout */
 	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };

@@ -259,13 +259,15 @@ main(int argc, char **argv)
 	 * /proc/self/exe coordinator ...). */
 	if (argc > 1 && strcmp(argv[1], "coordinator") == 0)
 		return cmd_coordinator(argc - 1, argv + 1);
-	/* ... and the coordinator's guard, cgroup and namespace steps are this program again. */
+	/* ... and the coordinator's guard, cgroup, namespace and session steps are this program again. */
 	if (argc > 1 && strcmp(argv[1], "guard") == 0)
 		return cmd_guard(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "cgroup-exec") == 0)
 		return cmd_cgroup_exec(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "ns-exec") == 0)
 		return cmd_ns_exec(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "sandbox-exec") == 0)
+		return cmd_sandbox_exec(argc - 1, argv + 1);
 	setlocale(LC_ALL, "");
 	memset(&wb, 0, sizeof wb);
 	wb.mode = "isolated";

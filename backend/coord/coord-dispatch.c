@@ -167,6 +167,15 @@ coord_input_cb(struct session *s, bool full, void *arg)
 		ctl_server_client_pause(s->clients[i], full);
 }
 
+/* How a session started, for the trace. */
+static const char *
+coord_exec_label(const struct coord *c, bool direct)
+{
+	if (!direct || c->direct == NULL)
+		return "podman exec";
+	return c->drv->direct_label != NULL ? c->drv->direct_label(c->direct) : "runsc exec";
+}
+
 static void
 coord_exit_cb(struct session *s, void *arg)
 {
@@ -177,7 +186,7 @@ coord_exit_cb(struct session *s, void *arg)
 
 	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
 	if (s->id == 1)
-		lz_trace("session 1 ran (%s)", s->direct ? "runsc exec" : "podman exec");
+		lz_trace("session 1 ran (%s)", coord_exec_label(c, s->direct));
 	/* A session that dies with its sandbox: say why, in the user's terminal too. */
 	coord_limits_check(c);
 	if (c->limit_hit != NULL) {
@@ -290,8 +299,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
 	ex.env_fd3 = secret != NULL;
 	ex.hold = secret != NULL ? ESC_COORD_BIN_DST : NULL;
-	/* runsc exec straight into the sandbox when the driver found the way
-	 * (rexec.c); podman exec otherwise. */
+	/* sandbox-exec or runsc exec straight into the sandbox when the driver
+	 * found the way (rexec.c); podman exec otherwise. */
 	if (c->direct != NULL ? c->drv->direct_exec(c->direct, &ex, secret, &argv, &spec, &err) < 0 :
 	    c->drv->exec_argv(&ex, &argv, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
@@ -316,7 +325,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 		goto out;
 	}
 	if (so.id == 1)
-		lz_trace("session 1 spawned (%s)", so.direct ? "runsc exec" : "podman exec");
+		lz_trace("session 1 spawned (%s)", coord_exec_label(c, so.direct));
 	/* A workbench session outlives its creator's connection (detach). */
 	s->owner = (ns.flags & PROTO_SESSION_KEEP) ? NULL : cl;
 	session_attach(s, cl);

@@ -34,7 +34,7 @@ struct coord {
 	size_t n_ovl;
 	bool ovl_ok;
 	bool container_ours;	/* created (or adopted) by us: remove at teardown */
-	struct drv_direct *direct;	/* sessions through runsc exec (rexec.c); NULL: podman exec */
+	struct drv_direct *direct;	/* sessions through sandbox-exec or runsc exec (rexec.c); NULL: podman exec */
 	struct ctl_server *srv;
 	struct esc_coord *esc;	/* Host Escalation (esc-coord.c); NULL when disabled */
 	struct net_coord *net;	/* Network Sidecar (net-coord.c); NULL with network: none */

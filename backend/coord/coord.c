@@ -384,7 +384,8 @@ coord_direct_open(struct coord *c)
 		return;
 	}
 	if ((c->direct = c->drv->direct_open(c->a->container, &why)) != NULL) {
-		coord_log("sessions start with runsc exec (no podman exec)");
+		coord_log("sessions start %s", why != NULL ? why : "with runsc exec (no podman exec)");
+		free(why);
 		return;
 	}
 	coord_log("sessions start with podman exec: %s", why);

@@ -547,6 +547,14 @@ sj_find(const struct surface_json *o, const char *top, const char *sub)
 	return NULL;
 }
 
+const char *
+surface_json_get(const struct surface_json *o, const char *top, const char *sub)
+{
+	const struct surface_jkv *e = sj_find(o, top, sub);
+
+	return e != NULL ? e->val : NULL;
+}
+
 /* Members of a under top missing or different in b; seen (b's side) skips
  * what a's walk already reported. */
 static size_t

@@ -38,6 +38,9 @@ struct surface_json {
 int surface_json_parse(const uint8_t *buf, size_t len, struct surface_json *out, lz_err_t *err);
 void surface_json_clear(struct surface_json *);
 
+/* The canonical value of member top (sub NULL) or top.sub, or NULL. */
+const char *surface_json_get(const struct surface_json *, const char *top, const char *sub);
+
 /* Parse buf as a JSON array of objects (containers/storage's images.json)
  * and call cb with each element, its members read as surface_json_parse
  * reads a document's; cb returns non-zero to stop there (0 returned). An

@@ -102,7 +102,8 @@ struct drv_ops {
 	int (*image_id)(const char *image, char **id, lz_err_t *);
 	/* Optional (NULL: none). Prepared once after create from what the engine
 	 * wrote for the running container; NULL with *why (caller frees) when
-	 * something it needs is missing, and exec_argv stays the way in. */
+	 * something it needs is missing, and exec_argv stays the way in. On
+	 * success *why may say how sessions start (caller frees). */
 	struct drv_direct *(*direct_open)(const char *name, char **why);
 	/* Like exec_argv through it (ex->env_fd3 ignored): *argv to spawn and
 	 * *spec, the text the process must read on its fd 3 (a pipe): the exec's
@@ -113,6 +114,8 @@ struct drv_ops {
 	int (*direct_exec)(const struct drv_direct *, const struct drv_exec *,
 	    const char *secret_env, char ***argv, char **spec, lz_err_t *);
 	void (*direct_free)(struct drv_direct *);
+	/* Optional: what a direct session runs ("runsc exec"), for the trace. */
+	const char *(*direct_label)(const struct drv_direct *);
 };
 
 /* The Podman driver (podman.c). */

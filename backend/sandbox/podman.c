@@ -662,6 +662,7 @@ const struct drv_ops podman_ops = {
 	.writable_dir = podman_writable_dir,
 	.image_id = podman_image_id,
 	.direct_open = rexec_open,
+	.direct_label = rexec_label,
 	.direct_exec = rexec_exec,
 	.direct_free = rexec_free,
 };

@@ -29,18 +29,6 @@ rexec_is_own(const char *key)
 	return false;
 }
 
-static const char *
-rexec_member(const struct surface_json *js, const char *top, const char *sub)
-{
-	size_t i;
-
-	for (i = 0; i < js->n; i++)
-		if (strcmp(js->kv[i].top, top) == 0 && (sub == NULL ? js->kv[i].sub == NULL :
-		    js->kv[i].sub != NULL && strcmp(js->kv[i].sub, sub) == 0))
-			return js->kv[i].val;
-	return NULL;
-}
-
 /* "KEY=VALUE" with a non-empty key. */
 static bool
 rexec_env_ok(const char *e)
@@ -64,7 +52,7 @@ rexec_uid(const char *user, uint32_t *uid, lz_err_t *err)
 		return lz_err_set(err, LZ_EINVAL, "process.user is missing");
 	if (surface_json_parse((const uint8_t *)user, strlen(user), &js, err) < 0)
 		return lz_err_wrap(err, "process.user");
-	v = rexec_member(&js, "uid", NULL);
+	v = surface_json_get(&js, "uid", NULL);
 	if (v == NULL || v[0] < '0' || v[0] > '9') {
 		lz_err_set(err, LZ_EINVAL, "process.user.uid is not a number");
 		goto out;
@@ -86,7 +74,7 @@ out:
 static int
 rexec_cap_set(const struct surface_json *js, const char *name, char **out, lz_err_t *err)
 {
-	const char *v = rexec_member(js, name, NULL);
+	const char *v = surface_json_get(js, name, NULL);
 	char **names = NULL;
 
 	*out = NULL;
@@ -137,12 +125,12 @@ rexec_spec_parse(const uint8_t *buf, size_t len, struct rexec_spec *o, lz_err_t 
 		    len, REXEC_CONFIG_MAX);
 	if (surface_json_parse(buf, len, &js, err) < 0)
 		return lz_err_wrap(err, "config.json");
-	v = rexec_member(&js, "process", NULL);
+	v = surface_json_get(&js, "process", NULL);
 	if (v == NULL || v[0] != '{') {
 		lz_err_set(err, LZ_EINVAL, "config.json: no process object");
 		goto out;
 	}
-	v = rexec_member(&js, "process", "env");
+	v = surface_json_get(&js, "process", "env");
 	if (v == NULL || surface_json_strings(v, &o->env, err) < 0) {
 		if (v == NULL)
 			lz_err_set(err, LZ_EINVAL, "process.env is missing");
@@ -155,8 +143,8 @@ rexec_spec_parse(const uint8_t *buf, size_t len, struct rexec_spec *o, lz_err_t 
 			    o->env[i]);
 			goto out;
 		}
-	if (rexec_uid(rexec_member(&js, "process", "user"), &o->uid, err) < 0 ||
-	    rexec_caps(rexec_member(&js, "process", "capabilities"), o, err) < 0) {
+	if (rexec_uid(surface_json_get(&js, "process", "user"), &o->uid, err) < 0 ||
+	    rexec_caps(surface_json_get(&js, "process", "capabilities"), o, err) < 0) {
 		lz_err_wrap(err, "config.json");
 		goto out;
 	}

@@ -13,6 +13,11 @@
  * and the process JSON to write into fd 3. runsc exec forwards the signals
  * it gets to the command (with a terminal: to its foreground process
  * group) and exits with the command's status (128+n when killed by n).
+ * When runsc's state file names the sandbox and its process runs a runsc
+ * whose control calls we know (runsc-ctl.h), the session is
+ *   lazaret sandbox-exec [--ctty] --sandbox SID --container ID
+ * instead, with the same process JSON on fd 3: runsc exec's three calls
+ * without its Go start-up. LAZARET_RUNSC_EXEC=1 keeps runsc exec.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +32,8 @@
 #include "sandbox/pause.h"
 #include "sandbox/rexec-spec.h"
 #include "sandbox/rexec.h"
+#include "sandbox/runsc-call.h"
+#include "sandbox/runsc-ctl.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -37,6 +44,9 @@ struct drv_direct {
 	char *runtime;
 	char **runtime_args;	/* including --root=ROOT */
 	struct rexec_spec spec;
+	char *root;		/* runsc's state directory */
+	char *sandbox;		/* the control socket's id: sessions through sandbox-exec */
+	char *self;		/* our own binary, for sandbox-exec */
 };
 
 /* Read a whole file below dfd: regular, ours, not a symlink, at most max bytes. */
@@ -223,6 +233,8 @@ rexec_load(const char *name, struct drv_direct *d, lz_err_t *err)
 	c.runtime_args = NULL;
 	if (!root_given)
 		lz_strv_pushf(&d->runtime_args, "--root=%s", root);
+	d->root = root;
+	root = NULL;
 	ret = 0;
 out:
 	if (dfd >= 0)
@@ -231,6 +243,65 @@ out:
 	free(root);
 	rexec_conmon_clear(&c);
 	return ret;
+}
+
+/* Sessions through the control socket when runsc's state and version allow;
+ * else *how says why runsc exec stays. */
+static void
+rexec_ctl_open(struct drv_direct *d, char **how)
+{
+	_cleanup_free_ char *state = xasprintf("%s_sandbox:%s.state", d->id, d->id);
+	_cleanup_free_ char *buf = NULL, *version = NULL, *sid = NULL;
+	const char *force = getenv("LAZARET_RUNSC_EXEC");
+	lz_err_t err = LZ_ERR_INIT;
+	char exe[PATH_MAX], proc[64];
+	struct stat st;
+	int64_t pid;
+	size_t len;
+	ssize_t n;
+	int dfd = -1;
+
+	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0) {
+		*how = xstrdup("with runsc exec: LAZARET_RUNSC_EXEC is set");
+		return;
+	}
+	if ((dfd = open(d->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		lz_err_sys(&err, errno, "%s", d->root);
+		goto out;
+	}
+	if (rexec_read_at(dfd, state, RUNSC_CTL_STATE_MAX, &buf, &len, &err) < 0 ||
+	    runsc_ctl_state((const uint8_t *)buf, len, &sid, &pid, &err) < 0) {
+		lz_err_wrap(&err, "runsc state %s/%s", d->root, state);
+		goto out;
+	}
+	snprintf(proc, sizeof proc, "/proc/%lld", (long long)pid);
+	if (stat(proc, &st) < 0 || st.st_uid != getuid()) {
+		lz_err_set(&err, ESRCH, "the sandbox process %lld is not one of ours", (long long)pid);
+		goto out;
+	}
+	if (runsc_call_version(pid, &version, &err) < 0)
+		goto out;
+	if (!runsc_ctl_known(version)) {
+		lz_err_set(&err, ENOTSUP, "'%.100s' is not a runsc whose control calls lazaret knows",
+		    version);
+		goto out;
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0) {
+		lz_err_sys(&err, errno, "/proc/self/exe");
+		goto out;
+	}
+	exe[n] = '\0';
+	d->self = xstrdup(exe);
+	d->sandbox = sid;
+	sid = NULL;
+	*how = xasprintf("with lazaret sandbox-exec through runsc's control socket (%s; "
+	    "no runsc exec)", version);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (err.msg != NULL)
+		*how = xasprintf("with runsc exec (no podman exec): %s", err.msg);
+	lz_err_clear(&err);
 }
 
 struct drv_direct *
@@ -250,6 +321,7 @@ rexec_open(const char *name, char **why)
 		*why = xstrdup(err.msg != NULL ? err.msg : "unknown error");
 		goto fail;
 	}
+	rexec_ctl_open(d, why);
 	lz_strv_free(probe);
 	lz_err_clear(&err);
 	return d;
@@ -281,6 +353,20 @@ rexec_exec(const struct drv_direct *d, const struct drv_exec *ex, const char *se
 	p.terminal = ex->tty;
 	if (rexec_spec_process(&d->spec, &p, spec, err) < 0)
 		goto out;
+	if (d->sandbox != NULL) {
+		lz_strv_push(&v, d->self);
+		lz_strv_push(&v, "sandbox-exec");
+		if (ex->tty)
+			lz_strv_push(&v, "--ctty");
+		lz_strv_push(&v, "--sandbox");
+		lz_strv_push(&v, d->sandbox);
+		lz_strv_push(&v, "--container");
+		lz_strv_push(&v, d->id);
+		*argv = v;
+		v = NULL;
+		ret = 0;
+		goto out;
+	}
 	if (pause_exec_prefix(&v) < 0) {
 		lz_err_set(err, ENOENT, "rootless podman's pause process is gone: "
 		    "run `podman system migrate`");
@@ -317,6 +403,9 @@ rexec_free(struct drv_direct *d)
 	if (d == NULL)
 		return;
 	free(d->id);
+	free(d->root);
+	free(d->sandbox);
+	free(d->self);
 	free(d->runtime);
 	lz_strv_free(d->runtime_args);
 	rexec_spec_clear(&d->spec);
@@ -327,4 +416,10 @@ const char *
 rexec_id(const struct drv_direct *d)
 {
 	return d->id;
+}
+
+const char *
+rexec_label(const struct drv_direct *d)
+{
+	return d->sandbox != NULL ? "sandbox-exec" : "runsc exec";
 }

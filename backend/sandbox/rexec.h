@@ -37,6 +37,8 @@ int rexec_conmon_parse(const char *cmdline, size_t cmdline_len, const char *name
     struct rexec_conmon *out, lz_err_t *err);
 void rexec_conmon_clear(struct rexec_conmon *);
 
+/* NULL with *why when runsc exec cannot be the way in; else *why says how
+ * sessions start (sandbox-exec, or runsc exec and why). */
 struct drv_direct *rexec_open(const char *name, char **why);
 int rexec_exec(const struct drv_direct *, const struct drv_exec *, const char *secret_env,
     char ***argv, char **spec, lz_err_t *err);
@@ -44,5 +46,7 @@ void rexec_free(struct drv_direct *);
 
 /* The container id rexec found (for the log). */
 const char *rexec_id(const struct drv_direct *);
+/* What a session runs: "sandbox-exec" or "runsc exec". */
+const char *rexec_label(const struct drv_direct *);
 
 #endif

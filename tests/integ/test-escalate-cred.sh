@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-escalate-cred.sh - issue 9 on the real stack, as attacks: the session
 # credential is on no host command line (`ps` and /proc/*/cmdline as another
-# host user; it reaches runsc exec inside its process description on fd 3), in no sandbox process's environment, and one session cannot
+# host user; it reaches sandbox-exec inside its process description on fd 3), in no sandbox process's environment, and one session cannot
 # sign as another from inside the sandbox (no credential in reach, another
 # session's holder unreachable through /proc, its id with our credential
 # refused); an approved command that cannot start (a missing interpreter) 50
@@ -32,10 +32,10 @@ sidA=$(cat "$wt/.sidA")
 # --- the host: another user's ps and /proc/*/cmdline
 look() { timeout 10 runuser -u nobody -- sh -c 'ps -eo args; for f in /proc/[0-9]*/cmdline; do tr "\0" " " <"$f" 2>/dev/null; echo; done'; }
 # Only this test's processes (the machine may run other Lazarets): those
-# naming this domain's container, by id as runsc exec does (by name: podman exec).
+# naming this domain's container, by id as sandbox-exec does (by name: podman exec).
 id=$(as_user podman container inspect --format '{{.Id}}' "$ctr")
 out=$(look | grep -F -e "$id" -e "$ctr" || true)
-assert_contains "$out" "exec --process /dev/fd/3 $id" "session A's runsc exec is in view"
+assert_contains "$out" "sandbox-exec --sandbox $id --container $id" "session A's sandbox-exec is in view"
 assert_not_contains "$out" "lzc1." "no credential on any command line, seen as user nobody"
 assert_not_contains "$out" "LAZARET_CRED" "not even the variable's name"
 assert_not_contains "$(look)" "lzc1." "nor on any other"

@@ -8,12 +8,20 @@
 # credential included, under the container's userdata); a terminal session
 # gets its size, SIGWINCH, Ctrl-C, Ctrl-Z and exit status; `lazaret stop`
 # ends it with 143; LAZARET_PODMAN_EXEC=1 keeps podman exec, same probe.
+# By default a session is `lazaret sandbox-exec`, runsc exec's three control
+# calls without runsc (runsc-ctl.h); REXEC_RUNSC=1 (test-rexec-runsc.sh)
+# runs the same checks with LAZARET_RUNSC_EXEC=1, through runsc exec itself.
 source "$(dirname "$0")/lib.sh"
 lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command"
 need_stack
 need_default_image
 
 lz_domain ws
+MODE_ENV=()
+if [ "${REXEC_RUNSC:-0}" = 1 ]; then
+	MODE_ENV=(LAZARET_RUNSC_EXEC=1)
+	LZ_ENV=("${MODE_ENV[@]}")
+fi
 log=$T/home/data/lazaret/domains/$hash/coordinator.log
 wt=$T/home/data/lazaret/domains/$hash/lazaret-$hash
 
@@ -22,15 +30,27 @@ lz run -w "$repo" -- sh -c 'echo up >/workspace/.up; sleep 300' </dev/null >"$T/
 apid=$!
 lz_on_exit "kill $apid"
 wait_for 60 test -s "$wt/.up" || { cat "$T/a.out" "$log"; fail "the first session did not start"; }
-assert_contains "$(cat "$log")" "sessions start with runsc exec" "the coordinator found the direct way in"
 id=$(as_user podman container inspect --format '{{.Id}}' "$ctr")
 [ ${#id} = 64 ] || fail "no container id for $ctr: [$id]"
 
 # --- the host's view of the live session
 ps_all=$(timeout 10 ps -eo pid=,args=)
-mine=$(echo "$ps_all" | grep -F -- "exec --process /dev/fd/3 $id" | grep -v grep || true)
-[ -n "$mine" ] || fail "no runsc exec of container $id among the processes"
-assert_contains "$mine" "runsc --ignore-cgroups" "the session is runsc's own exec (through podman's runtime wrapper)"
+if [ "${REXEC_RUNSC:-0}" = 1 ]; then
+	assert_contains "$(cat "$log")" "sessions start with runsc exec: LAZARET_RUNSC_EXEC is set" \
+		"the coordinator found the direct way in, runsc exec as asked"
+	mine=$(echo "$ps_all" | grep -F -- "exec --process /dev/fd/3 $id" | grep -v grep || true)
+	[ -n "$mine" ] || fail "no runsc exec of container $id among the processes"
+	assert_contains "$mine" "runsc --ignore-cgroups" "the session is runsc's own exec (through podman's runtime wrapper)"
+else
+	assert_contains "$(cat "$log")" "sessions start with lazaret sandbox-exec through runsc's control socket (runsc version " \
+		"the coordinator knows this runsc's control calls"
+	mine=$(echo "$ps_all" | grep -F -- "sandbox-exec --sandbox $id --container $id" | grep -v grep || true)
+	[ -n "$mine" ] || fail "no lazaret sandbox-exec of container $id among the processes"
+	assert_eq "$(echo "$ps_all" | grep -F -- "exec --process /dev/fd/3 $id" | grep -cv grep || true)" 0 \
+		"no runsc exec for the session"
+	cache=$(cat "$LZ_RUNDIR/lazaret/runsc-version")
+	assert_contains "$cache" " $(runsc --version | head -1)" "runsc's version is asked once and kept, with the binary's identity"
+fi
 assert_eq "$(echo "$ps_all" | grep -F -- "podman exec" | grep -cF -- "$ctr" || true)" 0 \
 	"no podman exec for this container"
 assert_not_contains "$ps_all" "lzc1." "no credential on any host command line"
@@ -123,8 +143,25 @@ wait_for 30 sh -c "[ -z \"\$($(as_user_line podman ps -aq --filter "name=^$ctr\$
 tm_kill
 
 # --- LAZARET_PODMAN_EXEC=1: podman exec, the same probe
-LZ_ENV=(LAZARET_PODMAN_EXEC=1)
+LZ_ENV=("${MODE_ENV[@]}" LAZARET_PODMAN_EXEC=1)
 ours2=$(lz run -w "$repo" -- sh -c "$PROBE" </dev/null)
 assert_contains "$(cat "$log")" "sessions start with podman exec: LAZARET_PODMAN_EXEC is set" \
 	"the fallback is logged with its reason"
 assert_eq "$ours2" "$ours" "podman exec gives the session the same credentials and environment"
+
+# --- a runsc whose control calls lazaret does not know: runsc exec, told why
+# (the version cache says another version for this very binary: what a newer
+# runsc, installed over this one, would answer)
+if [ "${REXEC_RUNSC:-0}" != 1 ]; then
+	wait_for 30 sh -c "! $(as_user_line test -S "$LZ_RUNDIR/lazaret/$hash.ctl")" ||
+		fail "the domain did not go down"
+	cache=$LZ_RUNDIR/lazaret/runsc-version
+	real=$(cat "$cache")
+	as_user sh -c "printf '%s\n' \"\$1\" >\"\$2\"" sh "$(echo "$real" | sed 's/ runsc version .*/ runsc version 9.9.9/')" "$cache"
+	LZ_ENV=()
+	ours3=$(lz run -w "$repo" -- sh -c "$PROBE" </dev/null)
+	assert_contains "$(cat "$log")" "sessions start with runsc exec (no podman exec): 'runsc version 9.9.9' is not a runsc whose control calls lazaret knows" \
+		"another runsc version keeps runsc exec, and the log says why"
+	assert_eq "$ours3" "$ours" "runsc exec gives the session the same credentials and environment"
+	as_user sh -c "printf '%s\n' \"\$1\" >\"\$2\"" sh "$real" "$cache"
+fi

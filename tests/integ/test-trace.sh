@@ -25,7 +25,7 @@ wait_for 30 sh -c "! $(as_user_line test -S "$LZ_RUNDIR/lazaret/$hash.ctl")" || 
 clog=$(as_user cat "$log")
 for phase in "log, locks, state store" "git sentry" "overlays: image id, " "overlays: fuse-overlayfs" \
 	"resource limits" "container (podman run -d)" "exec path (conmon, config.json)" "listening" \
-	"session 1 spawned (runsc exec)" "session 1 ran (runsc exec)"; do
+	"session 1 spawned (sandbox-exec)" "session 1 ran (sandbox-exec)"; do
 	assert_contains "$clog" "lazaret: trace: coordinator: $phase" "coordinator logs '$phase'"
 done
 
