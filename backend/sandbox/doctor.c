@@ -17,6 +17,7 @@
 
 #include "net/net-image.h"
 #include "sandbox/doctor.h"
+#include "sandbox/runsc-ctl.h"
 #include "sandbox/limits.h"
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
@@ -206,6 +207,22 @@ doctor_runsc_registered(struct doctor_ctx *c)
 		return;
 	}
 	doctor_ok(c, "runtime runsc", "registered with podman as %s", path);
+}
+
+/* Which way sessions go in: said, never a failure (runsc exec works, slower). */
+static void
+doctor_sessions(struct doctor_ctx *c)
+{
+	char *argv[] = { (char *)"runsc", (char *)"--version", NULL };
+	_cleanup_free_ char *line = NULL, *msg = NULL;
+
+	line = doctor_cmd(argv, &msg);
+	if (line != NULL && runsc_ctl_known(line))
+		doctor_ok(c, "sessions", "lazaret sandbox-exec (the control calls of %s are "
+		    "known)", line);
+	else
+		doctor_ok(c, "sessions", "runsc exec, ~30 ms slower a session (the control calls "
+		    "of '%s' are not known to this lazaret)", line != NULL ? line : "runsc");
 }
 
 static void
@@ -698,6 +715,7 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	doctor_program(&c, "runsc", "runsc");
 	if (have_podman)
 		doctor_runsc_registered(&c);
+	doctor_sessions(&c);
 	doctor_program(&c, "crun", "crun");
 	doctor_program(&c, "fuse-overlayfs", "fuse-overlayfs");
 	doctor_program(&c, "slirp4netns", "slirp4netns");

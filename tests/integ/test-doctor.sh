@@ -12,6 +12,8 @@ out=$(lz doctor 2>&1) || fail "doctor failed on the prepared host: $out"
 echo "$out"
 assert_not_contains "$out" "FAIL" "no check fails on the prepared host"
 assert_contains "$out" "ok   runtime runsc: registered with podman as " "runsc registered"
+assert_contains "$out" "ok   sessions: lazaret sandbox-exec (the control calls of $(runsc --version | head -1) are known)" \
+	"doctor says which way sessions go in (this runsc's control calls are known)"
 assert_contains "$out" "ok   XDG_RUNTIME_DIR: $LZ_RUNDIR (yours, 0700)" "runtime dir checked"
 assert_contains "$out" "ok   image $IMG: present" "default image checked"
 assert_contains "$out" "checks passed" "summary line"
