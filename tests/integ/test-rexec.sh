@@ -93,6 +93,23 @@ note "ok: a missing program exits $rc3 ($(head -c 200 "$T/nsp"))"
 out=$(printf 'one\ntwo\n' | lz run -w "$repo" -- wc -l)
 assert_eq "$(echo $out)" 2 "stdin and its EOF reach the command"
 
+# --- a `lazaret run` that goes away ends its command inside, which hears it
+# (SIGTERM passed on: sandbox-exec forwards it; runsc exec did not without a
+# terminal, and the command lived on in the sandbox)
+if [ "${REXEC_RUNSC:-0}" != 1 ]; then
+	rm -f "$wt/.term" "$wt/.up2"
+	lz run -w "$repo" -- sh -c 'trap "echo term >/workspace/.term; exit 7" TERM
+		echo up >/workspace/.up2; while :; do sleep 0.2; done' </dev/null >/dev/null 2>&1 &
+	bpid=$!
+	wait_for 30 test -s "$wt/.up2" || fail "the long command did not start"
+	pkill -TERM -P "$bpid" -f "lazaret run" 2>/dev/null || kill -TERM "$bpid"
+	wait_for 20 test -s "$wt/.term" || fail "the command never got SIGTERM when its lazaret run went away"
+	wait "$bpid" 2>/dev/null || true
+	left=$(lz run -w "$repo" -- sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <$f; echo; done' </dev/null)
+	assert_not_contains "$left" "while :" "nothing of it is left in the sandbox"
+	note "ok: a lazaret run that goes away ends its command, which gets SIGTERM first"
+fi
+
 # --- a terminal: size, SIGWINCH, TERM once, Ctrl-C, Ctrl-Z, exit status
 TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
 lz_on_exit "${TM[*]} kill-server"
