@@ -35,7 +35,7 @@ COMMON_SRC  := $(wildcard backend/common/*.c)
 BACKEND_SRC := $(wildcard backend/coord/*.c backend/sandbox/*.c backend/escalation/*.c backend/store/*.c backend/net/*.c backend/review/*.c)
 TERM_SRC    := $(filter-out vterm/term-draw.c,$(wildcard vterm/*.c))
 DRAW_SRC    := $(wildcard vterm/term-draw.c) $(wildcard widgets/*.c)
-APP_MAINS   := app/lazaret.c app/workbench.c
+APP_MAINS   := app/lazaret.c app/workbench.c app/lazaret-exec.c
 APP_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test-*.c)
 UNIT_HELP   := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -49,7 +49,7 @@ LIBDRAW    := $(BUILD)/libdraw.a
 LIBAPP     := $(BUILD)/libapp.a
 LIBS_ORDER := $(LIBAPP) $(LIBDRAW) $(LIBBACKEND) $(LIBTERM) $(LIBCOMMON)
 
-PROGS := $(BUILD)/lazaret
+PROGS := $(BUILD)/lazaret $(BUILD)/lazaret-exec
 ifneq ($(wildcard app/workbench.c),)
 PROGS += $(BUILD)/lazaret-workbench
 endif
@@ -115,6 +115,17 @@ $(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h back
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(STATIC_CFLAGS) -Isidecar -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(SIDE_SRC) \
 	    $(SIDE_COMMON) $(SIDE_LIBS)
+# The coordinator's exec steps (ns-exec, cgroup-exec, sandbox-exec), static:
+# three of them run one after another on a cold start, each without
+# lazaret's libraries to load (app/lazaret-exec.c).
+EXEC_SRC    := app/lazaret-exec.c app/cmd-step.c app/cmd-ns-exec.c app/cmd-cgroup-exec.c app/cmd-sandbox-exec.c \
+               app/cli-usage.c backend/sandbox/pause.c backend/sandbox/runsc-call.c \
+               backend/sandbox/runsc-ctl.c backend/review/surface-json.c
+EXEC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c jsonw.c shellwords.c prefix.c)
+$(BUILD)/lazaret-exec: $(EXEC_SRC) $(EXEC_COMMON) $(wildcard app/*.h backend/sandbox/*.h backend/common/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  STATIC  $@")
+	$(Q)$(CC) $(STATIC_CFLAGS) -Ibackend -Iapp -static -o $@ $(EXEC_SRC) $(EXEC_COMMON)
 PROBE_SRC := $(wildcard tests/probe/*.c)
 PROBE_COMMON := $(addprefix backend/common/,err.c xmalloc.c dns.c)
 $(BUILD)/lazaret-probe: $(PROBE_SRC) $(PROBE_COMMON) $(wildcard tests/probe/*.h)
@@ -187,7 +198,7 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 INSTALL     ?= install
 INST_BIN    := $(filter $(BUILD)/lazaret $(BUILD)/lazaret-workbench,$(PROGS))
 # helpers: the sandbox's escalation client, the egress sidecar (when built)
-INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar,$(PROGS))
+INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar $(BUILD)/lazaret-exec,$(PROGS))
 MAN1        := $(wildcard docs/man/*.1)
 MAN5        := $(wildcard docs/man/*.5)
 THEMES      := $(wildcard themes/*.yaml)
@@ -214,7 +225,7 @@ install: all
 # directory then).
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,lazaret lazaret-workbench) \
-	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar setup-host) \
+	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar lazaret-exec setup-host) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/presets/,$(notdir $(PRESETS))) \
 	    $(DESTDIR)$(DATADIR)/lazaret/packages $(DESTDIR)$(DATADIR)/lazaret/surface.tsv \

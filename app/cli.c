@@ -156,19 +156,6 @@ cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 int
-cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "lazaret %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nusage: %s\nSee 'lazaret %s --help'.\n", usage, cmd);
-	return 129;
-}
-
-int
 cli_refuse_root(lz_err_t *err)
 {
 	_cleanup_free_ char *sh = NULL;

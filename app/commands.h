@@ -3,10 +3,15 @@
 #ifndef LZ_COMMANDS_H
 #define LZ_COMMANDS_H
 
+#include <stdbool.h>
+
 int cmd_audit(int argc, char **argv);
 int cmd_cgroup_exec(int argc, char **argv);
 int cmd_ns_exec(int argc, char **argv);
 int cmd_sandbox_exec(int argc, char **argv);
+/* argv[1] is one of the coordinator's exec steps (ns-exec, cgroup-exec,
+ * sandbox-exec): run it, *rc its exit status (cmd-step.c). */
+bool cmd_step(int argc, char **argv, int *rc);
 int cmd_config(int argc, char **argv);
 int cmd_coordinator(int argc, char **argv);
 int cmd_guard(int argc, char **argv);

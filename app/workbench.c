@@ -262,12 +262,8 @@ main(int argc, char **argv)
 	/* ... and the coordinator's guard, cgroup, namespace and session steps are this program again. */
 	if (argc > 1 && strcmp(argv[1], "guard") == 0)
 		return cmd_guard(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "cgroup-exec") == 0)
-		return cmd_cgroup_exec(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "ns-exec") == 0)
-		return cmd_ns_exec(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "sandbox-exec") == 0)
-		return cmd_sandbox_exec(argc - 1, argv + 1);
+	if (cmd_step(argc, argv, &rc))
+		return rc;
 	setlocale(LC_ALL, "");
 	memset(&wb, 0, sizeof wb);
 	wb.mode = "isolated";

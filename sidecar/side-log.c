@@ -48,6 +48,10 @@ side_log_open(struct side *s, lz_err_t *err)
 	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
 	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(80),
 		.copy_mode = NFULNL_COPY_PACKET };
+	/* each flow's first packet at once: the kernel otherwise holds up to 100
+	 * of them for up to a second (its default flush timeout), late in the
+	 * panel and lost if the router dies meanwhile */
+	uint32_t qthresh = htonl(1);
 	int fd;
 
 	s->log = mnl_socket_open(NETLINK_NETFILTER);
@@ -56,7 +60,8 @@ side_log_open(struct side *s, lz_err_t *err)
 	if (mnl_socket_bind(s->log, 0, MNL_SOCKET_AUTOPID) < 0)
 		return lz_err_sys(err, errno, "nflog: netlink bind");
 	if (log_config(s, NFULA_CFG_CMD, &cmd, sizeof cmd, err) < 0 ||
-	    log_config(s, NFULA_CFG_MODE, &mode, sizeof mode, err) < 0)
+	    log_config(s, NFULA_CFG_MODE, &mode, sizeof mode, err) < 0 ||
+	    log_config(s, NFULA_CFG_QTHRESH, &qthresh, sizeof qthresh, err) < 0)
 		return -1;
 	fd = mnl_socket_get_fd(s->log);
 	/* Never block the loop; an overflowing buffer reports ENOBUFS (counted). */

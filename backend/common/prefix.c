@@ -76,6 +76,22 @@ lz_prefix_helper(const char *name, char **out, lz_err_t *err)
 }
 
 char *
+lz_prefix_exec_helper(void)
+{
+	char exe[PATH_MAX], *out = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	ssize_t n;
+
+	if (lz_prefix_helper("lazaret-exec", &out, &err) == 0)
+		return out;
+	lz_err_clear(&err);
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+		return NULL;
+	exe[n] = '\0';
+	return xstrdup(exe);
+}
+
+char *
 lz_prefix_data(const char *rel)
 {
 	_cleanup_free_ char *dir = NULL, *prefix = NULL;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prefix.h"
 #include "sandbox/pause.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -111,13 +112,12 @@ pause_mountinfo(void)
 int
 pause_exec_prefix(char ***argv)
 {
-	char exe[PATH_MAX], pid[PAUSE_PID_MAX];
-	ssize_t n;
+	char pid[PAUSE_PID_MAX], *exe;
 
-	if (pause_pid(pid) < 0 || (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+	if (pause_pid(pid) < 0 || (exe = lz_prefix_exec_helper()) == NULL)
 		return -1;
-	exe[n] = '\0';
 	lz_strv_push(argv, exe);
+	free(exe);
 	lz_strv_push(argv, "ns-exec");
 	lz_strv_push(argv, "--pid");
 	lz_strv_push(argv, pid);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prefix.h"
 #include "sandbox/podman.h"
 #include "sandbox/rexec.h"
 #include "sandbox/storage.h"
@@ -409,19 +410,18 @@ podman_image_exists(const char *image, bool *exists, lz_err_t *err)
 
 static int podman_remove(const char *name, lz_err_t *err);
 
-/* Prefix argv with `lazaret cgroup-exec --cgroup DIR... --`: podman, conmon
+/* Prefix argv with `lazaret-exec cgroup-exec --cgroup DIR... --`: podman, conmon
  * and the runtime start in the domain's cgroups (sandbox/limits.h). */
 static int
 podman_in_cgroups(char *const *cgroups, char ***argv, lz_err_t *err)
 {
-	char exe[PATH_MAX], **v = NULL;
-	ssize_t n;
+	char **v = NULL, *exe = lz_prefix_exec_helper();
 	size_t i;
 
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+	if (exe == NULL)
 		return lz_err_sys(err, errno, "cannot find my own executable");
-	exe[n] = '\0';
 	lz_strv_push(&v, exe);
+	free(exe);
 	lz_strv_push(&v, "cgroup-exec");
 	for (i = 0; cgroups[i] != NULL; i++) {
 		lz_strv_push(&v, "--cgroup");

@@ -29,10 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prefix.h"
 #include "sandbox/pause.h"
 #include "sandbox/rexec-spec.h"
 #include "sandbox/rexec.h"
-#include "sandbox/runsc-call.h"
+#include "sandbox/runsc-version.h"
 #include "sandbox/runsc-ctl.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -46,7 +47,7 @@ struct drv_direct {
 	struct rexec_spec spec;
 	char *root;		/* runsc's state directory */
 	char *sandbox;		/* the control socket's id: sessions through sandbox-exec */
-	char *self;		/* our own binary, for sandbox-exec */
+	char *self;		/* lazaret-exec (or our own binary), for sandbox-exec */
 };
 
 /* Read a whole file below dfd: regular, ours, not a symlink, at most max bytes. */
@@ -254,11 +255,10 @@ rexec_ctl_open(struct drv_direct *d, char **how)
 	_cleanup_free_ char *buf = NULL, *version = NULL, *sid = NULL;
 	const char *force = getenv("LAZARET_RUNSC_EXEC");
 	lz_err_t err = LZ_ERR_INIT;
-	char exe[PATH_MAX], proc[64];
+	char proc[64];
 	struct stat st;
 	int64_t pid;
 	size_t len;
-	ssize_t n;
 	int dfd = -1;
 
 	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0) {
@@ -286,12 +286,10 @@ rexec_ctl_open(struct drv_direct *d, char **how)
 		    version);
 		goto out;
 	}
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0) {
+	if ((d->self = lz_prefix_exec_helper()) == NULL) {
 		lz_err_sys(&err, errno, "/proc/self/exe");
 		goto out;
 	}
-	exe[n] = '\0';
-	d->self = xstrdup(exe);
 	d->sandbox = sid;
 	sid = NULL;
 	*how = xasprintf("with lazaret sandbox-exec through runsc's control socket (%s; "

@@ -1,5 +1,6 @@
 /* runsc-call.h - calls on runsc's sandbox control socket (runsc-ctl.h builds
- * and reads the messages), and which runsc a sandbox runs.
+ * and reads the messages). System calls and libc only: linked into the
+ * static lazaret-exec too.
  */
 #ifndef LZ_RUNSC_CALL_H
 #define LZ_RUNSC_CALL_H
@@ -30,10 +31,5 @@ void runsc_reply_clear(struct runsc_reply *);
  * (-1: none), close. 0 with *result (runsc_ctl_reply's), -1 with err. */
 int runsc_call(const char *sandbox_id, const char *msg, const int *fds, size_t nfds,
     int timeout_ms, char **result, lz_err_t *err);
-
-/* The first line of `runsc --version` of the runsc that sandbox process pid
- * runs (/proc/PID/exe), cached per binary (device, inode, size, mtime) in
- * $XDG_RUNTIME_DIR/lazaret/runsc-version, so it is asked once. */
-int runsc_call_version(int64_t pid, char **line, lz_err_t *err);
 
 #endif

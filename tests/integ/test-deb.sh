@@ -24,6 +24,7 @@ deb=$T/lazaret_${version}_$(dpkg --print-architecture).deb
 timeout 600 "$LZ_SRC/scripts/make-deb" "$LZ_BUILD" "$version" "$deb" >"$T/deb.log" 2>&1 ||
 	{ cat "$T/deb.log"; fail "make-deb failed"; }
 info=$(dpkg-deb -f "$deb" Package Version Depends Recommends)
+assert_contains "$(dpkg-deb -c "$deb")" "./usr/libexec/lazaret/lazaret-exec" "the package has the coordinator's lazaret-exec"
 assert_contains "$info" "Version: $version" "the package has this build's version"
 # Depends: the libraries linked, and scripts/packages' run and image roles
 deps=", $(dpkg-deb -f "$deb" Depends),"

@@ -16,6 +16,7 @@ timeout 300 make -C "$LZ_SRC" -s --no-print-directory install BUILD="$LZ_BUILD" 
 want="bin/lazaret
 bin/lazaret-workbench
 libexec/lazaret/lazaret-escalate
+libexec/lazaret/lazaret-exec
 libexec/lazaret/setup-host
 share/bash-completion/completions/lazaret
 share/bash-completion/completions/lazaret-workbench

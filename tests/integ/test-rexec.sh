@@ -46,6 +46,7 @@ else
 		"the coordinator knows this runsc's control calls"
 	mine=$(echo "$ps_all" | grep -F -- "sandbox-exec --sandbox $id --container $id" | grep -v grep || true)
 	[ -n "$mine" ] || fail "no lazaret sandbox-exec of container $id among the processes"
+	assert_contains "$mine" "$T/bin/lazaret-exec sandbox-exec" "the session runs the small static lazaret-exec"
 	assert_eq "$(echo "$ps_all" | grep -F -- "exec --process /dev/fd/3 $id" | grep -cv grep || true)" 0 \
 		"no runsc exec for the session"
 	cache=$(cat "$LZ_RUNDIR/lazaret/runsc-version")
