@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "sandbox/runsc-call.h"
+#include "review/surface-json.h"
 #include "sandbox/runsc-ctl.h"
 #include "xmalloc.h"
 
@@ -68,13 +69,8 @@ sbx_forwarded(sigset_t *set)
 	static const int keep[] = { SIGKILL, SIGSTOP, SIGCHLD, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 		SIGTRAP, SIGSYS, SIGABRT };
 	size_t i;
-	int s;
 
-	sigemptyset(set);
-	for (s = 1; s < SIGRTMIN; s++)
-		sigaddset(set, s);
-	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
-		sigaddset(set, s);
+	sigfillset(set);
 	for (i = 0; i < sizeof keep / sizeof keep[0]; i++)
 		sigdelset(set, keep[i]);
 }
@@ -125,7 +121,7 @@ sbx_wait(int wfd, int sfd, const char *sid, const char *cid, int32_t pid, bool t
 			rc = runsc_call_read(wfd, &r, &err);
 	}
 	if (rc == 1 && runsc_ctl_reply(r.buf, r.len, &res, &err) == 0 &&
-	    runsc_ctl_number(res, 0, UINT32_MAX, &st, &err) == 0)
+	    surface_json_int(res, 0, UINT32_MAX, &st, &err) == 0)
 		code = runsc_ctl_exit_code((uint32_t)st);
 	else
 		fprintf(stderr, "lazaret: sandbox-exec: waiting for pid %ld in the sandbox: %s\n",
@@ -189,7 +185,7 @@ cmd_sandbox_exec(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (runsc_ctl_number(res, 1, INT32_MAX, &pid, &err) < 0) {
+	if (surface_json_int(res, 1, INT32_MAX, &pid, &err) < 0) {
 		fprintf(stderr, "lazaret: sandbox-exec: the sandbox's pid: %s\n", err.msg);
 		goto out;
 	}

@@ -535,6 +535,56 @@ fail:
 	return -1;
 }
 
+int
+surface_json_string(const char *val, const char *what, char **out, lz_err_t *err)
+{
+	_cleanup_free_ char *arr = NULL;
+	char **v = NULL;
+
+	*out = NULL;
+	if (val == NULL || val[0] != '"')
+		return lz_err_set(err, LZ_EINVAL, "%s is not a string", what);
+	arr = xasprintf("[%s]", val);
+	if (surface_json_strings(arr, &v, err) < 0)
+		return lz_err_wrap(err, "%s", what);
+	if (lz_strv_len(v) != 1) {
+		lz_strv_free(v);
+		return lz_err_set(err, LZ_EINVAL, "%s is not a string", what);
+	}
+	*out = v[0];
+	free(v);
+	return 0;
+}
+
+int
+surface_json_int(const char *val, int64_t min, int64_t max, int64_t *out, lz_err_t *err)
+{
+	const char *p = val;
+	bool neg = false;
+	int64_t n = 0;
+
+	if (p != NULL && *p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p == NULL || *p < '0' || *p > '9' || (p[0] == '0' && p[1] != '\0'))
+		return lz_err_set(err, LZ_EINVAL, "'%.40s' is not a whole number", val != NULL ? val : "");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (INT64_MAX - (*p - '0')) / 10)
+			return lz_err_set(err, LZ_EINVAL, "'%.40s' is out of range", val);
+		n = n * 10 + (*p - '0');
+	}
+	if (*p != '\0')
+		return lz_err_set(err, LZ_EINVAL, "'%.40s' is not a whole number", val);
+	if (neg)
+		n = -n;
+	if (n < min || n > max)
+		return lz_err_set(err, LZ_EINVAL, "%lld is out of range [%lld, %lld]", (long long)n,
+		    (long long)min, (long long)max);
+	*out = n;
+	return 0;
+}
+
 static const struct surface_jkv *
 sj_find(const struct surface_json *o, const char *top, const char *sub)
 {

@@ -58,6 +58,13 @@ int surface_json_each(const uint8_t *buf, size_t len, surface_json_each_cb cb, v
  * else or a string holds a NUL. */
 int surface_json_strings(const char *val, char ***out, lz_err_t *err);
 
+/* Decode val, a JSON string (canonical or not), into *out (no NUL inside;
+ * caller frees). -1 with err naming `what` otherwise. */
+int surface_json_string(const char *val, const char *what, char **out, lz_err_t *err);
+/* val as a whole number in [min, max] (JSON's: no leading zero, no
+ * fraction or exponent). -1 with err saying what is wrong with it. */
+int surface_json_int(const char *val, int64_t min, int64_t max, int64_t *out, lz_err_t *err);
+
 typedef void (*surface_json_diff_cb)(const char *name, void *arg);
 size_t surface_json_diff(const struct surface_json *a, const struct surface_json *b,
     const char *top, surface_json_diff_cb cb, void *arg);

@@ -38,29 +38,20 @@ rexec_env_ok(const char *e)
 	return eq != NULL && eq != e;
 }
 
-/* process.user.uid: digits, at most 2^32-1. */
+/* process.user.uid: a whole number, at most 2^32-1. */
 static int
 rexec_uid(const char *user, uint32_t *uid, lz_err_t *err)
 {
 	struct surface_json js = { 0 };
-	const char *v;
-	unsigned long long n;
-	char *end;
+	int64_t n;
 	int ret = -1;
 
 	if (user == NULL || user[0] != '{')
 		return lz_err_set(err, LZ_EINVAL, "process.user is missing");
 	if (surface_json_parse((const uint8_t *)user, strlen(user), &js, err) < 0)
 		return lz_err_wrap(err, "process.user");
-	v = surface_json_get(&js, "uid", NULL);
-	if (v == NULL || v[0] < '0' || v[0] > '9') {
-		lz_err_set(err, LZ_EINVAL, "process.user.uid is not a number");
-		goto out;
-	}
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (*end != '\0' || errno != 0 || n > UINT32_MAX) {
-		lz_err_set(err, LZ_EINVAL, "process.user.uid '%s' is out of range", v);
+	if (surface_json_int(surface_json_get(&js, "uid", NULL), 0, UINT32_MAX, &n, err) < 0) {
+		lz_err_wrap(err, "process.user.uid");
 		goto out;
 	}
 	*uid = (uint32_t)n;

@@ -279,7 +279,7 @@ rexec_ctl_open(struct drv_direct *d, char **how)
 		lz_err_set(&err, ESRCH, "the sandbox process %lld is not one of ours", (long long)pid);
 		goto out;
 	}
-	if (runsc_call_version(pid, &version, &err) < 0)
+	if (runsc_version_of(pid, &version, &err) < 0)
 		goto out;
 	if (!runsc_ctl_known(version)) {
 		lz_err_set(&err, ENOTSUP, "'%.100s' is not a runsc whose control calls lazaret knows",

@@ -146,7 +146,11 @@ runsc_call(const char *id, const char *msg, const int *fds, size_t nfds, int tim
 			rc = 0;
 			continue;
 		}
-		if (rc <= 0) {
+		if (rc < 0) {
+			lz_err_sys(err, errno, "waiting for the sandbox's reply");
+			goto out;
+		}
+		if (rc == 0) {
 			lz_err_set(err, ETIMEDOUT, "the sandbox did not answer within %d ms", timeout_ms);
 			goto out;
 		}

@@ -54,57 +54,6 @@ runsc_ctl_known(const char *line)
 	return false;
 }
 
-/* A canonical JSON string value, decoded (no NUL inside). */
-static int
-runsc_ctl_string(const char *val, const char *what, char **out, lz_err_t *err)
-{
-	_cleanup_free_ char *arr = NULL;
-	char **v = NULL;
-
-	*out = NULL;
-	if (val == NULL || val[0] != '"')
-		return lz_err_set(err, LZ_EINVAL, "%s is not a string", what);
-	arr = xasprintf("[%s]", val);
-	if (surface_json_strings(arr, &v, err) < 0)
-		return lz_err_wrap(err, "%s", what);
-	if (lz_strv_len(v) != 1) {
-		lz_strv_free(v);
-		return lz_err_set(err, LZ_EINVAL, "%s is not a string", what);
-	}
-	*out = v[0];
-	free(v);
-	return 0;
-}
-
-int
-runsc_ctl_number(const char *val, int64_t min, int64_t max, int64_t *out, lz_err_t *err)
-{
-	const char *p = val;
-	bool neg = false;
-	int64_t n = 0;
-
-	if (p != NULL && *p == '-') {
-		neg = true;
-		p++;
-	}
-	if (p == NULL || *p < '0' || *p > '9' || (p[0] == '0' && p[1] != '\0'))
-		return lz_err_set(err, LZ_EINVAL, "'%.40s' is not a whole number", val != NULL ? val : "");
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (n > (INT64_MAX - (*p - '0')) / 10)
-			return lz_err_set(err, LZ_EINVAL, "'%.40s' is out of range", val);
-		n = n * 10 + (*p - '0');
-	}
-	if (*p != '\0')
-		return lz_err_set(err, LZ_EINVAL, "'%.40s' is not a whole number", val);
-	if (neg)
-		n = -n;
-	if (n < min || n > max)
-		return lz_err_set(err, LZ_EINVAL, "%lld is out of range [%lld, %lld]", (long long)n,
-		    (long long)min, (long long)max);
-	*out = n;
-	return 0;
-}
-
 /* A capability set (array of names) as bits, CAP_NET_RAW left out as runsc
  * does without --net-raw; an absent set is empty. */
 static int
@@ -154,7 +103,7 @@ runsc_ctl_gids(const char *v, struct lz_jsonw *w, lz_err_t *err)
 			return lz_err_set(err, LZ_EINVAL, "user.additionalGids is not an array");
 		copy = xstrndup(v + 1, len - 2);
 		for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-			if (runsc_ctl_number(tok, 0, UINT32_MAX, &g, err) < 0)
+			if (surface_json_int(tok, 0, UINT32_MAX, &g, err) < 0)
 				return lz_err_wrap(err, "user.additionalGids");
 			if (++n > RUNSC_CTL_GIDS_MAX)
 				return lz_err_set(err, LZ_EINVAL, "user.additionalGids: over %u",
@@ -242,7 +191,7 @@ runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg,
 		goto out;
 	}
 	/* runsc exec's own checks (validateProcessSpec) */
-	if (runsc_ctl_string(surface_json_get(&js, "cwd", NULL), "process.cwd", &cwd, err) < 0)
+	if (surface_json_string(surface_json_get(&js, "cwd", NULL), "process.cwd", &cwd, err) < 0)
 		goto out;
 	if (cwd[0] != '/') {
 		lz_err_set(err, LZ_EINVAL, "process.cwd '%.200s' is not absolute", cwd);
@@ -254,8 +203,8 @@ runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg,
 		goto out;
 	}
 	*tty = v != NULL && strcmp(v, "true") == 0;
-	if (runsc_ctl_number(surface_json_get(&js, "user", "uid"), 0, UINT32_MAX, &uid, err) < 0 ||
-	    runsc_ctl_number(surface_json_get(&js, "user", "gid"), 0, UINT32_MAX, &gid, err) < 0) {
+	if (surface_json_int(surface_json_get(&js, "user", "uid"), 0, UINT32_MAX, &uid, err) < 0 ||
+	    surface_json_int(surface_json_get(&js, "user", "gid"), 0, UINT32_MAX, &gid, err) < 0) {
 		lz_err_wrap(err, "process.user");
 		goto out;
 	}
@@ -397,7 +346,7 @@ runsc_ctl_reply(const char *buf, size_t len, char **result, lz_err_t *err)
 		goto out;
 	}
 	if (strcmp(ok, "false") == 0) {
-		if (runsc_ctl_string(surface_json_get(&js, "err", NULL), "err", &why, NULL) < 0 ||
+		if (surface_json_string(surface_json_get(&js, "err", NULL), "err", &why, NULL) < 0 ||
 		    why[0] == '\0')
 			lz_err_set(err, LZ_EINVAL, "the sandbox refused without saying why");
 		else
@@ -427,9 +376,9 @@ runsc_ctl_state(const uint8_t *buf, size_t len, char **sandbox_id, int64_t *pid,
 		    RUNSC_CTL_STATE_MAX);
 	if (surface_json_parse(buf, len, &js, err) < 0)
 		return -1;
-	if (runsc_ctl_string(surface_json_get(&js, "sandbox", "id"), "sandbox.id", sandbox_id,
+	if (surface_json_string(surface_json_get(&js, "sandbox", "id"), "sandbox.id", sandbox_id,
 	    err) < 0 ||
-	    runsc_ctl_number(surface_json_get(&js, "sandbox", "pid"), 1, INT32_MAX, pid, err) < 0)
+	    surface_json_int(surface_json_get(&js, "sandbox", "pid"), 1, INT32_MAX, pid, err) < 0)
 		goto out;
 	/* it names an abstract socket: 1-64 of [0-9A-Za-z_.-] */
 	if ((*sandbox_id)[0] == '\0' || strlen(*sandbox_id) > 64 ||

@@ -46,8 +46,7 @@ size_t runsc_ctl_reply_end(const char *buf, size_t len);
  * text of V, caller frees) on success; -1 with err = the sandbox's error,
  * or what is malformed. */
 int runsc_ctl_reply(const char *buf, size_t len, char **result, lz_err_t *err);
-/* A result that is a whole number in [min, max]. */
-int runsc_ctl_number(const char *result, int64_t min, int64_t max, int64_t *out, lz_err_t *err);
+/* A result that is a whole number: surface_json_int (review/surface-json.h). */
 
 /* runsc's state file for a container: its sandbox's id (the socket's
  * name) and the sandbox process's pid. */

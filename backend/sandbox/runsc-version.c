@@ -15,12 +15,22 @@
 #include "xmalloc.h"
 
 #define RUNSC_VERSION_MAX	512	/* bytes of the cache file */
+#define RUNSC_VERSION_KEY	160	/* bytes of a binary's identity */
+
+/* A binary's identity in the cache: device, inode, size, mtime. */
+static void
+runsc_version_key(const struct stat *st, char *key, size_t size)
+{
+	snprintf(key, size, "%ju %ju %jd %jd.%09ld ", (uintmax_t)st->st_dev,
+	    (uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
+	    st->st_mtim.tv_nsec);
+}
 
 /* The cache's line for binary st, or NULL. */
 static char *
 runsc_version_cached(const char *path, const struct stat *st)
 {
-	char buf[RUNSC_VERSION_MAX + 1], want[160], *nl;
+	char buf[RUNSC_VERSION_MAX + 1], want[RUNSC_VERSION_KEY], *nl;
 	struct stat cs;
 	ssize_t n;
 	int fd;
@@ -33,9 +43,7 @@ runsc_version_cached(const char *path, const struct stat *st)
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
-	snprintf(want, sizeof want, "%ju %ju %jd %jd.%09ld ", (uintmax_t)st->st_dev,
-	    (uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
-	    st->st_mtim.tv_nsec);
+	runsc_version_key(st, want, sizeof want);
 	if (strncmp(buf, want, strlen(want)) != 0 || (nl = strchr(buf, '\n')) == NULL)
 		return NULL;
 	*nl = '\0';
@@ -45,13 +53,15 @@ runsc_version_cached(const char *path, const struct stat *st)
 static void
 runsc_version_save(const char *path, const struct stat *st, const char *line)
 {
-	_cleanup_free_ char *tmp = xasprintf("%s.%ld", path, (long)getpid());
-	_cleanup_free_ char *text = xasprintf("%ju %ju %jd %jd.%09ld %s\n", (uintmax_t)st->st_dev,
-	    (uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
-	    st->st_mtim.tv_nsec, line);
-	size_t len = strlen(text);
+	_cleanup_free_ char *tmp = xasprintf("%s.%ld", path, (long)getpid()), *text = NULL;
+	char key[RUNSC_VERSION_KEY];
+	size_t len;
 	bool ok;
 	int fd;
+
+	runsc_version_key(st, key, sizeof key);
+	text = xasprintf("%s%s\n", key, line);
+	len = strlen(text);
 
 	if (len > RUNSC_VERSION_MAX)
 		return;
@@ -64,7 +74,7 @@ runsc_version_save(const char *path, const struct stat *st, const char *line)
 }
 
 int
-runsc_call_version(int64_t pid, char **line, lz_err_t *err)
+runsc_version_of(int64_t pid, char **line, lz_err_t *err)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	_cleanup_free_ char *exe = xasprintf("/proc/%" PRId64 "/exe", pid);

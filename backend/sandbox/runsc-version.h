@@ -9,6 +9,6 @@
 /* The first line of `runsc --version` of the runsc that sandbox process pid
  * runs (/proc/PID/exe), cached per binary (device, inode, size, mtime) in
  * $XDG_RUNTIME_DIR/lazaret/runsc-version, so it is asked once. */
-int runsc_call_version(int64_t pid, char **line, lz_err_t *err);
+int runsc_version_of(int64_t pid, char **line, lz_err_t *err);
 
 #endif

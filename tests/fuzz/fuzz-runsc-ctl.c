@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	LZ_ASSERT(end <= size);
 	if (runsc_ctl_reply(text, end > 0 ? end : size, &res, &err) == 0) {
 		LZ_ASSERT(res != NULL);
-		(void)runsc_ctl_number(res, 0, UINT32_MAX, &pid, NULL);
+		(void)surface_json_int(res, 0, UINT32_MAX, &pid, NULL);
 		free(res);
 	}
 	lz_err_clear(&err);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "review/surface-json.h"
 #include "sandbox/runsc-ctl.h"
 
 #define CID "4d10ed1af32f1f5a3433dd34cda8148acb6d68028df760db9758350b65c4a633"
@@ -206,7 +207,7 @@ test_runsc_ctl_reply_reads_result_or_error(void **state)
 	assert_int_equal(runsc_ctl_reply("{\"success\":true,\"err\":\"\",\"result\":11}", 37, &res,
 	    NULL), 0);
 	assert_string_equal(res, "11");
-	assert_int_equal(runsc_ctl_number(res, 1, INT32_MAX, &n, NULL), 0);
+	assert_int_equal(surface_json_int(res, 1, INT32_MAX, &n, NULL), 0);
 	assert_int_equal(n, 11);
 	free(res);
 
@@ -235,15 +236,15 @@ test_runsc_ctl_reply_reads_result_or_error(void **state)
 	assert_non_null(strstr(err.msg, "malformed reply"));
 	lz_err_clear(&err);
 
-	assert_int_equal(runsc_ctl_number("01", 0, 9, &n, &err), -1);
+	assert_int_equal(surface_json_int("01", 0, 9, &n, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(runsc_ctl_number("1.5", 0, 9, &n, &err), -1);
+	assert_int_equal(surface_json_int("1.5", 0, 9, &n, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(runsc_ctl_number("99999999999999999999", 0, INT64_MAX, &n, &err), -1);
+	assert_int_equal(surface_json_int("99999999999999999999", 0, INT64_MAX, &n, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(runsc_ctl_number("0", 1, 9, &n, &err), -1);
+	assert_int_equal(surface_json_int("0", 1, 9, &n, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(runsc_ctl_number(NULL, 1, 9, &n, &err), -1);
+	assert_int_equal(surface_json_int(NULL, 1, 9, &n, &err), -1);
 	lz_err_clear(&err);
 }
 
