@@ -136,21 +136,24 @@ doctor_cmd(char *const argv[], char **msg)
 	return line;
 }
 
-/* A program that must be installed: report its --version line. */
-static void
+/* A program that must be installed: report its --version line, and return
+ * it (NULL when it does not run; caller frees). */
+static char *
 doctor_program(struct doctor_ctx *c, const char *prog, const char *pkg)
 {
 	char *argv[] = { (char *)prog, (char *)"--version", NULL };
-	_cleanup_free_ char *line = NULL, *msg = NULL, *problem = NULL, *fix = NULL;
+	_cleanup_free_ char *msg = NULL, *problem = NULL, *fix = NULL;
+	char *line;
 
 	line = doctor_cmd(argv, &msg);
 	if (line != NULL) {
 		doctor_ok(c, prog, "%s", line);
-		return;
+		return line;
 	}
 	problem = xasprintf("%s", msg);
 	fix = xasprintf("sudo apt-get install %s, or run: %s", pkg, c->setup);
 	doctor_fail(c, prog, problem, fix);
+	return NULL;
 }
 
 static bool
@@ -209,14 +212,11 @@ doctor_runsc_registered(struct doctor_ctx *c)
 	doctor_ok(c, "runtime runsc", "registered with podman as %s", path);
 }
 
-/* Which way sessions go in: said, never a failure (runsc exec works, slower). */
+/* Which way sessions go in, from runsc's --version line (NULL: it does not
+ * run): said, never a failure (runsc exec works, slower). */
 static void
-doctor_sessions(struct doctor_ctx *c)
+doctor_sessions(struct doctor_ctx *c, const char *line)
 {
-	char *argv[] = { (char *)"runsc", (char *)"--version", NULL };
-	_cleanup_free_ char *line = NULL, *msg = NULL;
-
-	line = doctor_cmd(argv, &msg);
 	if (line != NULL && runsc_ctl_known(line))
 		doctor_ok(c, "sessions", "lazaret sandbox-exec (the control calls of %s are "
 		    "known)", line);
@@ -698,6 +698,7 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	struct doctor_ctx c;
 	struct passwd *pw = getpwuid(getuid());
 	const char *user = opts->user != NULL ? opts->user : pw != NULL ? pw->pw_name : "USER";
+	_cleanup_free_ char *runsc = NULL;
 	bool have_podman, have_image;
 
 	memset(&c, 0, sizeof c);
@@ -709,16 +710,16 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 		c.setup = xasprintf("sudo %s %s", sh, user);
 	}
 
-	doctor_program(&c, "podman", "podman");
+	free(doctor_program(&c, "podman", "podman"));
 	/* podman checks after a failed `podman info` would only repeat its error */
 	have_podman = c.failed == 0 && doctor_podman_rootless(&c);
-	doctor_program(&c, "runsc", "runsc");
+	runsc = doctor_program(&c, "runsc", "runsc");
 	if (have_podman)
 		doctor_runsc_registered(&c);
-	doctor_sessions(&c);
-	doctor_program(&c, "crun", "crun");
-	doctor_program(&c, "fuse-overlayfs", "fuse-overlayfs");
-	doctor_program(&c, "slirp4netns", "slirp4netns");
+	doctor_sessions(&c, runsc);
+	free(doctor_program(&c, "crun", "crun"));
+	free(doctor_program(&c, "fuse-overlayfs", "fuse-overlayfs"));
+	free(doctor_program(&c, "slirp4netns", "slirp4netns"));
 	doctor_init(&c);
 	doctor_subids(&c, "/etc/subuid", user, getuid());
 	doctor_subids(&c, "/etc/subgid", user, getuid());
