@@ -24,9 +24,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cred-fd.h"
 #include "sandbox/runsc-call.h"
 #include "review/surface-json.h"
 #include "sandbox/runsc-ctl.h"
+#include "sign.h"
 #include "xmalloc.h"
 
 #define SBX_USAGE "lazaret sandbox-exec [--ctty] --sandbox ID --container ID  (process JSON on fd 3)"
@@ -63,6 +65,31 @@ sbx_read_proc(char **buf, size_t *len)
 
 /* The signals we pass on: all but those we cannot catch, our own faults and
  * SIGCHLD (runsc exec passes the same). */
+/* A pipe holding secret, its read end returned (the write end closed, so
+ * the reader sees EOF after it); -1 after saying why. */
+static int
+sbx_secret_pipe(const char *secret)
+{
+	size_t len = strlen(secret);
+	int p[2];
+
+	if (len >= LZ_CRED_FD_MAX || pipe2(p, O_CLOEXEC) < 0) {
+		fprintf(stderr, "lazaret: sandbox-exec: cannot hand the session its credential: %s\n",
+		    len >= LZ_CRED_FD_MAX ? "it is too long" : strerror(errno));
+		return -1;
+	}
+	/* far under a pipe's 64 KiB: never blocks */
+	if (write(p[1], secret, len) != (ssize_t)len) {
+		fprintf(stderr, "lazaret: sandbox-exec: cannot hand the session its credential: %s\n",
+		    strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(p[1]);
+	return p[0];
+}
+
 static void
 sbx_forwarded(sigset_t *set)
 {
@@ -137,13 +164,14 @@ cmd_sandbox_exec(int argc, char **argv)
 {
 	const char *sid = NULL, *cid = NULL;
 	lz_err_t err = LZ_ERR_INIT;
-	static const int stdio[] = { 0, 1, 2 };
+	struct runsc_ctl_take take = { LZ_SIGN_ENV_CRED, LZ_CRED_HOLD_ENV "=3", NULL };
+	int stdio[4] = { 0, 1, 2, -1 };
 	char *proc = NULL, *msg = NULL, *res = NULL, *wmsg = NULL;
 	size_t len = 0;
 	sigset_t set;
 	int64_t pid;
 	bool ctty = false, tty;
-	int i, sfd = -1, wfd = -1, nul, code = 125;
+	int i, rc, sfd = -1, wfd = -1, nul, code = 125;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--ctty") == 0)
@@ -164,10 +192,13 @@ cmd_sandbox_exec(int argc, char **argv)
 	}
 	if (sbx_read_proc(&proc, &len) < 0)
 		goto out;
-	if (runsc_ctl_exec_msg((const uint8_t *)proc, len, cid, &msg, &tty, &err) < 0) {
+	if (runsc_ctl_exec_msg((const uint8_t *)proc, len, cid, &take, &msg, &tty, &err) < 0) {
 		fprintf(stderr, "lazaret: sandbox-exec: %s\n", err.msg);
 		goto out;
 	}
+	/* the credential goes in as the command's fd 3, never in its environment */
+	if (take.value != NULL && (stdio[3] = sbx_secret_pipe(take.value)) < 0)
+		goto out;
 	/* blocked before the command starts: a signal meanwhile waits for its pid */
 	sbx_forwarded(&set);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
@@ -175,7 +206,11 @@ cmd_sandbox_exec(int argc, char **argv)
 		fprintf(stderr, "lazaret: sandbox-exec: signalfd: %s\n", strerror(errno));
 		goto out;
 	}
-	if (runsc_call(sid, msg, stdio, 3, SBX_CALL_MS, &res, &err) < 0) {
+	rc = runsc_call(sid, msg, stdio, stdio[3] >= 0 ? 4 : 3, SBX_CALL_MS, &res, &err);
+	if (stdio[3] >= 0)
+		close(stdio[3]);	/* the sandbox has its own copy now */
+	stdio[3] = -1;
+	if (rc < 0) {
 		if (err.code == EPERM) {
 			/* the sandbox refused the command (not found, not executable) */
 			fprintf(stderr, "lazaret: cannot run the command in the sandbox: %s\n", err.msg);
@@ -203,6 +238,9 @@ cmd_sandbox_exec(int argc, char **argv)
 	}
 	code = sbx_wait(wfd, sfd, sid, cid, (int32_t)pid, tty);
 out:
+	runsc_ctl_take_clear(&take);
+	if (stdio[3] >= 0)
+		close(stdio[3]);
 	if (proc != NULL)
 		explicit_bzero(proc, len);
 	if (msg != NULL)

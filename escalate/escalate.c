@@ -199,6 +199,11 @@ esc_cred_ask(char **out, int *reply, lz_err_t *err)
 		*out = xstrdup(v);
 		return 0;
 	}
+	if ((fds == NULL || *fds == '\0') && getenv(LZ_CRED_OFF_ENV) != NULL)
+		return lz_err_set(err, LZ_EINVAL, "this session has no credential: it started "
+		    "with %.32s, which cannot keep one out of its environment; escalation needs "
+		    "sessions started with lazaret sandbox-exec (see `lazaret doctor`)",
+		    getenv(LZ_CRED_OFF_ENV));
 	if (fds == NULL || *fds == '\0')
 		return lz_err_set(err, LZ_EINVAL, "neither %s nor %s is set: run this from a "
 		    "Lazaret session", LZ_CRED_FD_ENV, LZ_SIGN_ENV_CRED);

@@ -1,8 +1,9 @@
 /* hold.c - the session's credential holder (see hold.h and cred-fd.h).
  *
- * Theory of operation: take LAZARET_CRED, overwrite its bytes in place (the
- * kernel, and gVisor, read /proc/<pid>/environ from our memory) and unset
- * it; fork COMMAND with one end of a socketpair as LAZARET_ESC_FD; then wait
+ * Theory of operation: read the credential from the pipe LAZARET_HOLD_FD
+ * names (the session's fd 3, from lazaret sandbox-exec) and close it, or
+ * take LAZARET_CRED when set by hand, overwriting its bytes in place; fork
+ * COMMAND with one end of a socketpair as LAZARET_ESC_FD; then wait
  * on the other end and on a signalfd: answer credential requests, pass
  * SIGTERM and SIGHUP on to COMMAND, leave terminal signals to it (it got
  * them from the terminal too), and exit with its status when it exits.
@@ -48,7 +49,8 @@ esc_hold_exec(char **argv, const sigset_t *old, int fd)
 int
 esc_hold_main(int argc, char **argv)
 {
-	char *v = getenv(LZ_SIGN_ENV_CRED), *cred = NULL;
+	char *v = getenv(LZ_SIGN_ENV_CRED), *hfd = getenv(LZ_CRED_HOLD_ENV), *cred = NULL;
+	lz_err_t err = LZ_ERR_INIT;
 	sigset_t set, old;
 	struct pollfd p[2];
 	struct signalfd_siginfo si;
@@ -56,7 +58,18 @@ esc_hold_main(int argc, char **argv)
 	int sv[2], sfd, st, np = 2, code = 127;
 
 	(void)prctl(PR_SET_DUMPABLE, 0);	/* Linux hides environ, fd and mem then */
-	if (v != NULL) {
+	if (hfd != NULL) {
+		/* the way Lazaret starts sessions: the credential on an inherited pipe */
+		int r = lz_cred_fd_take(hfd, &cred, &err);
+
+		unsetenv(LZ_CRED_HOLD_ENV);
+		if (r < 0) {
+			fprintf(stderr, "lazaret-escalate: %s\n", err.msg);
+			lz_err_clear(&err);
+			return 127;
+		}
+	} else if (v != NULL) {
+		/* set by hand (tests, host tools); Lazaret itself never does */
 		cred = xstrdup(v);
 		explicit_bzero(v, strlen(v));
 		unsetenv(LZ_SIGN_ENV_CRED);

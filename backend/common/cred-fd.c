@@ -1,5 +1,6 @@
 /* cred-fd.c - asking the session's holder for its credential (see cred-fd.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,51 @@ lz_cred_fd_serve(int fd, const char *cred)
 		(void)send(rfd, cred, strlen(cred), MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(rfd);
 	return 0;
+}
+
+int
+lz_cred_fd_take(const char *fds, char **out, lz_err_t *err)
+{
+	char buf[LZ_CRED_FD_MAX], *end;
+	size_t len = 0;
+	ssize_t n;
+	long fd;
+	int ret = -1;
+
+	*out = NULL;
+	errno = 0;
+	fd = strtol(fds, &end, 10);
+	if (errno != 0 || *end != '\0' || fd < 3 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0)
+		return lz_err_set(err, EBADF, "%s=%.16s: no such file descriptor: the session's "
+		    "credential did not reach its holder", LZ_CRED_HOLD_ENV, fds);
+	for (;;) {
+		n = read((int)fd, buf + len, sizeof buf - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			lz_err_sys(err, errno, "reading the session's credential (%s=%ld)",
+			    LZ_CRED_HOLD_ENV, fd);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof buf - 1) {
+			lz_err_set(err, EMSGSIZE, "the session's credential (%s=%ld) is over %d bytes",
+			    LZ_CRED_HOLD_ENV, fd, LZ_CRED_FD_MAX - 1);
+			goto out;
+		}
+	}
+	if (len == 0) {
+		lz_err_set(err, ENODATA, "the session's credential (%s=%ld) is empty",
+		    LZ_CRED_HOLD_ENV, fd);
+		goto out;
+	}
+	buf[len] = '\0';
+	*out = xstrdup(buf);
+	ret = 0;
+out:
+	explicit_bzero(buf, sizeof buf);
+	close((int)fd);
+	return ret;
 }

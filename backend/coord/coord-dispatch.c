@@ -14,6 +14,7 @@
 #include "coord/coord-int.h"
 #include "coord/note.h"
 #include "coord/screen.h"
+#include "cred-fd.h"
 #include "review/review-audit.h"
 #include "store/audit.h"
 #include "store/audit-text.h"
@@ -176,6 +177,14 @@ coord_exec_label(const struct coord *c, bool direct)
 	return c->drv->direct_label != NULL ? c->drv->direct_label(c->direct) : "runsc exec";
 }
 
+/* Whether sessions start a way that hands the credential over on an fd. */
+bool
+coord_secret_safe(const struct coord *c)
+{
+	return c->direct != NULL && c->drv->direct_secret_fd != NULL &&
+	    c->drv->direct_secret_fd(c->direct);
+}
+
 static void
 coord_exit_cb(struct session *s, void *arg)
 {
@@ -288,6 +297,8 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	if ((ns.flags & PROTO_SESSION_TTY) && ns.term != NULL && ns.term[0] != '\0')
 		lz_strv_pushf(&env, "TERM=%s", ns.term);
 	lz_strv_pushf(&env, "LAZARET_SESSION_ID=%s", uuid);
+	if (anc != NULL && c->esc != NULL && !coord_secret_safe(c))
+		lz_strv_pushf(&env, "%s=%s", LZ_CRED_OFF_ENV, coord_exec_label(c, c->direct != NULL));
 	for (i = 0; c->layout.env != NULL && c->layout.env[i] != NULL; i++)
 		lz_strv_push(&env, c->layout.env[i]);
 	memset(&ex, 0, sizeof ex);
@@ -457,6 +468,8 @@ coord_esc_session(struct coord *c, struct ctl_server_client *cl,
 
 	if (c->esc == NULL)
 		return 0;	/* escalation disabled: the session simply has no credential */
+	if (!coord_secret_safe(c))
+		return 0;	/* it would sit in the session's environment: none (logged at start) */
 	if (esc_coord_session(c->esc, anc, secret, &err) < 0) {
 		ctl_server_send_error(cl, PROTO_E_START, "%s", err.msg);
 		lz_err_clear(&err);

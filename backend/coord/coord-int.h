@@ -92,6 +92,9 @@ void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
 /* Host Escalation for this domain (socket, TLS files); before the container. */
 int coord_esc_start(struct coord *c, lz_err_t *err);
+/* True when sessions start a way that hands a session its credential on an
+ * inherited fd (lazaret sandbox-exec); no credential is given otherwise. */
+bool coord_secret_safe(const struct coord *c);
 
 /* ---- coord-net.c: the Network Sidecar ---- */
 

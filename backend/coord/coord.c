@@ -369,6 +369,18 @@ out:
 	return ret;
 }
 
+/* Said once: a way in that cannot hand a credential over on an fd gets none
+ * (escalation off for its sessions), rather than one in every environ. */
+static void
+coord_secret_note(const struct coord *c)
+{
+	if (c->esc != NULL && !coord_secret_safe(c))
+		coord_log("escalation: off for this sandbox's sessions: they start with %s, "
+		    "which would put the session credential in their environment, readable by "
+		    "every process in the sandbox (lazaret sandbox-exec hands it over on an fd)",
+		    c->direct != NULL ? "runsc exec" : "podman exec");
+}
+
 /* Sessions start with the runtime's own exec when the driver finds what it
  * needs (one log line either way); LAZARET_PODMAN_EXEC=1 keeps podman exec. */
 static void
@@ -386,10 +398,12 @@ coord_direct_open(struct coord *c)
 	if ((c->direct = c->drv->direct_open(c->a->container, &why)) != NULL) {
 		coord_log("sessions start %s", why != NULL ? why : "with runsc exec (no podman exec)");
 		free(why);
+		coord_secret_note(c);
 		return;
 	}
 	coord_log("sessions start with podman exec: %s", why);
 	free(why);
+	coord_secret_note(c);
 }
 
 /* A Sentry report (import refused, refs left out, .git quarantined): the

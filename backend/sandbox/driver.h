@@ -116,6 +116,10 @@ struct drv_ops {
 	void (*direct_free)(struct drv_direct *);
 	/* Optional: what a direct session runs ("runsc exec"), for the trace. */
 	const char *(*direct_label)(const struct drv_direct *);
+	/* Optional: true when direct_exec hands secret_env to the command on an
+	 * inherited fd, never in its environment (a session credential is only
+	 * given to sessions started that way: issue 24 item 1). */
+	bool (*direct_secret_fd)(const struct drv_direct *);
 };
 
 /* The Podman driver (podman.c). */

@@ -663,6 +663,7 @@ const struct drv_ops podman_ops = {
 	.image_id = podman_image_id,
 	.direct_open = rexec_open,
 	.direct_label = rexec_label,
+	.direct_secret_fd = rexec_secret_fd,
 	.direct_exec = rexec_exec,
 	.direct_free = rexec_free,
 };

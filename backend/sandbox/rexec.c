@@ -421,3 +421,9 @@ rexec_label(const struct drv_direct *d)
 {
 	return d->sandbox != NULL ? "sandbox-exec" : "runsc exec";
 }
+
+bool
+rexec_secret_fd(const struct drv_direct *d)
+{
+	return d->sandbox != NULL;	/* sandbox-exec moves it to the command's fd 3 */
+}

@@ -49,4 +49,8 @@ const char *rexec_id(const struct drv_direct *);
 /* What a session runs: "sandbox-exec" or "runsc exec". */
 const char *rexec_label(const struct drv_direct *);
 
+/* True when sessions go through lazaret sandbox-exec, which hands the
+ * session secret over as the command's fd 3 (runsc exec cannot). */
+bool rexec_secret_fd(const struct drv_direct *);
+
 #endif

@@ -116,12 +116,12 @@ runsc_ctl_gids(const char *v, struct lz_jsonw *w, lz_err_t *err)
 }
 
 static int
-runsc_ctl_strs(const struct surface_json *js, const char *key, bool need, struct lz_jsonw *w,
-    lz_err_t *err)
+runsc_ctl_strs(const struct surface_json *js, const char *key, bool need,
+    struct runsc_ctl_take *take, struct lz_jsonw *w, lz_err_t *err)
 {
 	const char *v = surface_json_get(js, key, NULL);
+	size_t i, nl = take != NULL ? strlen(take->name) : 0;
 	char **s = NULL;
-	size_t i;
 
 	if (v == NULL)
 		return lz_err_set(err, LZ_EINVAL, "process.%s is missing", key);
@@ -133,9 +133,19 @@ runsc_ctl_strs(const struct surface_json *js, const char *key, bool need, struct
 	}
 	lz_jsonw_arr_open(w);
 	for (i = 0; s[i] != NULL; i++) {
-		lz_jsonw_str(w, s[i]);
+		if (take != NULL && strncmp(s[i], take->name, nl) == 0 && s[i][nl] == '=') {
+			/* moved out: the last one wins, as in an environment */
+			if (take->value != NULL)
+				explicit_bzero(take->value, strlen(take->value));
+			free(take->value);
+			take->value = xstrdup(s[i] + nl + 1);
+		} else {
+			lz_jsonw_str(w, s[i]);
+		}
 		explicit_bzero(s[i], strlen(s[i]));
 	}
+	if (take != NULL && take->value != NULL && take->put != NULL)
+		lz_jsonw_str(w, take->put);
 	lz_jsonw_arr_close(w);
 	lz_strv_free(s);
 	return 0;
@@ -162,8 +172,8 @@ runsc_ctl_end(struct lz_jsonw *w)
 }
 
 int
-runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg, bool *tty,
-    lz_err_t *err)
+runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, struct runsc_ctl_take *take,
+    char **msg, bool *tty, lz_err_t *err)
 {
 	static const char *const sets[] = { "permitted", "inheritable", "effective", "bounding",
 		"ambient" };
@@ -180,6 +190,8 @@ runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg,
 
 	*msg = NULL;
 	*tty = false;
+	if (take != NULL)
+		take->value = NULL;
 	lz_jsonw_init(&w);
 	if (len > RUNSC_CTL_PROC_MAX) {
 		lz_err_set(err, LZ_EINVAL, "process JSON of %zu bytes is over the limit of %u", len,
@@ -218,10 +230,10 @@ runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg,
 	lz_jsonw_key(&w, "filename");
 	lz_jsonw_str(&w, "");
 	lz_jsonw_key(&w, "argv");
-	if (runsc_ctl_strs(&js, "args", true, &w, err) < 0)
+	if (runsc_ctl_strs(&js, "args", true, NULL, &w, err) < 0)
 		goto out;
 	lz_jsonw_key(&w, "envv");
-	if (runsc_ctl_strs(&js, "env", false, &w, err) < 0)
+	if (runsc_ctl_strs(&js, "env", false, take, &w, err) < 0)
 		goto out;
 	lz_jsonw_key(&w, "MountNamespace");
 	lz_jsonw_null(&w);
@@ -252,6 +264,8 @@ runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg,
 	*msg = runsc_ctl_end(&w);
 	ret = 0;
 out:
+	if (ret < 0)
+		runsc_ctl_take_clear(take);
 	if (w.buf != NULL)
 		explicit_bzero(w.buf, w.len);
 	lz_jsonw_free(&w);
@@ -260,6 +274,16 @@ out:
 		explicit_bzero(js.kv[i].val, strlen(js.kv[i].val));
 	surface_json_clear(&js);
 	return ret;
+}
+
+void
+runsc_ctl_take_clear(struct runsc_ctl_take *take)
+{
+	if (take == NULL || take->value == NULL)
+		return;
+	explicit_bzero(take->value, strlen(take->value));
+	free(take->value);
+	take->value = NULL;
 }
 
 char *

@@ -27,13 +27,26 @@
  * calls are the ones built here. */
 bool runsc_ctl_known(const char *version_line);
 
+/* An environment variable moved out of the exec's environment (the session
+ * credential, which the command gets on an inherited fd instead): name's
+ * value goes to *value (caller: runsc_ctl_take_clear), and put, when not
+ * NULL, takes its place. */
+struct runsc_ctl_take {
+	const char *name;
+	const char *put;
+	char *value;
+};
+
 /* The ExecuteAsync call for the OCI process JSON proc (what `runsc exec
  * --process` reads: args, env, cwd, terminal, user, capabilities), as
  * runsc exec converts it: capabilities as bit sets without CAP_NET_RAW,
- * the stdio sent alongside as fds 0, 1, 2. *tty: process.terminal.
- * Caller wipes and frees *msg (it may hold the session secret). */
-int runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid, char **msg, bool *tty,
-    lz_err_t *err);
+ * the stdio sent alongside as fds 0, 1, 2 (files sent after them become
+ * the command's fds 3, 4, ...). *tty: process.terminal. take (or NULL):
+ * a variable moved out of the environment. Caller wipes and frees *msg. */
+int runsc_ctl_exec_msg(const uint8_t *proc, size_t len, const char *cid,
+    struct runsc_ctl_take *take, char **msg, bool *tty, lz_err_t *err);
+/* Wipe and free take->value. */
+void runsc_ctl_take_clear(struct runsc_ctl_take *take);
 char *runsc_ctl_wait_msg(const char *cid, int32_t pid);
 /* fg: to the foreground process group of pid's terminal (a terminal
  * session, as runsc exec forwards), else to pid itself. */

@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct runsc_ctl_take take = { "LAZARET_CRED", "LAZARET_HOLD_FD=3", NULL };
 	struct surface_json js;
 	lz_err_t err = LZ_ERR_INIT;
 	char *msg = NULL, *res = NULL, *sid = NULL, *text;
@@ -24,12 +25,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t pid;
 	bool tty;
 
-	if (runsc_ctl_exec_msg(data, size, "c0ffee", &msg, &tty, &err) == 0) {
+	if (runsc_ctl_exec_msg(data, size, "c0ffee", &take, &msg, &tty, &err) == 0) {
 		LZ_ASSERT(runsc_ctl_reply_end(msg, strlen(msg)) == strlen(msg));
 		LZ_ASSERT(surface_json_parse((const uint8_t *)msg, strlen(msg), &js, NULL) == 0);
 		surface_json_clear(&js);
 		free(msg);
 	}
+	runsc_ctl_take_clear(&take);
 	lz_err_clear(&err);
 	text = malloc(size + 1);
 	memcpy(text, data, size);

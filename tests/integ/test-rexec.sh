@@ -65,9 +65,22 @@ assert_eq "$hits" "" "no file under the runtime dir $LZ_RUNDIR holds a credentia
 ud=$(as_user podman container inspect --format '{{.StaticDir}}' "$ctr")
 hits=$(timeout 60 grep -rla -D skip -e 'lzc1\.' "$ud" 2>/dev/null || true)
 assert_eq "$hits" "" "none under the container's userdata either (where podman exec writes its exec spec)"
-# the command still runs under the escalation holder, seen from inside
+# the command still runs under the escalation holder, seen from inside;
+# runsc exec cannot hand the credential over on an fd: no credential at all
 out=$(lz run -w "$repo" -- sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <$f; echo; done' </dev/null)
-assert_contains "$out" "lazaret-escalate --hold -- sh -c echo up" "the session's command runs under the holder"
+if [ "${REXEC_RUNSC:-0}" = 1 ]; then
+	assert_not_contains "$out" "lazaret-escalate --hold" "no holder: the session has no credential to hold"
+	assert_contains "$(cat "$log")" "escalation: off for this sandbox's sessions: they start with runsc exec" \
+		"the coordinator says why escalation is off"
+	set +e
+	out=$(lz run -w "$repo" -- lazaret-escalate -- true 2>&1 </dev/null); rc=$?
+	set -e
+	[ "$rc" -ne 0 ] || fail "lazaret-escalate worked in a session without a credential"
+	assert_contains "$out" "this session has no credential: it started with runsc exec" \
+		"lazaret-escalate says why, and what would fix it"
+else
+	assert_contains "$out" "lazaret-escalate --hold -- sh -c echo up" "the session's command runs under the holder"
+fi
 
 # --- same probe, lazaret's exec and a raw podman exec, same container
 PROBE='echo uid=$(id -u) gid=$(id -g) groups=$(id -G); grep -E "^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|Groups):" /proc/self/status

@@ -407,6 +407,74 @@ test_escalate_hold_hands_the_credential_only_on_request(void **state)
 	proc_result_clear(&r);
 }
 
+/* The way Lazaret starts a session (issue 24 item 1): no credential in any
+ * environment, the holder reads it from the pipe LAZARET_HOLD_FD names and
+ * closes it, so the command has neither the variable nor the fd, and
+ * lazaret-escalate below it still signs a request the host accepts. */
+static void
+test_escalate_hold_reads_the_credential_from_its_fd(void **state)
+{
+	struct fx *f = *state;
+	struct proc_result r;
+	lz_err_t err = LZ_ERR_INIT;
+	char **argv = NULL, *file = xasprintf("%s/cred", f->dir), *line;
+	size_t i;
+	const char *script = "[ -z \"$LAZARET_CRED$LAZARET_HOLD_FD\" ] || exit 90; "
+	    "[ -n \"$LAZARET_ESC_FD\" ] || exit 91; (: <&3) 2>/dev/null && exit 92; "
+	    "tr '\\0' '\\n' </proc/$PPID/environ 2>/dev/null | grep -q 'lzc1\\|LAZARET_CRED' && exit 93; "
+	    "exec \"$0\" -- make test";
+
+	for (i = 0; f->env[i] != NULL; i++)
+		if (strncmp(f->env[i], "LAZARET_CRED=", 13) == 0)
+			break;
+	assert_non_null(f->env[i]);
+	line = f->env[i];
+	tu_write_file(f->dir, "cred", line + 13);
+	memmove(&f->env[i], &f->env[i + 1], (lz_strv_len(&f->env[i + 1]) + 1) * sizeof *f->env);
+	free(line);
+	f->sc = SC_RUN;
+	assert_int_equal(pthread_create(&f->t, NULL, server_cb, f), 0);
+	lz_strv_push(&argv, "/bin/sh");
+	lz_strv_push(&argv, "-c");
+	lz_strv_pushf(&argv, "exec 3<'%s'; rm -f '%s'; LAZARET_HOLD_FD=3 exec \"$0\" --hold -- "
+	    "/bin/sh -c \"$1\" \"$0\"", file, file);
+	lz_strv_push(&argv, f->bin);
+	lz_strv_push(&argv, script);
+	if (proc_run(argv, f->env, NULL, 0, &r, &err) < 0)
+		fail_msg("%s", err.msg);
+	join(f, r.status >= 90 && r.status <= 93 ? false : true);
+	if (f->srv_err != NULL)
+		fail_msg("server: %s", f->srv_err);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.out, "hello\n");
+	assert_memory_equal(f->got.session_id, f->session, ESC_ID_LEN);
+	proc_result_clear(&r);
+	lz_strv_free(argv);
+	free(file);
+}
+
+/* A holder whose pipe is missing says so and runs nothing. */
+static void
+test_escalate_hold_without_its_fd_runs_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct proc_result r;
+	lz_err_t err = LZ_ERR_INIT;
+	char **argv = NULL;
+
+	lz_strv_push(&argv, "/bin/sh");
+	lz_strv_push(&argv, "-c");
+	lz_strv_push(&argv, "exec 3<&-; LAZARET_HOLD_FD=3 exec \"$0\" --hold -- echo ran");
+	lz_strv_push(&argv, f->bin);
+	if (proc_run(argv, f->env, NULL, 0, &r, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(r.status, 127);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.errout, "LAZARET_HOLD_FD=3: no such file descriptor"));
+	proc_result_clear(&r);
+	lz_strv_free(argv);
+}
+
 /* The sandbox image's openssl.cnf (OPENSSL_CONF names it here) is never
  * read (trust_init: OPENSSL_INIT_NO_LOAD_CONFIG): one that loads a provider
  * nobody has, with diagnostics on, would make SSL_CTX_new fail, and reading
@@ -469,6 +537,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_escalate_usage_errors_exit_129, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_ignores_the_images_openssl_cnf, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_escalate_hold_reads_the_credential_from_its_fd,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escalate_hold_without_its_fd_runs_nothing,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalate_hold_hands_the_credential_only_on_request,
 		    setup, teardown),
 	};

@@ -50,7 +50,7 @@ exec_msg(const char *proc, bool *tty, lz_err_t *err)
 {
 	char *msg = NULL;
 
-	if (runsc_ctl_exec_msg((const uint8_t *)proc, strlen(proc), CID, &msg, tty, err) < 0)
+	if (runsc_ctl_exec_msg((const uint8_t *)proc, strlen(proc), CID, NULL, &msg, tty, err) < 0)
 		return NULL;
 	return msg;
 }
@@ -84,6 +84,44 @@ variant(const char *from, const char *to)
 	strcpy(s + (at - proc_true), to);
 	strcat(s, at + strlen(from));
 	return s;
+}
+
+/* The credential leaves the environment: its value comes back to the
+ * caller (to send on an fd), a pointer to that fd takes its place, and no
+ * byte of it is in the call (issue 24 item 1). */
+static void
+test_runsc_ctl_exec_moves_the_credential_out_of_the_environment(void **state)
+{
+	struct runsc_ctl_take take = { "LAZARET_CRED", "LAZARET_HOLD_FD=3", NULL };
+	char *proc = strdup(proc_true), *at, *msg = NULL;
+	const char *with = "\"LAZARET_CRED=lzc1.00ff\",\"HOME=/root\",\"LAZARET_CRED=lzc1.abcd\",";
+	size_t len;
+	bool tty;
+
+	(void)state;
+	at = strstr(proc, "\"HOME=/root\",");
+	assert_non_null(at);
+	len = strlen(proc) + strlen(with) + 1;
+	proc = realloc(proc, len);
+	at = strstr(proc, "\"HOME=/root\",");
+	memmove(at + strlen(with), at + strlen("\"HOME=/root\","), strlen(at + strlen("\"HOME=/root\",")) + 1);
+	memcpy(at, with, strlen(with));
+	assert_int_equal(runsc_ctl_exec_msg((const uint8_t *)proc, strlen(proc), CID, &take, &msg,
+	    &tty, NULL), 0);
+	assert_string_equal(take.value, "lzc1.abcd");
+	assert_null(strstr(msg, "lzc1."));
+	assert_null(strstr(msg, "LAZARET_CRED="));
+	assert_non_null(strstr(msg, "\"HOME=/root\",\"TERM=xterm\",\"LAZARET_HOLD_FD=3\"]"));
+	runsc_ctl_take_clear(&take);
+	assert_null(take.value);
+	free(msg);
+	/* no credential: nothing taken, nothing put */
+	assert_int_equal(runsc_ctl_exec_msg((const uint8_t *)proc_true, strlen(proc_true), CID, &take,
+	    &msg, &tty, NULL), 0);
+	assert_null(take.value);
+	assert_string_equal(msg, runsc_sent);
+	free(msg);
+	free(proc);
 }
 
 static void
@@ -290,6 +328,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runsc_ctl_exec_is_what_runsc_exec_sends),
+		cmocka_unit_test(test_runsc_ctl_exec_moves_the_credential_out_of_the_environment),
 		cmocka_unit_test(test_runsc_ctl_exec_terminal_user_groups_and_net_raw),
 		cmocka_unit_test(test_runsc_ctl_exec_refuses_what_runsc_refuses),
 		cmocka_unit_test(test_runsc_ctl_wait_and_signal_messages),
