@@ -119,7 +119,8 @@ $(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h back
 # three of them run one after another on a cold start, each without
 # lazaret's libraries to load (app/lazaret-exec.c).
 EXEC_SRC    := app/lazaret-exec.c app/cmd-step.c app/cmd-ns-exec.c app/cmd-cgroup-exec.c app/cmd-sandbox-exec.c \
-               app/cli-usage.c backend/sandbox/pause.c backend/sandbox/runsc-call.c \
+               app/cmd-disk-usage.c app/cli-usage.c backend/sandbox/pause.c backend/sandbox/disk-usage.c \
+               backend/sandbox/runsc-call.c \
                backend/sandbox/runsc-ctl.c backend/review/surface-json.c
 EXEC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c jsonw.c shellwords.c prefix.c)
 $(BUILD)/lazaret-exec: $(EXEC_SRC) $(EXEC_COMMON) $(wildcard app/*.h backend/sandbox/*.h backend/common/*.h)

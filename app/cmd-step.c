@@ -16,6 +16,8 @@ cmd_step(int argc, char **argv, int *rc)
 		*rc = cmd_cgroup_exec(argc - 1, argv + 1);
 	else if (strcmp(argv[1], "sandbox-exec") == 0)
 		*rc = cmd_sandbox_exec(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "disk-usage") == 0)
+		*rc = cmd_disk_usage(argc - 1, argv + 1);
 	else
 		return false;
 	return true;

@@ -8,8 +8,9 @@
 int cmd_audit(int argc, char **argv);
 int cmd_cgroup_exec(int argc, char **argv);
 int cmd_ns_exec(int argc, char **argv);
+int cmd_disk_usage(int argc, char **argv);
 int cmd_sandbox_exec(int argc, char **argv);
-/* argv[1] is one of the coordinator's exec steps (ns-exec, cgroup-exec,
+/* argv[1] is one of the coordinator's exec steps (ns-exec, cgroup-exec, disk-usage,
  * sandbox-exec): run it, *rc its exit status (cmd-step.c). */
 bool cmd_step(int argc, char **argv, int *rc);
 int cmd_config(int argc, char **argv);

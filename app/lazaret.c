@@ -37,6 +37,7 @@ static const struct lz_command lz_commands[] = {
 	{ "cgroup-exec", cmd_cgroup_exec, 1, NULL },	/* hidden: podman run in a domain's cgroups */
 	{ "ns-exec",	cmd_ns_exec,	1, NULL },	/* hidden: podman unshare without podman */
 	{ "sandbox-exec", cmd_sandbox_exec, 1, NULL },	/* hidden: a session without runsc exec */
+	{ "disk-usage",	cmd_disk_usage,	1, NULL },	/* hidden: the disk watchdog's walk */
 	{ "debug",	cmd_debug,	1, NULL },	/* hidden: print the sandbox mount layout */
 	{ "driver",	cmd_driver,	1, NULL },	/* hidden: the container driver by hand */
 };

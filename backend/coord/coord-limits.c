@@ -15,7 +15,11 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
+#include "coord/proc.h"
 #include "jsonw.h"
+#include "prefix.h"
+#include "sandbox/disk-usage.h"
+#include "sandbox/pause.h"
 #include "store/audit.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -110,15 +114,61 @@ coord_limits_stop(struct coord *c)
 		free(req);
 }
 
+/* The walk in rootless podman's user namespace, where no mode hides what the
+ * sandbox's uids wrote (disk-usage.h): ns-exec, then the disk-usage step.
+ * 1 when podman's namespace is not there and the walk ran in ours. */
+static int
+coord_limits_disk_measure(char *const *paths, struct disk_usage *du, lz_err_t *err)
+{
+	struct proc_result r = { 0 };
+	char **argv = NULL, *self = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (pause_exec_prefix(&argv) < 0 || (self = lz_prefix_exec_helper()) == NULL) {
+		lz_strv_free(argv);
+		return disk_usage_walk(paths, du, err) < 0 ? -1 : 1;
+	}
+	lz_strv_push(&argv, self);
+	lz_strv_push(&argv, "disk-usage");
+	for (i = 0; paths[i] != NULL; i++)
+		lz_strv_push(&argv, paths[i]);
+	if (proc_run(argv, NULL, NULL, 0, &r, err) < 0)
+		goto out;
+	if (r.status != 0) {
+		lz_err_set(err, EIO, "the disk-usage step exited %d: %.200s", r.status,
+		    r.errout != NULL ? r.errout : "");
+		goto out;
+	}
+	if (disk_usage_parse(r.out, r.out_len, du, err) < 0)
+		goto out;
+	ret = 0;
+out:
+	proc_result_clear(&r);
+	lz_strv_free(argv);
+	free(self);
+	return ret;
+}
+
 /* The threadpool: how much of the disk bound and of data_root is used. */
 static void
 coord_limits_disk_work_cb(uv_work_t *req)
 {
 	struct coord *c = req->data;
 	lz_err_t err = LZ_ERR_INIT;
+	struct disk_usage du;
+	int r;
 
-	if (limits_disk_usage(c->disk_paths, &c->disk_used, &err) < 0)
+	if ((r = coord_limits_disk_measure(c->disk_paths, &du, &err)) < 0) {
 		coord_log("disk watchdog: %s", err.msg);
+	} else {
+		c->disk_used = du.bytes;
+		if (du.unreadable > 0)
+			coord_log("disk watchdog: %llu directories could not be read%s: their "
+			    "contents are not counted", (unsigned long long)du.unreadable,
+			    r == 1 ? " (no rootless podman namespace to read them in)" :
+			    " even in podman's user namespace");
+	}
 	lz_err_clear(&err);
 }
 

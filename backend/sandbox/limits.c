@@ -2,7 +2,6 @@
  * limits.h for what was measured and why this mechanism). */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,32 +251,4 @@ limits_domain_pids_hit(struct limits_domain *d)
 		return false;
 	d->pids_max_hits = n;
 	return true;
-}
-
-/* nftw has no user argument: the sum lives in a thread-local. */
-static _Thread_local uint64_t limits_sum;
-
-static int
-limits_du_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)path;
-	(void)ftw;
-	if (flag == FTW_F || flag == FTW_D || flag == FTW_DP || flag == FTW_SL)
-		limits_sum += (uint64_t)st->st_blocks * 512;
-	return 0;
-}
-
-int
-limits_disk_usage(char *const *paths, uint64_t *bytes, lz_err_t *err)
-{
-	size_t i;
-
-	*bytes = 0;
-	for (i = 0; paths != NULL && paths[i] != NULL; i++) {
-		limits_sum = 0;
-		if (nftw(paths[i], limits_du_cb, 32, FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT)
-			return lz_err_sys(err, errno, "cannot measure %s", paths[i]);
-		*bytes += limits_sum;
-	}
-	return 0;
 }

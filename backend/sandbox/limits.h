@@ -17,8 +17,9 @@
  *     coordinator reads memory.oom_control and says so;
  *   - disk: no quota without root, so a watchdog: the coordinator adds up the
  *     Domain Root (State Anchor uppers, object store, worktree) and the
- *     container's writable layer every few seconds and stops the sandbox past
- *     the bound. That audit writes never starve on a full data_root is the
+ *     container's writable layer every few seconds, in podman's user
+ *     namespace so that no mode hides a byte (disk-usage.h), and stops the
+ *     sandbox past the bound. That audit writes never starve on a full data_root is the
  *     store's reserve (state.db.reserve, backend/store/), not a stop here.
  */
 #ifndef LZ_LIMITS_H
@@ -69,9 +70,5 @@ bool limits_domain_pids_hit(struct limits_domain *d);
 
 /* The RLIMIT_NPROC and host task backstop for a pids limit. */
 long limits_host_tasks(long pids);
-
-/* Bytes used under each path (NULL-terminated), symlinks and other
- * filesystems not followed. */
-int limits_disk_usage(char *const *paths, uint64_t *bytes, lz_err_t *err);
 
 #endif

@@ -177,3 +177,20 @@ lz_test_netns() { # prefix host-numbers...
 	ip -n "$SRV" link set eth0 up; ip -n "$SRV" link set lo up
 	ip -n "$SRV" route add default via "$NET.1"
 }
+
+# A client that holds the domain's coordinator ($sock from lz_domain) with no
+# session, so that its status can be read after its sandbox was stopped; it
+# lets go after 60 s or when the test kills "hold.py $sock".
+lz_hold() {
+	[ -f "$T/hold.py" ] || {
+		cat >"$T/hold.py" <<'PY'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(struct.pack("!IBBHI", 0x4c5a4354, 1, 0, 1, 12) + struct.pack("!III", 1, 0, 0))
+s.recv(64); print("held", flush=True); time.sleep(float(sys.argv[2]))
+PY
+		[ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$T/hold.py"
+	}
+	as_user python3 "$T/hold.py" "$sock" 60 >"$T/hold.out" 2>&1 &
+	wait_for 10 grep -q held "$T/hold.out"
+}

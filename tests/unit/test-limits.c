@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox/disk-usage.h"
 #include "sandbox/limits.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -50,28 +51,56 @@ test_limits_host_tasks_backstop_is_bounded(void **state)
 }
 
 static void
-test_limits_disk_usage_counts_written_bytes(void **state)
+test_disk_usage_counts_written_bytes(void **state)
 {
 	char *dir = tu_mkdtemp("test-limits"), *f = xasprintf("%s/a", dir);
 	char *paths[] = { dir, NULL };
 	static char buf[1 << 20];
 	lz_err_t err = LZ_ERR_INIT;
-	uint64_t used = 0, before = 0;
+	struct disk_usage used, before;
 	int fd;
 
 	(void)state;
-	assert_int_equal(limits_disk_usage(paths, &before, &err), 0);
+	assert_int_equal(disk_usage_walk(paths, &before, &err), 0);
 	fd = open(f, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0);
 	memset(buf, 'x', sizeof buf);
 	assert_int_equal(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
 	assert_int_equal(fsync(fd), 0);
 	close(fd);
-	assert_int_equal(limits_disk_usage(paths, &used, &err), 0);
-	assert_true(used >= before + sizeof buf);
+	assert_int_equal(disk_usage_walk(paths, &used, &err), 0);
+	assert_true(used.bytes >= before.bytes + sizeof buf);
+	assert_int_equal(used.unreadable, 0);
 	tu_rmrf(dir);
 	free(dir);
 	free(f);
+}
+
+/* The step's line, and what is not it (a child's stdout is outside input). */
+static void
+test_disk_usage_line_round_trips_and_refuses_the_rest(void **state)
+{
+	struct disk_usage du = { 18446744073709551615ull, 7 }, back;
+	static const char *const bad[] = {
+		"", "bytes=1 unreadable=2", "bytes=1 unreadable=2\n\n", "bytes= unreadable=2\n",
+		"bytes=1  unreadable=2\n", "bytes=18446744073709551616 unreadable=0\n",
+		"bytes=-1 unreadable=0\n", "bytes=1 unreadable=2 x\n", "unreadable=2 bytes=1\n",
+		"bytes=1\n",
+	};
+	lz_err_t err = LZ_ERR_INIT;
+	char *line = disk_usage_format(&du);
+	size_t i;
+
+	(void)state;
+	assert_string_equal(line, "bytes=18446744073709551615 unreadable=7\n");
+	assert_int_equal(disk_usage_parse(line, strlen(line), &back, &err), 0);
+	assert_true(back.bytes == du.bytes && back.unreadable == 7);
+	free(line);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(disk_usage_parse(bad[i], strlen(bad[i]), &back, &err), -1);
+		assert_non_null(err.msg);
+		lz_err_clear(&err);
+	}
 }
 
 int
@@ -80,7 +109,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limits_unenforced_names_each_limit_and_the_fix),
 		cmocka_unit_test(test_limits_host_tasks_backstop_is_bounded),
-		cmocka_unit_test(test_limits_disk_usage_counts_written_bytes),
+		cmocka_unit_test(test_disk_usage_counts_written_bytes),
+		cmocka_unit_test(test_disk_usage_line_round_trips_and_refuses_the_rest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

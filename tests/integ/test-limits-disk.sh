@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test-limits-disk.sh - the disk bound has no blind spot (issue 24 item 2), in
+# the real sandbox: bytes the agent writes count whatever the modes of the
+# directories that hold them. A directory made mode 000 before anything is
+# written into it (root in the sandbox writes through it) once hid 400 MiB
+# from a 300 MiB bound, in the writable layer and in the agent's checkout
+# alike; both are stopped now like a plain writer.
+source "$(dirname "$0")/lib.sh"
+need_stack
+need_default_image
+
+lz_config <<'YAML'
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+    limits: {disk: 200m}
+YAML
+lz_domain ws
+lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon'"
+sessions_are() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    $1\$"; }
+status_has() { lz status -w "$repo" 2>/dev/null | grep -qF -- "$1"; }
+
+
+hidden_writer() { # where: a mode-000 directory there, 300 MiB written into it
+	local dir=$1
+	lz run -w "$repo" -- sleep 120 </dev/null >/dev/null 2>&1 &
+	wait_for 40 sessions_are 1 || fail "the domain did not start ($dir)"
+	lz_hold || fail "no holding client ($dir)"
+	set +e
+	out=$(lz run -w "$repo" -- sh -c "mkdir -p $dir && chmod 000 $dir &&
+		dd if=/dev/zero of=$dir/big bs=1M count=300 2>/dev/null && echo written && sleep 60; echo survived" \
+		</dev/null 2>&1)
+	set -e
+	assert_contains "$out" "written" "300 MiB written under the mode-000 $dir"
+	assert_not_contains "$out" "survived" "the writer under $dir was stopped"
+	assert_contains "$out" "lazaret: disk limit 200m reached" "the user's terminal says why ($dir)"
+	wait_for 10 status_has "stopped:     disk limit 200m reached" || fail "status does not show the disk limit ($dir)"
+	assert_contains "$(lz audit -w "$repo")" "limit.disk" "the audit trail records it ($dir)"
+	timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
+	lz stop -w "$repo" >/dev/null
+}
+
+# the container's writable layer
+hidden_writer /var/hide
+# the agent's checkout (the Domain Root's worktree)
+hidden_writer /workspace/hide
+echo "test-limits-disk: all passed"
