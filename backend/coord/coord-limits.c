@@ -206,8 +206,10 @@ coord_limits_check(struct coord *c)
 		    "run again", lim);
 		coord_limits_hit(c, "limit.memory", msg);
 	} else if (limits_domain_pids_hit(&c->ldom)) {
-		msg = xasprintf("the sandbox reached its host task backstop (%ld for pids %ld): "
-		    "the sandbox may have been stopped", limits_host_tasks(l->pids), l->pids);
+		msg = xasprintf("pids limit %ld reached sandbox-wide: its processes (under several "
+		    "uids: each uid has its own limit of %ld) met the host task bound of %ld, and "
+		    "the sandbox was stopped; raise limits.pids, then 'lazaret stop' and run again",
+		    l->pids, l->pids, limits_host_tasks(l->pids));
 		coord_limits_hit(c, "limit.pids", msg);
 	}
 }

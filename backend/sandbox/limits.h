@@ -68,7 +68,13 @@ void limits_domain_remove(const struct limits_host *h, const char *hash);
 bool limits_domain_oom(struct limits_domain *d);
 bool limits_domain_pids_hit(struct limits_domain *d);
 
-/* The RLIMIT_NPROC and host task backstop for a pids limit. */
+/* The host task backstop for a pids limit (RLIMIT_NPROC is pids itself):
+ * what pids guest processes cost on the host, with room, so that gVisor's
+ * per-uid limit bites first; processes spread over several uids (each uid
+ * has its own RLIMIT_NPROC) meet this sandbox-wide bound instead, which
+ * stops the sandbox. */
+#define LIMITS_HOST_TASKS_PER_PROC	24
+#define LIMITS_HOST_TASKS_BASE		256
 long limits_host_tasks(long pids);
 
 #endif

@@ -13,11 +13,13 @@ for c in memory pids cpu; do
 		skip "no cgroup delegated to $LZ_USER ($c): run scripts/setup-host"
 done
 
-lz_config <<'YAML'
+lz_config <<YAML
 profiles:
   default:
     image: localhost/lazaret-default:latest
     limits: {memory: 300m, pids: 64, disk: 200m, cpus: 1}
+    volumes:
+      - {host: $T/bin/lazaret-probe, container: /usr/local/bin/lazaret-probe, mode: ro}
 YAML
 lz_domain ws
 lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon'"
@@ -33,7 +35,7 @@ lz run -w "$repo" -- sleep 300 </dev/null >/dev/null 2>&1 &
 wait_for 40 sessions_are 1 || fail "session did not start"
 assert_eq "$(cat "$(cg memory)/memory.limit_in_bytes")" $((300 << 20)) "memory.limit_in_bytes of the domain's cgroup"
 assert_eq "$(cat "$(cg cpu)/cpu.cfs_quota_us")" 100000 "cpu quota: 1 CPU"
-assert_eq "$(cat "$(cg pids)/pids.max")" 1024 "host task backstop"
+assert_eq "$(cat "$(cg pids)/pids.max")" $((64 * 24 + 256)) "host task backstop: what 64 guest processes cost on the host, with room"
 grep -q runsc-sandbox <(xargs -r ps -o args= -p <"$(cg memory)/cgroup.procs") ||
 	fail "runsc-sandbox is not in the domain's memory cgroup"
 out=$(lz run -w "$repo" -- sh -c 'ulimit -u; df -k /tmp | tail -1' </dev/null)
@@ -50,10 +52,20 @@ out=$(lz run -w "$repo" -- ash -c 'n=0; while [ $n -lt 500 ]; do
 n=$(echo "$out" | sed -n 's/^forked=//p')
 [ -n "$n" ] && [ "$n" -lt 64 ] && [ "$n" -gt 16 ] || fail "fork loop: $out (limit 64)"
 note "ok: the fork loop stopped after $n forks (limit 64 processes)"
-[ "$(cat "$(cg pids)/pids.current")" -lt 1024 ] || fail "host tasks reached the backstop"
 alive() { [ "$(lz run -w "$repo" -- echo alive </dev/null 2>/dev/null)" = alive ]; }
 wait_for 40 alive || fail "the sandbox does not work after the fork loop"
 note "ok: the sandbox works after the fork loop (once its sleeps are gone)"
+# the same with bash, which retries a failed fork for seconds (issue 24 item 9:
+# it once took the host tasks to the backstop, which stopped every process)
+set +e
+out=$(lz run -w "$repo" -- bash -c 'for i in $(seq 300); do sleep 20 & done; echo never' </dev/null 2>&1)
+set -e
+assert_not_contains "$out" "never" "bash gave up at the limit (a fork failure ends a bash script)"
+assert_contains "$out" "Resource temporarily unavailable" "with EAGAIN, from gVisor's pids limit"
+assert_not_contains "$out" "was stopped" "the sandbox was not stopped"
+assert_eq "$(grep '^max' "$(cg pids)/pids.events")" "max 0" "the host task backstop was never hit"
+wait_for 40 alive || fail "the sandbox does not work after bash's fork loop"
+note "ok: bash's fork loop ends at the limit and the sandbox lives on (host tasks peaked at $(cat "$(cg pids)/pids.peak") of $(cat "$(cg pids)/pids.max"))"
 
 # --- a memory hog is stopped at the memory limit
 lz_hold || fail "no holding client"
@@ -85,6 +97,24 @@ assert_contains "$out" "lazaret: disk limit 200m reached" "the user's terminal s
 wait_for 10 status_has "stopped:     disk limit 200m reached" || fail "status does not show the disk limit"
 assert_contains "$(lz audit -w "$repo")" "limit.disk" "the audit trail records it"
 [ -n "$(coord_pid)" ] || fail "the coordinator died with the disk writer"
+timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
+lz stop -w "$repo" >/dev/null
+
+# --- processes under several uids (each uid has its own RLIMIT_NPROC) meet
+# the sandbox-wide bound: stopped, said, audited; the host never past it
+lz run -w "$repo" -- true </dev/null >/dev/null
+lz run -w "$repo" -- sleep 120 </dev/null >/dev/null 2>&1 &
+wait_for 40 sessions_are 1 || fail "the domain did not start (uids)"
+lz_hold || fail "no holding client (uids)"
+set +e
+out=$(lz run -w "$repo" -- lazaret-probe fork-as 30 0 1001 1002 1003 </dev/null 2>&1)
+set -e
+note "fork-as: $(echo "$out" | tr '\n' ' ')"
+wait_for 10 status_has "stopped:     pids limit 64 reached sandbox-wide" ||
+	fail "status does not show the sandbox-wide pids bound: $(lz status -w "$repo" 2>&1)"
+assert_contains "$(lz audit -w "$repo")" "limit.pids" "the audit trail records it"
+[ -n "$(coord_pid)" ] || fail "the coordinator died with the sandbox"
+[ "$(cat "$(cg pids)/pids.peak")" -le $((64 * 24 + 256)) ] || fail "host tasks went past the bound"
 timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
 lz stop -w "$repo" >/dev/null
 for c in memory pids cpu; do

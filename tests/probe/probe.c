@@ -9,6 +9,7 @@
  *                 object name of a one-object pack index IDX to HEX, so
  *                 the pack's bytes answer for object HEX)
  *   lazaret-probe resolve|connect|nft-delete ...   (network, probe-net.c)
+ *   lazaret-probe fork-as SECONDS UID...   (processes under several uids, probe-fork.c)
  *   lazaret-probe scan SECONDS HEX...   (secrets in /proc, probe-scan.c)
  *
  * One line per path: "CMD PATH: ok", "CMD PATH: EROFS", or for owner
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probe-fork.h"
 #include "probe-net.h"
 #include "probe-scan.h"
 
@@ -217,6 +219,8 @@ main(int argc, char **argv)
 		printf("forge-idx %s: ok\n", argv[2]);
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "fork-as") == 0)
+		return probe_fork_as(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "scan") == 0)
 		return probe_scan(argc, argv);
 	if (argc >= 3 && (r = probe_net(argc, argv)) >= 0)

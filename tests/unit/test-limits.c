@@ -45,7 +45,8 @@ static void
 test_limits_host_tasks_backstop_is_bounded(void **state)
 {
 	(void)state;
-	assert_int_equal(limits_host_tasks(64), 1024);
+	assert_int_equal(limits_host_tasks(16), 1024);
+	assert_int_equal(limits_host_tasks(64), 64 * 24 + 256);
 	assert_true(limits_host_tasks(4096) >= 4096);
 	assert_true(limits_host_tasks(1 << 22) <= (1 << 22) / 4);
 }
