@@ -49,7 +49,7 @@ LIBDRAW    := $(BUILD)/libdraw.a
 LIBAPP     := $(BUILD)/libapp.a
 LIBS_ORDER := $(LIBAPP) $(LIBDRAW) $(LIBBACKEND) $(LIBTERM) $(LIBCOMMON)
 
-PROGS := $(BUILD)/lazaret $(BUILD)/lazaret-exec
+PROGS := $(BUILD)/lazaret $(BUILD)/lazaret-exec $(BUILD)/lazaret-statx.so
 ifneq ($(wildcard app/workbench.c),)
 PROGS += $(BUILD)/lazaret-workbench
 endif
@@ -127,6 +127,13 @@ $(BUILD)/lazaret-exec: $(EXEC_SRC) $(EXEC_COMMON) $(wildcard app/*.h backend/san
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  STATIC  $@")
 	$(Q)$(CC) $(STATIC_CFLAGS) -Ibackend -Iapp -static -o $@ $(EXEC_SRC) $(EXEC_COMMON)
+# The statx shim preloaded in every sandbox (shim/statx.c): no libc linked,
+# so it loads into any image's glibc or musl.
+$(BUILD)/lazaret-statx.so: shim/statx.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  SHLIB   $@")
+	$(Q)$(CC) -std=c17 $(WARN) -O2 -shared -fPIC -nostdlib -fno-stack-protector -fno-builtin \
+	    -Wl,-soname,lazaret-statx.so -Wl,-z,now,-z,relro,-z,noexecstack -Wl,--hash-style=both -o $@ $<
 PROBE_SRC := $(wildcard tests/probe/*.c)
 PROBE_COMMON := $(addprefix backend/common/,err.c xmalloc.c dns.c)
 $(BUILD)/lazaret-probe: $(PROBE_SRC) $(PROBE_COMMON) $(wildcard tests/probe/*.h)
@@ -199,7 +206,8 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 INSTALL     ?= install
 INST_BIN    := $(filter $(BUILD)/lazaret $(BUILD)/lazaret-workbench,$(PROGS))
 # helpers: the sandbox's escalation client, the egress sidecar (when built)
-INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar $(BUILD)/lazaret-exec,$(PROGS))
+INST_HELP   := $(filter $(BUILD)/lazaret-escalate $(BUILD)/lazaret-sidecar $(BUILD)/lazaret-exec \
+               $(BUILD)/lazaret-statx.so,$(PROGS))
 MAN1        := $(wildcard docs/man/*.1)
 MAN5        := $(wildcard docs/man/*.5)
 THEMES      := $(wildcard themes/*.yaml)
@@ -226,7 +234,7 @@ install: all
 # directory then).
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,lazaret lazaret-workbench) \
-	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar lazaret-exec setup-host) \
+	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar lazaret-exec lazaret-statx.so setup-host) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/presets/,$(notdir $(PRESETS))) \
 	    $(DESTDIR)$(DATADIR)/lazaret/packages $(DESTDIR)$(DATADIR)/lazaret/surface.tsv \

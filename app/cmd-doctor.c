@@ -20,7 +20,8 @@ static const char doctor_help[] =
     "mount propagation, the cgroup layout and the default profile's image.\n"
     "Each failure comes with the command that fixes it; exit status 1 when\n"
     "anything failed.\n\n"
-    "  --deep   also start a sandbox (runsc) and a sidecar-style container (crun)\n";
+    "  --deep   also start a sandbox (runsc; GNU stat through the statx shim) and a\n"
+    "           sidecar-style container (crun)\n";
 
 int
 cmd_doctor(int argc, char **argv)

@@ -285,22 +285,32 @@ load_persistent(const struct cfg_ctx *c, const struct cfg_node *n, const char *k
 }
 
 /* Spec 4.3.3: /usr is always a State Anchor (what apt or pip installs there
- * survives), first so that a listed /usr/local mounts over it; persist_usr:
- * false opts out. */
+ * survives), and so are /etc and /var, where dpkg and apt keep what they know
+ * of it (/var/lib/dpkg, /var/lib/apt, conffiles): /usr alone left `node`
+ * running while `dpkg -s nodejs` said "not installed". Added first, in that
+ * order, unless listed; the overlays mount parents first whatever the order.
+ * persist_usr: false opts out of all three. */
 static void
 persist_usr(struct cfg_profile *p)
 {
+	static const char *const pkg_dirs[] = { "/usr", "/etc", "/var" };
 	char **v = NULL;
-	size_t i;
+	size_t i, added = 0;
 
-	if (!p->persist_usr || lz_strv_contains(p->persistent_dirs, "/usr"))
+	if (!p->persist_usr)
 		return;
-	lz_strv_push(&v, "/usr");
+	for (i = 0; i < sizeof pkg_dirs / sizeof pkg_dirs[0]; i++)
+		if (!lz_strv_contains(p->persistent_dirs, pkg_dirs[i])) {
+			lz_strv_push(&v, pkg_dirs[i]);
+			added++;
+		}
+	if (added == 0)
+		return;
 	for (i = 0; i < p->n_persistent_dirs; i++)
 		lz_strv_push(&v, p->persistent_dirs[i]);
 	lz_strv_free(p->persistent_dirs);
 	p->persistent_dirs = v;
-	p->n_persistent_dirs++;
+	p->n_persistent_dirs += added;
 }
 
 static int

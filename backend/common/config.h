@@ -67,10 +67,10 @@ struct cfg_profile {
 	char *name;		/* ^[a-z0-9_-]{2,32}$ */
 	enum cfg_network network;
 	char *image;
-	char **persistent_dirs;	/* absolute container paths; /usr first unless
-				 * persist_usr is false */
+	char **persistent_dirs;	/* absolute container paths; /usr, /etc, /var
+				 * first unless persist_usr is false */
 	size_t n_persistent_dirs;
-	bool persist_usr;	/* /usr is a State Anchor (default true) */
+	bool persist_usr;	/* /usr, /etc, /var are State Anchors (default true) */
 	char **allow_egress;	/* validated entries (egress.h), canonical text;
 				 * "@preset"s expanded, the grants file merged */
 	char **allow_egress_from;	/* same length: where each came from, "" (the

@@ -38,6 +38,7 @@
 #include "coord/screen.h"
 #include "review/review-ident.h"
 #include "sandbox/overlay.h"
+#include "sandbox/preload.h"
 #include "sandbox/sentry-watch.h"
 #include "store/audit.h"
 #include "strv.h"
@@ -318,6 +319,8 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		coord_spec_add_mount(sp, &c->layout.mounts[i]);
 	for (i = 0; i < c->n_ovl; i++)
 		coord_spec_add_mount(sp, &c->ovl[i]);
+	if (preload_spec(c->a, sp, err) < 0)
+		goto out;
 	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
 		goto out;
 	if (c->net != NULL && net_coord_spec(c->net, sp, err) < 0)

@@ -21,6 +21,7 @@
 #include "sandbox/limits.h"
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
+#include "sandbox/preload.h"
 #include "coord/proc.h"
 #include "prefix.h"
 #include "strv.h"
@@ -34,6 +35,9 @@
 #endif
 
 #define DOCTOR_FILE_MAX (1u << 20)
+/* The host's GNU stat, the deep check's statx(AT_NO_AUTOMOUNT) caller. */
+#define DOCTOR_GNU_STAT "/usr/bin/stat"
+#define DOCTOR_GNU_STAT_DST "/run/lazaret/gnu-stat"
 #define DOCTOR_SUBID_MIN 65536ul
 /* podman's own remedy for a pause namespace that is stale or predates a host change */
 #define DOCTOR_MIGRATE_FIX "podman system migrate (stops your running containers)"
@@ -525,6 +529,37 @@ doctor_image(struct doctor_ctx *c)
 	return true;
 }
 
+static void
+doctor_mnt_ro(struct drv_mount *m, const char *src, const char *dst)
+{
+	m->type = DRV_MOUNT_BIND;
+	m->src = (char *)src;
+	m->dst = (char *)dst;
+	m->ro = true;
+}
+
+/* --deep: GNU stat's statx(AT_NO_AUTOMOUNT), which this runsc refuses with
+ * EINVAL, answered through the preloaded shim (sandbox/preload.h). */
+static void
+doctor_statx(struct doctor_ctx *c, bool tried, const char *out)
+{
+	const char *what = "statx shim (GNU ls, stat)";
+	_cleanup_free_ char *problem = NULL;
+	const char *p = strstr(out, "statx-");
+
+	if (!tried) {
+		doctor_fail(c, what, "lazaret-statx.so or the host's " DOCTOR_GNU_STAT " is missing",
+		    "make (or reinstall Lazaret); sudo apt-get install coreutils");
+		return;
+	}
+	if (p != NULL && strncmp(p, "statx-directory", 15) == 0) {
+		doctor_ok(c, what, "GNU stat works in the sandbox through %s", PRELOAD_SO_DST);
+		return;
+	}
+	problem = xasprintf("GNU stat in the sandbox: %.200s", p != NULL ? p : out);
+	doctor_fail(c, what, problem, "make (or reinstall Lazaret), then lazaret doctor --deep again");
+}
+
 /* --deep: a sandbox through the real driver: runsc, a workspace bind mount
  * whose path has a space, an exec, the owner of a file it wrote, removal. */
 static void
@@ -533,8 +568,9 @@ doctor_deep_sandbox(struct doctor_ctx *c)
 	const char *what = "sandbox (runsc)";
 	char tmpl[] = "/var/tmp/lazaret doctor.XXXXXX", *cmd[4], **argv = NULL, name[64];
 	_cleanup_free_ char *probe = NULL, *problem = NULL;
+	_cleanup_free_ char *so = NULL, *preload = NULL;
 	struct drv_spec spec;
-	struct drv_mount mnt;
+	struct drv_mount mnt[4];
 	struct drv_exec ex;
 	struct proc_result r;
 	lz_err_t err = LZ_ERR_INIT;
@@ -550,17 +586,27 @@ doctor_deep_sandbox(struct doctor_ctx *c)
 		return;
 	}
 	probe = xasprintf("%s/probe", tmpl);
+	preload = xasprintf("%s/ld.so.preload", tmpl);
 	memset(&spec, 0, sizeof spec);
-	memset(&mnt, 0, sizeof mnt);
-	mnt.type = DRV_MOUNT_BIND;
-	mnt.src = tmpl;
-	mnt.dst = (char *)"/workspace";
+	memset(mnt, 0, sizeof mnt);
+	mnt[0].type = DRV_MOUNT_BIND;
+	mnt[0].src = tmpl;
+	mnt[0].dst = (char *)"/workspace";
 	spec.name = name;
 	spec.image = (char *)c->opts->image;
 	spec.network = (char *)"none";
 	spec.workdir = (char *)"/workspace";
-	spec.mounts = &mnt;
+	spec.mounts = mnt;
 	spec.n_mounts = 1;
+	/* The statx shim as sessions get it, tried by the host's GNU stat. */
+	if (preload_so_path(&so, &err) == 0 && preload_file_write(preload, &err) == 0 &&
+	    access(DOCTOR_GNU_STAT, X_OK) == 0) {
+		doctor_mnt_ro(&mnt[1], so, PRELOAD_SO_DST);
+		doctor_mnt_ro(&mnt[2], preload, PRELOAD_FILE_DST);
+		doctor_mnt_ro(&mnt[3], DOCTOR_GNU_STAT, DOCTOR_GNU_STAT_DST);
+		spec.n_mounts = 4;
+	}
+	lz_err_clear(&err);
 	created = true;		/* a failed start can leave the container behind */
 	if (podman_ops.create(&spec, &err) < 0)
 		goto fail;
@@ -572,7 +618,8 @@ doctor_deep_sandbox(struct doctor_ctx *c)
 	}
 	cmd[0] = (char *)"/bin/sh";
 	cmd[1] = (char *)"-c";
-	cmd[2] = (char *)"echo ok > /workspace/probe && cat /proc/version";
+	cmd[2] = (char *)"echo ok > /workspace/probe && cat /proc/version && "
+	    "{ " DOCTOR_GNU_STAT_DST " -c statx-%F / 2>&1 || true; }";
 	cmd[3] = NULL;
 	memset(&ex, 0, sizeof ex);
 	ex.name = name;
@@ -603,6 +650,7 @@ doctor_deep_sandbox(struct doctor_ctx *c)
 	}
 	doctor_ok(c, what, "started, exec'd and removed %s under gVisor; /workspace files are yours",
 	    c->opts->image);
+	doctor_statx(c, spec.n_mounts == 4, r.out);
 	goto out;
 fail:
 	doctor_fail(c, what, err.msg, c->setup);
@@ -615,6 +663,7 @@ out:
 	proc_result_clear(&r);
 	lz_strv_free(argv);
 	(void)unlink(probe);
+	(void)unlink(preload);
 	(void)rmdir(tmpl);
 }
 

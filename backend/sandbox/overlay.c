@@ -69,8 +69,10 @@
 
 #define OVERLAY_STATE_MAX 8192
 
-/* Files podman injects into /etc (spec 4.1 compatibility exclusion). */
-static const char *const overlay_etc_injected[] = { "resolv.conf", "hosts", "hostname" };
+/* Files podman injects into /etc (spec 4.1 compatibility exclusion), and
+ * Lazaret's own ld.so.preload (sandbox/preload.h). */
+static const char *const overlay_etc_injected[] = { "resolv.conf", "hosts", "hostname",
+    "ld.so.preload" };
 
 char *
 overlay_dir_name(const char *dir)

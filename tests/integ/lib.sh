@@ -130,6 +130,26 @@ need_default_image() {
 	lz image build-default >/dev/null || fail "lazaret image build-default failed"
 }
 
+# A minimal Debian 12 image from the host's apt mirror (mmdebstrap, apt
+# variant) with sudo and the kits' user `agent` (uid 1000, /home/agent,
+# passwordless sudo): localhost/lazaret-test-debian:latest, built once into
+# the user's podman store and reused (about 90 s cold here).
+LZ_DEBIAN_IMG=localhost/lazaret-test-debian:latest
+need_debian_image() {
+	as_user podman image exists "$LZ_DEBIAN_IMG" && return 0
+	command -v mmdebstrap >/dev/null || skip "mmdebstrap not installed: run scripts/setup-host"
+	note "building $LZ_DEBIAN_IMG with mmdebstrap (once)"
+	local tar=$T/debian.tar
+	TO=900 as_user mmdebstrap --quiet --mode=unshare --variant=apt --include=sudo \
+		--customize-hook='chroot "$1" useradd -m -u 1000 -U -s /bin/bash agent' \
+		--customize-hook='echo "agent ALL=(ALL) NOPASSWD:ALL" >"$1/etc/sudoers.d/agent"; chmod 0440 "$1/etc/sudoers.d/agent"' \
+		bookworm "$tar" >"$T/mmdebstrap.log" 2>&1 ||
+		fail "mmdebstrap failed: $(tail -5 "$T/mmdebstrap.log")"
+	TO=300 as_user podman import --quiet --change CMD=/bin/bash "$tar" "$LZ_DEBIAN_IMG" >/dev/null ||
+		fail "podman import of $tar failed"
+	rm -f "$tar"
+}
+
 # Processes of `lazaret coordinator` serving workspace $1 (canonical path);
 # a coordinator's own fork that has not exec'd podman yet is not counted.
 coord_count() {

@@ -20,6 +20,8 @@ assert_contains "$out" "checks passed" "summary line"
 
 out=$(lz doctor --deep 2>&1) || fail "doctor --deep failed: $out"
 assert_contains "$out" "ok   sandbox (runsc): started, exec'd and removed" "deep: a real sandbox"
+assert_contains "$out" "ok   statx shim (GNU ls, stat): GNU stat works in the sandbox" \
+	"deep: GNU stat's statx(AT_NO_AUTOMOUNT) answered through the shim"
 assert_contains "$out" "ok   sidecar runtime (crun, slirp4netns)" "deep: the sidecar runtime"
 assert_eq "$(as_user podman ps -a --filter name=lazaret-doctor- --format '{{.Names}}')" "" \
 	"deep check leaves no container"

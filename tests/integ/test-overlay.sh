@@ -40,7 +40,8 @@ daemon() { pgrep -u "$LZ_USER" -f -- "upperdir=$ovl/$1/upper" || true; }
 sx_mounts "$ws" --mode direct
 assert_contains "${SX_ARGS[*]}" "--mount=type=bind,src=$ovl/usr/merged,dst=/usr" "/usr is the merged overlay"
 assert_contains "${SX_ARGS[*]}" "--mount=type=bind,src=$ovl/etc/merged,dst=/etc" "/etc is the merged overlay"
-assert_eq "$(mounted)" 2 "two overlays mounted in podman's namespace"
+assert_contains "${SX_ARGS[*]}" "--mount=type=bind,src=$ovl/var/merged,dst=/var" "/var too, by default (dpkg's state)"
+assert_eq "$(mounted)" 3 "three overlays mounted in podman's namespace"
 sx_start lz-ov1-$$
 assert_eq "$(sx_exec lz-ov1-$$ cat /usr/share/marker)" "v1" "lower layer is the image's /usr"
 sx_exec lz-ov1-$$ sh -c 'echo run1 >> /usr/share/persist.txt && echo agent-conf > /etc/agent.conf'

@@ -154,8 +154,8 @@ test_cfg_loads_full_example(void **state)
 	assert_string_equal(p->name, "web-agent_2");
 	assert_int_equal(p->line, 12);
 	assert_string_equal(p->image, "docker.io/library/node@sha256:0123abcd");
-	assert_int_equal(p->n_persistent_dirs, 2);
-	assert_string_equal(p->persistent_dirs[1], "/var/lib");
+	assert_int_equal(p->n_persistent_dirs, 4);	/* /etc and /var added */
+	assert_string_equal(p->persistent_dirs[3], "/var/lib");
 	assert_int_equal(p->n_env, 5);
 	assert_string_equal(p->env[1].name, "TOKEN");
 	assert_string_equal(p->env[1].value, "env:LZ_TEST_SECRET");
@@ -1462,7 +1462,7 @@ test_cfg_limits_errors_name_file_line_and_key(void **state)
 }
 
 static void
-test_cfg_usr_is_a_state_anchor_unless_opted_out(void **state)
+test_cfg_usr_etc_var_are_state_anchors_unless_opted_out(void **state)
 {
 	_cleanup_free_ char *a = with_profile("    persistent_dirs: [/usr/local, /var]\n");
 	_cleanup_free_ char *b = with_profile("    persistent_dirs: [/var, /usr]\n");
@@ -1471,12 +1471,16 @@ test_cfg_usr_is_a_state_anchor_unless_opted_out(void **state)
 
 	(void)state;
 	cfg = load_ok(a);
-	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 3);
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 4);
 	assert_string_equal(cfg->profiles[0].persistent_dirs[0], "/usr");
-	assert_string_equal(cfg->profiles[0].persistent_dirs[1], "/usr/local");
+	assert_string_equal(cfg->profiles[0].persistent_dirs[1], "/etc");
+	assert_string_equal(cfg->profiles[0].persistent_dirs[2], "/usr/local");
+	assert_string_equal(cfg->profiles[0].persistent_dirs[3], "/var");
 	cfg_free(cfg);
 	cfg = load_ok(b);
-	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 2);
+	/* dpkg's and apt's state beside /usr: /etc added, /var and /usr kept once */
+	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 3);
+	assert_string_equal(cfg->profiles[0].persistent_dirs[0], "/etc");
 	cfg_free(cfg);
 	cfg = load_ok(o);
 	assert_int_equal(cfg->profiles[0].n_persistent_dirs, 0);
@@ -1538,7 +1542,7 @@ main(void)
 		T(test_cfg_limits_default_sized_for_builds),
 		T(test_cfg_limits_take_k_m_g_and_none),
 		T(test_cfg_limits_errors_name_file_line_and_key),
-		T(test_cfg_usr_is_a_state_anchor_unless_opted_out),
+		T(test_cfg_usr_etc_var_are_state_anchors_unless_opted_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
