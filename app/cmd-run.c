@@ -32,7 +32,8 @@ static const char run_help[] =
     "                       repository, its top level)\n"
     "  -m, --mode MODE      isolated (default: the agent's own checkout and git\n"
     "                       repository, imported into branch lazaret/agent-<profile>)\n"
-    "                       or direct (the agent edits the checkout itself)\n"
+    "                       or direct (the agent edits the checkout itself; what it\n"
+    "                       writes there is not bounded by limits.disk)\n"
     "  --allow-unsafe-workspace  accept $HOME, / or a directory holding lazaret's\n"
     "                       data, config or sockets, ~/.ssh or container storage\n"
     "  -T, --no-tty         no terminal even when stdin is one\n"
@@ -98,9 +99,9 @@ run_replace(struct client *cl, const struct anchor *a, lz_err_t *err)
 /* Limits this host does not enforce, said once before the session starts
  * (cli_domain has printed the unset env:VAR warnings already). */
 static void
-run_warn(const struct cfg_resolved *res)
+run_warn(const struct cfg_resolved *res, bool direct)
 {
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *disk = NULL;
 	struct limits_host h;
 
 	limits_host_probe(&h);
@@ -108,6 +109,13 @@ run_warn(const struct cfg_resolved *res)
 	limits_host_clear(&h);
 	if (why != NULL)
 		fprintf(stderr, "lazaret: warning: %s\n", why);
+	/* the bound counts the Domain Root; a direct checkout is the user's tree */
+	if (direct && res->profile->limits.disk > 0) {
+		disk = cfg_size_text(res->profile->limits.disk);
+		fprintf(stderr, "lazaret: notice: --mode direct: what the agent writes in your "
+		    "checkout is not bounded by limits.disk (%s), which counts the sandbox's "
+		    "own files; use the default isolated mode for that bound\n", disk);
+	}
 }
 
 int
@@ -143,7 +151,7 @@ cmd_run(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	run_warn(res);
+	run_warn(res, sm == SENTRY_DIRECT);
 	lz_trace("configuration and domain");
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;

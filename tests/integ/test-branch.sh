@@ -142,7 +142,10 @@ if lz run --help >/dev/null 2>&1; then
 	no_coord() { [ "$(coord_count "$1")" = 0 ]; }
 	wait_for 30 no_coord "$(realpath "$rrepo")" || fail "run: coordinator did not stop"
 	lz run --mode direct -w "$rrepo" -- sh -c 'echo d >> README && git -c user.name=a \
-		-c user.email=a@example.invalid commit -qam "direct via run"' </dev/null || fail "lazaret run (direct) failed"
+		-c user.email=a@example.invalid commit -qam "direct via run"' </dev/null 2>"$T/direct.err" ||
+		{ cat "$T/direct.err"; fail "lazaret run (direct) failed"; }
+	assert_contains "$(cat "$T/direct.err")" "lazaret: notice: --mode direct: what the agent writes in your checkout is not bounded by limits.disk" \
+		"run --mode direct says the checkout is outside the disk bound (issue 24 item 10)"
 	wait_for 10 subj "direct via run" || fail "run --mode direct: commit not on the agent branch"
 	assert_eq "$(git_u "$rrepo" rev-parse main)" "$rmain" "run: main never moved"
 	assert_eq "$(tail -n 1 "$rrepo/README")" "d" "run --mode direct: edits the host checkout"
