@@ -25,6 +25,7 @@ timeout 600 "$LZ_SRC/scripts/make-deb" "$LZ_BUILD" "$version" "$deb" >"$T/deb.lo
 	{ cat "$T/deb.log"; fail "make-deb failed"; }
 info=$(dpkg-deb -f "$deb" Package Version Depends Recommends)
 assert_contains "$(dpkg-deb -c "$deb")" "./usr/libexec/lazaret/lazaret-exec" "the package has the coordinator's lazaret-exec"
+assert_contains "$(dpkg-deb -c "$deb")" "./usr/libexec/lazaret/lazaret-statx.so" "the package has the statx shim"
 assert_contains "$info" "Version: $version" "the package has this build's version"
 # Depends: the libraries linked, and scripts/packages' run and image roles
 deps=", $(dpkg-deb -f "$deb" Depends),"

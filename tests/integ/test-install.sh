@@ -17,6 +17,7 @@ want="bin/lazaret
 bin/lazaret-workbench
 libexec/lazaret/lazaret-escalate
 libexec/lazaret/lazaret-exec
+libexec/lazaret/lazaret-statx.so
 libexec/lazaret/setup-host
 share/bash-completion/completions/lazaret
 share/bash-completion/completions/lazaret-workbench
