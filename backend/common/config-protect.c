@@ -38,6 +38,8 @@ static const char *const protect_domain_own[] = {
 	"overlay",
 };
 
+#define PROTECT_MAX	24	/* places checked (15 today: 5 preset dirs at most) */
+
 struct protect_place {
 	const char *what;	/* "the grants directory" */
 	const char *why;	/* what the agent could do with it */
@@ -105,44 +107,52 @@ cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
 {
 	static const char cfg_why[] = "the agent could rewrite the configuration and its "
 	    "grants and open the network";
-	struct protect_place v[16];
+	struct protect_place v[PROTECT_MAX];
 	_cleanup_free_ char *cfgdir = NULL, *xdg = NULL, *xdgl = NULL, *gdir = NULL;
 	_cleanup_free_ char *keyp = NULL, *xdata = NULL, *cstore = NULL, *domains = NULL;
+	_cleanup_free_ char *home = NULL, *hstore = NULL;
 	char **presets = cfg_preset_dirs();
 	bool ro = protect_mode_ro(mode);
 	size_t n = 0, i;
 	int ret = 0;
 
 	/* Those refused in every mode first: their advice is the one that holds. */
-	protect_push(v, &n, 16, "socket_dir", "a UNIX socket on a read-only mount still "
+	protect_push(v, &n, PROTECT_MAX, "socket_dir", "a UNIX socket on a read-only mount still "
 	    "connects: the agent would reach the coordinator's sockets", cfg->esc_socket_dir,
 	    true);
 	if (grants_mac_key_path(&keyp, NULL) == 0)
-		protect_push(v, &n, 16, "the grants key", "read-only it still lets the agent "
+		protect_push(v, &n, PROTECT_MAX, "the grants key", "read-only it still lets the agent "
 		    "sign grants", keyp, true);
 	if (grants_path(cfg->file, "xx", &gdir, NULL) == 0)
 		*strrchr(gdir, '/') = '\0';
-	protect_push(v, &n, 16, "the grants directory", "the agent could grant itself "
+	protect_push(v, &n, PROTECT_MAX, "the grants directory", "the agent could grant itself "
 	    "network access", gdir, false);
 	if (strcmp(cfg->file, CFG_EMBEDDED_NAME) != 0 && cfg->file[0] == '/') {
 		cfgdir = xstrdup(cfg->file);
 		*strrchr(cfgdir, '/') = '\0';
-		protect_push(v, &n, 16, "the configuration directory", cfg_why,
+		protect_push(v, &n, PROTECT_MAX, "the configuration directory", cfg_why,
 		    cfgdir[0] != '\0' ? cfgdir : "/", false);
 	}
 	if (lz_path_xdg("XDG_CONFIG_HOME", ".config", &xdg, NULL) == 0) {
 		xdgl = xasprintf("%s/lazaret", xdg);
-		protect_push(v, &n, 16, "the configuration directory", cfg_why, xdgl, false);
+		protect_push(v, &n, PROTECT_MAX, "the configuration directory", cfg_why, xdgl, false);
 	}
 	for (i = 0; presets != NULL && presets[i] != NULL; i++)
-		protect_push(v, &n, 16, "a preset directory", "the agent could widen a preset "
+		protect_push(v, &n, PROTECT_MAX, "a preset directory", "the agent could widen a preset "
 		    "a profile uses", presets[i], false);
-	protect_push(v, &n, 16, "the Storage Root (data_root)", "the agent could rewrite "
+	protect_push(v, &n, PROTECT_MAX, "the Storage Root (data_root)", "the agent could rewrite "
 	    "every domain's state.db (the audit trail) and Sentry files", cfg->data_root, false);
+	/* Where Podman keeps images by default ($XDG_DATA_HOME), and where
+	 * setup-host's storage.conf pins it whatever the variable says. */
 	if (lz_path_xdg("XDG_DATA_HOME", ".local/share", &xdata, NULL) == 0) {
 		cstore = xasprintf("%s/containers", xdata);
-		protect_push(v, &n, 16, "Podman's container storage", "the agent could change "
+		protect_push(v, &n, PROTECT_MAX, "Podman's container storage", "the agent could change "
 		    "the images Lazaret runs", cstore, false);
+	}
+	if (lz_path_home(&home, NULL) == 0) {
+		hstore = xasprintf("%s/.local/share/containers", home);
+		protect_push(v, &n, PROTECT_MAX, "Podman's container storage", "the agent could change "
+		    "the images Lazaret runs", hstore, false);
 	}
 	for (i = 0; i < n && ret == 0; i++) {
 		_cleanup_free_ char *q = cfg_esc(host, 200);

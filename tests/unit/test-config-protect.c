@@ -128,6 +128,10 @@ test_protect_data_root_state_refused_own_dirs_allowed(void **state)
 	expect_accepted("{profile_dir}/npm-cache", NULL);
 	expect_accepted("{profile_dir}", NULL);
 	expect_refused("~/.local/share/containers", NULL, "Podman's container storage");
+	/* setup-host pins the graphroot under ~ whatever XDG_DATA_HOME says. */
+	setenv("XDG_DATA_HOME", "/nonexistent/xd", 1);
+	expect_refused("~/.local/share/containers/storage", NULL, "is inside Podman's "
+	    "container storage");
 }
 
 static void
