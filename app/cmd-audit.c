@@ -24,9 +24,13 @@ static const char audit_help[] =
     "runs.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  --json               one JSON object per row, with everything recorded\n"
-    "  --verify             check the hash chain: 'audit trail intact (N rows)',\n"
-    "                       or 'audit trail broken at row N: why' and exit 1\n";
+    "  --json               JSON Lines: one object per row, with everything\n"
+    "                       recorded and the row's prev_hash and hash (hex)\n"
+    "  --verify             check the hash chain and each row against its hash\n"
+    "                       in the append-only anchor file (/var/lib/lazaret/\n"
+    "                       anchor/UID): 'audit trail intact (N rows)' and how\n"
+    "                       many are anchored, or 'audit trail broken at row N:\n"
+    "                       why' and exit 1\n";
 
 /* Through the running coordinator (it holds the store exclusively). */
 static int

@@ -13,7 +13,9 @@
 static const char config_check_help[] =
     "Validate the configuration (FILE, or --config, or the default\n"
     "file, or the embedded default) and print it resolved for one\n"
-    "profile and workspace. Exit 0 when valid, 1 with the first error.\n\n"
+    "profile and workspace. Exit 0 when valid, 1 with the first error\n"
+    "or when a file was refused for safety (a grants file that your\n"
+    "Lazaret did not write is left out, with a warning).\n\n"
     "  -p, --profile P      profile to resolve (default: \"default\")\n"
     "  -w, --workspace DIR  workspace to resolve for (default: .)\n";
 
@@ -40,9 +42,11 @@ config_check(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	printf("# %s: valid\n", cfg->file);
+	/* A refused file was left out: the configuration is not what it says. */
+	printf("# %s: %s\n", cfg->file, cfg->refused != NULL ? "valid, but files were refused "
+	    "(see the warnings)" : "valid");
 	cfg_print(stdout, cfg, r);
-	rc = 0;
+	rc = cfg->refused != NULL ? 1 : 0;
 out:
 	cfg_resolved_free(r);
 	anchor_free(a);

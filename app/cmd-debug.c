@@ -7,17 +7,23 @@
  *       --mount=... then --env=K=V; notices go to stderr.
  *   lazaret debug unmount [--profile P] [--workspace DIR]
  *       unmount the overlays (idempotent).
+ *   lazaret debug grant PROFILE ENTRY
+ *       add ENTRY to PROFILE's grants file as `egress approve --scope profile`
+ *       would (with its MAC), for tests that need a grant without a domain.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+#include "grants.h"
 #include "commands.h"
 #include "sandbox/overlay.h"
 #include "sandbox/podman.h"
 #include "sandbox/sentry.h"
+#include "xmalloc.h"
 
 #define DEBUG_USAGE "lazaret debug mounts|unmount [--profile P] [--workspace DIR] " \
 	"[--mode isolated|direct] [--no-overlay]"
@@ -74,6 +80,29 @@ out:
 	return ret;
 }
 
+/* lazaret debug grant PROFILE ENTRY */
+static int
+debug_grant(int argc, char **argv)
+{
+	_cleanup_free_ char *path = NULL, *note = NULL;
+	struct cfg *cfg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int rc = 1;
+
+	if (argc != 3)
+		return cli_usage_error("debug", "lazaret debug grant PROFILE ENTRY",
+		    "expected a profile and an entry");
+	note = grants_note(time(NULL), "lazaret debug grant", NULL);
+	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
+	    grants_path(cfg->file, argv[1], &path, &err) < 0 ||
+	    grants_add(path, argv[2], note, NULL, &err) < 0)
+		rc = cli_fail(&err);
+	else
+		rc = 0;
+	cfg_free(cfg);
+	return rc;
+}
+
 int
 cmd_debug(int argc, char **argv)
 {
@@ -95,6 +124,8 @@ cmd_debug(int argc, char **argv)
 	bool overlay = true, allow_unsafe = false;
 	int c, rc = 1;
 
+	if (argc > 1 && strcmp(argv[1], "grant") == 0)
+		return debug_grant(argc - 1, argv + 1);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:w:m:h", opts, NULL)) != -1) {
 		switch (c) {

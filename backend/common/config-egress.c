@@ -8,8 +8,10 @@
  * presets (make install) and the source tree above a build (build/../presets).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -40,9 +42,8 @@ preset_cmp_cb(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Where presets are, first match wins (NULL-terminated; free with lz_strv_free). */
-static char **
-preset_dirs(void)
+char **
+cfg_preset_dirs(void)
 {
 	/* build/lazaret, build/tests/x or build/san/lazaret, build/san/tests/x */
 	static const char *const rel[] = { "../" CFG_PRESET_DIR, "../../" CFG_PRESET_DIR,
@@ -105,14 +106,30 @@ preset_unknown(const struct cfg_ctx *c, int line, const char *key, const char *n
 	return -1;
 }
 
+/* A preset is hand-written, so it has no MAC (grants.h): only the user
+ * or root (make install) may have written it; its directory is guarded from
+ * volumes (config-protect.c). */
+static int
+preset_owner_check(const char *path, const struct stat *st, lz_err_t *err)
+{
+	bool other = st->st_uid != getuid() && st->st_uid != 0;
+
+	if (other || (st->st_mode & 022) != 0)
+		return lz_err_set(err, EPERM, "%s: security: %s; refused (chown it to you and "
+		    "chmod 644 it)", path, other ? "owned by another user" :
+		    "writable by group or others");
+	return 0;
+}
+
 /* Append preset name's entries to the list, each from "@name". */
 static int
 load_preset(const struct cfg_ctx *c, int line, const char *key, const char *name,
     struct cfg_egress_list *l)
 {
-	char **dirs = preset_dirs();
+	char **dirs = cfg_preset_dirs();
 	_cleanup_free_ char *path = NULL, *buf = NULL, *from = xasprintf("@%s", name);
 	struct grants g = { NULL, 0 };
+	struct stat st;
 	size_t i, len;
 	int ret = -1;
 
@@ -135,7 +152,8 @@ load_preset(const struct cfg_ctx *c, int line, const char *key, const char *name
 		preset_unknown(c, line, key, name, dirs);
 		goto out;
 	}
-	if (lz_path_read(path, CFG_FILE_MAX, &buf, &len, NULL, c->err) < 0 ||
+	if (lz_path_read(path, CFG_FILE_MAX, &buf, &len, &st, c->err) < 0 ||
+	    preset_owner_check(path, &st, c->err) < 0 ||
 	    grants_parse(path, buf, len, &g, c->err) < 0) {
 		lz_err_wrap(c->err, "@%s", name);
 		cfg_ctx_wrap(c, line, key);
@@ -196,11 +214,24 @@ cfg_merge_grants(struct cfg *cfg, lz_err_t *err)
 		struct cfg_egress_list l = { &p->allow_egress, &p->allow_egress_from,
 		    &p->n_allow_egress };
 		_cleanup_free_ char *path = NULL, *from = NULL;
+		lz_err_t e = LZ_ERR_INIT;
 		struct grants g;
 
-		if (grants_path(cfg->file, p->name, &path, err) < 0 ||
-		    grants_load(path, &g, err) < 0)
+		if (grants_path(cfg->file, p->name, &path, err) < 0)
 			return -1;
+		if (grants_load(path, &g, &e) < 0) {
+			if (e.code != EPERM) {
+				lz_err_set(err, e.code, "%s", e.msg);
+				lz_err_clear(&e);
+				return -1;
+			}
+			/* Fail closed but keep going: the sandbox starts without
+			 * them, the user is told, the coordinator audits it. */
+			lz_strv_push(&cfg->warnings, e.msg);
+			lz_strv_push(&cfg->refused, e.msg);
+			lz_err_clear(&e);
+			continue;
+		}
 		from = xasprintf(GRANTS_DIR "/%s" GRANTS_EXT, p->name);
 		for (j = 0; j < g.n; j++)
 			if (!lz_strv_contains(p->allow_egress, g.v[j].entry))

@@ -77,7 +77,7 @@ check_contained(const struct cfg_ctx *c, int line, const char *key, const char *
 }
 
 static int
-resolve_volumes(const struct cfg_ctx *c, const struct cfg_profile *p,
+resolve_volumes(const struct cfg_ctx *c, const struct cfg *cfg, const struct cfg_profile *p,
     const struct lz_path_tokens *t, struct cfg_resolved *r)
 {
 	size_t i;
@@ -95,7 +95,8 @@ resolve_volumes(const struct cfg_ctx *c, const struct cfg_profile *p,
 		if (lz_path_canon(h, &o->host, c->err) < 0)
 			return cfg_ctx_wrap(c, v->line, hk);
 		r->n_volumes++;
-		if (check_contained(c, v->line, hk, v->host, t, o->host) < 0)
+		if (check_contained(c, v->line, hk, v->host, t, o->host) < 0 ||
+		    cfg_protect_volume(c, cfg, v->line, hk, o->host, v->mode) < 0)
 			return -1;
 		if (expand_path(c, v->line, ck, v->container, t, false, &ct) < 0 ||
 		    cfg_container_path(c, v->line, ck, ct, &o->container) < 0)
@@ -194,7 +195,7 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	}
 	t = (struct lz_path_tokens){ p->name, r->profile_dir, r->domain_hash, r->domain_dir,
 	    r->workspace_dir };
-	if (resolve_volumes(&c, p, &t, r) < 0 || resolve_env(&c, p, &t, r) < 0)
+	if (resolve_volumes(&c, cfg, p, &t, r) < 0 || resolve_env(&c, p, &t, r) < 0)
 		goto out;
 	egress_merge(r, cfg->allow_egress, cfg->allow_egress_from, cfg->n_allow_egress);
 	egress_merge(r, p->allow_egress, p->allow_egress_from, p->n_allow_egress);

@@ -114,6 +114,17 @@ int cfg_load_egress(const struct cfg_ctx *c, const struct cfg_node *n, const cha
 /* Each profile's grants file (grants.h) appended to its allow_egress. */
 int cfg_merge_grants(struct cfg *cfg, lz_err_t *err);
 
+/* Where presets are, first match wins (NULL-terminated; free with lz_strv_free). */
+char **cfg_preset_dirs(void);
+
+/* ---- config-protect.c ---- */
+
+/* Refuse a volume whose canonical host path exposes Lazaret's own files
+ * (configuration, grants, presets, data_root's state, sockets, the grants
+ * key), in every mode or unless mode holds "ro". */
+int cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
+    const char *key, const char *host, const char *mode);
+
 /* ---- config.c ---- */
 
 void cfg_volumes_free(struct cfg_volume *v, size_t n);

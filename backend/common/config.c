@@ -707,6 +707,7 @@ cfg_free(struct cfg *cfg)
 		profile_clear(&cfg->profiles[i]);
 	free(cfg->profiles);
 	lz_strv_free(cfg->warnings);
+	lz_strv_free(cfg->refused);
 	free(cfg);
 }
 

@@ -110,6 +110,9 @@ struct cfg {
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */
+	char **refused;		/* files refused for safety and left out (a grants file
+				 * Lazaret did not write): also in warnings; the
+				 * coordinator audits each, `config check` fails */
 };
 
 /* A profile resolved for one workspace: every path expanded and checked. */

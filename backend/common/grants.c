@@ -1,4 +1,5 @@
-/* grants.c - a profile's persisted egress grants: parse, load, add, remove. */
+/* grants.c - a profile's persisted egress grants: parse, load, add, remove,
+ * and the MAC line that says this user's Lazaret wrote them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -8,6 +9,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "config.h"
 #include "egress.h"
@@ -145,11 +148,14 @@ grants_load(const char *path, struct grants *out, lz_err_t *err)
 		lz_err_clear(&e);
 		return -1;
 	}
-	/* A grant opens the network: only its owner may have written it. */
+	/* A grant opens the network: only the user's own Lazaret may have
+	 * written it (the MAC: an agent's files are the user's too). */
 	if (st.st_uid != getuid() || (st.st_mode & 022) != 0)
-		return lz_err_set(err, LZ_EINVAL, "%s: security: %s; refused (chown it to you and "
-		    "chmod 600 it)", path, st.st_uid != getuid() ? "owned by another user" :
-		    "writable by group or others");
+		return lz_err_set(err, EPERM, "%s: security: %s; refused: its grants are not "
+		    "applied (chown it to you and chmod 600 it)", path, st.st_uid != getuid() ?
+		    "owned by another user" : "writable by group or others");
+	if (grants_mac_check(path, buf, n, &n, err) < 0)
+		return -1;
 	return grants_parse(path, buf, n, out, err);
 }
 
@@ -180,8 +186,7 @@ grants_note(time_t when, const char *who, const char *why)
 	return grants_clean(raw, strlen(raw));
 }
 
-/* The grants directory and any missing parent (~/.config/lazaret), 0700. */
-static int
+int
 grants_mkdir(const char *path, lz_err_t *err)
 {
 	_cleanup_free_ char *d = xstrdup(path);
@@ -238,29 +243,38 @@ grants_write_all(int fd, const char *s, size_t len)
 	return 0;
 }
 
-/* Write g to path: temp file, fsync, rename, fsync the directory. */
+/* Write g to path, its MAC line last: temp file, fsync, rename, fsync the
+ * directory. */
 static int
 grants_store(const char *path, const struct grants *g, lz_err_t *err)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	_cleanup_free_ char *d = xstrdup(path);
+	_cleanup_free_ char *d = xstrdup(path), *text = xstrdup(grants_header);
 	_cleanup_close_ int fd = -1, dfd = -1;
+	uint8_t key[GRANTS_MAC_KEY_LEN];
+	char mac[GRANTS_MAC_HEX_LEN + 1];
 	size_t i;
 	int e;
 
+	for (i = 0; i < g->n; i++) {
+		char *t = g->v[i].note[0] != '\0' ?
+		    xasprintf("%s\n# %s\n%s\n", text, g->v[i].note, g->v[i].entry) :
+		    xasprintf("%s\n%s\n", text, g->v[i].entry);
+
+		free(text);
+		text = t;
+	}
+	if (grants_mac_key(true, key, err) < 0)
+		return -1;
+	grants_mac_hex(key, path, text, strlen(text), mac);
+	sodium_memzero(key, sizeof key);
 	unlink(tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
 		return lz_err_sys(err, errno, "%s", tmp);
-	if (grants_write_all(fd, grants_header, sizeof grants_header - 1) < 0)
+	if (grants_write_all(fd, text, strlen(text)) < 0 ||
+	    grants_write_all(fd, GRANTS_MAC_LINE, sizeof GRANTS_MAC_LINE - 1) < 0 ||
+	    grants_write_all(fd, mac, GRANTS_MAC_HEX_LEN) < 0 || grants_write_all(fd, "\n", 1) < 0)
 		goto fail;
-	for (i = 0; i < g->n; i++) {
-		_cleanup_free_ char *s = g->v[i].note[0] != '\0' ?
-		    xasprintf("\n# %s\n%s\n", g->v[i].note, g->v[i].entry) :
-		    xasprintf("\n%s\n", g->v[i].entry);
-
-		if (grants_write_all(fd, s, strlen(s)) < 0)
-			goto fail;
-	}
 	if (fsync(fd) < 0 || close(lz_steal_fd(&fd)) < 0)
 		goto fail;
 	if (rename(tmp, path) < 0)
@@ -372,4 +386,141 @@ grants_remove(const char *path, const char *what, char **removed, lz_err_t *err)
 out:
 	grants_clear(&g);
 	return ret;
+}
+
+/* ---- the MAC line and its key ---- */
+
+#define GRANTS_MAC_DOMAIN "lazaret-grants-v1"
+
+int
+grants_mac_key_path(char **out, lz_err_t *err)
+{
+	_cleanup_free_ char *base = NULL;
+
+	*out = NULL;
+	if (lz_path_xdg("XDG_DATA_HOME", ".local/share", &base, err) < 0)
+		return lz_err_wrap(err, "cannot find the grants key");
+	*out = xasprintf("%s/" GRANTS_MAC_KEY_FILE, base);
+	return 0;
+}
+
+/* Make the key: its directory 0700, the bytes in a temp file, then link()
+ * (atomic, fails on an existing key: two writers racing both read the
+ * winner's, never a half-written one). */
+static int
+grants_mac_key_make(const char *path, lz_err_t *err)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	_cleanup_close_ int fd = -1;
+	uint8_t key[GRANTS_MAC_KEY_LEN];
+	ssize_t w;
+	int e = 0;
+
+	if (grants_mkdir(path, err) < 0)
+		return -1;
+	unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
+		return lz_err_sys(err, errno, "cannot create %s", tmp);
+	randombytes_buf(key, sizeof key);
+	w = write(fd, key, sizeof key);
+	sodium_memzero(key, sizeof key);
+	if (w != (ssize_t)sizeof key || fsync(fd) < 0)
+		e = w < 0 ? errno : EIO;
+	else if (link(tmp, path) < 0 && errno != EEXIST)
+		e = errno;
+	unlink(tmp);
+	return e != 0 ? lz_err_sys(err, e, "cannot write %s", path) : 0;
+}
+
+int
+grants_mac_key(bool create, uint8_t key[GRANTS_MAC_KEY_LEN], lz_err_t *err)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t r;
+
+	if (sodium_init() < 0)
+		return lz_err_set(err, EIO, "libsodium does not initialise");
+	if (grants_mac_key_path(&path, err) < 0)
+		return -1;
+	if (create && access(path, F_OK) < 0 && grants_mac_key_make(path, err) < 0)
+		return -1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return lz_err_sys(err, errno, "grants key %s", path);
+	if (fstat(fd, &st) < 0)
+		return lz_err_sys(err, errno, "grants key %s", path);
+	if (!S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0 ||
+	    st.st_size != GRANTS_MAC_KEY_LEN)
+		return lz_err_set(err, EPERM, "grants key %s: security: not a %d-byte file of "
+		    "yours with mode 600; refused (remove it: every grants file must then be "
+		    "approved again)", path, GRANTS_MAC_KEY_LEN);
+	if ((r = read(fd, key, GRANTS_MAC_KEY_LEN)) != GRANTS_MAC_KEY_LEN)
+		return lz_err_sys(err, r < 0 ? errno : EIO, "grants key %s", path);
+	return 0;
+}
+
+void
+grants_mac_hex(const uint8_t key[GRANTS_MAC_KEY_LEN], const char *name, const char *body,
+    size_t len, char hex[GRANTS_MAC_HEX_LEN + 1])
+{
+	crypto_generichash_state st;
+	uint8_t mac[GRANTS_MAC_HEX_LEN / 2];
+	const char *base = strrchr(name, '/');
+
+	base = base != NULL ? base + 1 : name;
+	crypto_generichash_init(&st, key, GRANTS_MAC_KEY_LEN, sizeof mac);
+	crypto_generichash_update(&st, (const uint8_t *)GRANTS_MAC_DOMAIN,
+	    sizeof GRANTS_MAC_DOMAIN);
+	crypto_generichash_update(&st, (const uint8_t *)base, strlen(base) + 1);
+	crypto_generichash_update(&st, (const uint8_t *)body, len);
+	crypto_generichash_final(&st, mac, sizeof mac);
+	sodium_bin2hex(hex, GRANTS_MAC_HEX_LEN + 1, mac, sizeof mac);
+}
+
+/* Where the MAC line starts (it must be the file's last line), or len. */
+static size_t
+grants_mac_find(const char *buf, size_t len)
+{
+	size_t ll = sizeof GRANTS_MAC_LINE - 1 + GRANTS_MAC_HEX_LEN + 1, at;
+
+	if (len < ll)
+		return len;
+	at = len - ll;
+	if ((at > 0 && buf[at - 1] != '\n') || buf[len - 1] != '\n' ||
+	    memcmp(buf + at, GRANTS_MAC_LINE, sizeof GRANTS_MAC_LINE - 1) != 0)
+		return len;
+	return at;
+}
+
+int
+grants_mac_check(const char *path, const char *buf, size_t len, size_t *body_len,
+    lz_err_t *err)
+{
+	static const char fix[] = "refused: its grants are not applied (remove it; approve "
+	    "again, or write an entry you want in the profile's allow_egress)";
+	uint8_t key[GRANTS_MAC_KEY_LEN];
+	char want[GRANTS_MAC_HEX_LEN + 1];
+	size_t at = grants_mac_find(buf, len);
+	lz_err_t e = LZ_ERR_INIT;
+	int ok;
+
+	*body_len = len;
+	if (at == len)
+		return lz_err_set(err, EPERM, "%s: security: not written by your Lazaret (no "
+		    "'%s' line at its end); %s", path, GRANTS_MAC_LINE "...", fix);
+	if (grants_mac_key(false, key, &e) < 0) {
+		lz_err_set(err, EPERM, "%s: security: cannot check that your Lazaret wrote it "
+		    "(%s); %s", path, e.msg, fix);
+		lz_err_clear(&e);
+		return -1;
+	}
+	grants_mac_hex(key, path, buf, at, want);
+	sodium_memzero(key, sizeof key);
+	ok = sodium_memcmp(want, buf + at + sizeof GRANTS_MAC_LINE - 1, GRANTS_MAC_HEX_LEN) == 0;
+	if (!ok)
+		return lz_err_set(err, EPERM, "%s: security: not written by your Lazaret (its "
+		    "MAC does not match: edited or forged outside Lazaret); %s", path, fix);
+	*body_len = at;
+	return 0;
 }

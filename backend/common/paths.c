@@ -329,6 +329,16 @@ out:
 	return ret;
 }
 
+bool
+lz_path_within(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 int
 lz_path_read(const char *path, size_t max, char **buf, size_t *len, struct stat *st,
     lz_err_t *err)

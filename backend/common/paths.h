@@ -60,6 +60,9 @@ int lz_path_normalize(const char *p, char **out, lz_err_t *err);
  * non-directory in the middle. Creates nothing. Caller frees *out. */
 int lz_path_canon(const char *p, char **out, lz_err_t *err);
 
+/* Is path dir itself or below it (both canonical; "/" holds everything)? */
+bool lz_path_within(const char *dir, const char *path);
+
 /* Read a regular file of at most max bytes into *buf (NUL-terminated; caller
  * frees), its length in *len and, when st is not NULL, its fstat there.
  * Errors name the path; ENOENT is left in err->code. */

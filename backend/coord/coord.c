@@ -711,6 +711,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* What the Sentry found at prepare (imports, conversions, quarantine). */
 	if (c->layout.report != NULL)
 		coord_sentry_audit(c, "sentry.prepare", c->layout.report, true);
+	/* Files refused for safety (a grants file Lazaret did not write). */
+	for (size_t i = 0; c->o->cfg->refused != NULL && c->o->cfg->refused[i] != NULL; i++)
+		coord_sentry_audit(c, "config.refused", c->o->cfg->refused[i], true);
 	lz_trace("listening");
 	ret = 0;
 out:

@@ -24,10 +24,12 @@ lock_foreign(const char *path, uid_t owner, lz_err_t *err)
 		snprintf(name, sizeof name, "%s", res->pw_name);
 	else
 		snprintf(name, sizeof name, "uid %u", (unsigned)owner);
+	/* Root's own file: "ask root or root" said nothing. */
 	return lz_err_set(err, EPERM, "lock file %s belongs to %s (uid %u), not to you (uid %u): "
 	    "another user made it first and could block this domain, so Lazaret will not use "
-	    "or wait on it; ask %s or root to remove it: sudo rm -f %s", path, name,
-	    (unsigned)owner, (unsigned)geteuid(), name, path);
+	    "or wait on it; ask %s%s to remove it: sudo rm -f %s", path, name,
+	    (unsigned)owner, (unsigned)geteuid(), owner == 0 ? "root" : name,
+	    owner == 0 ? "" : " or root", path);
 }
 
 int

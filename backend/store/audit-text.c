@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "store/audit.h"
 #include "store/audit-text.h"
 #include "audit-line.h"
@@ -35,7 +37,7 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 {
 	struct audit_text_acc *a = arg;
 	struct lz_jsonw w;
-	char ts[32], *line;
+	char ts[32], *line, hex[2 * AUDIT_HASH_LEN + 1];
 	struct tm tm;
 	time_t t = (time_t)(r->rec.ts / 1000);
 
@@ -49,6 +51,10 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 		lz_jsonw_key(&w, "actor"); lz_jsonw_str(&w, r->rec.actor);
 		lz_jsonw_key(&w, "session_id"); lz_jsonw_str(&w, r->rec.session_id);
 		lz_jsonw_key(&w, "request_id"); lz_jsonw_str(&w, r->rec.request_id);
+		sodium_bin2hex(hex, sizeof hex, r->prev_hash, AUDIT_HASH_LEN);
+		lz_jsonw_key(&w, "prev_hash"); lz_jsonw_str(&w, hex);
+		sodium_bin2hex(hex, sizeof hex, r->hash, AUDIT_HASH_LEN);
+		lz_jsonw_key(&w, "hash"); lz_jsonw_str(&w, hex);
 		lz_jsonw_obj_close(&w);
 		line = lz_jsonw_steal(&w);
 		/* splice "detail": <stored JSON> before the closing brace */
@@ -77,12 +83,28 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 	return 0;
 }
 
+/* The second line of --verify: how much of the trail the anchor file holds. */
+static char *
+audit_text_anchor(const struct audit_verify_result *vr)
+{
+	if (!vr->anchor_present)
+		return xasprintf("not anchored: no %s (scripts/setup-host creates it, as root)\n",
+		    vr->anchor_file);
+	if (!vr->anchor_append_only)
+		return xasprintf("%lld of %lld rows anchored in %s, which is NOT append-only: it "
+		    "protects nothing (scripts/setup-host sets chattr +a, as root)\n",
+		    (long long)vr->anchored, (long long)vr->rows, vr->anchor_file);
+	return xasprintf("%lld of %lld rows anchored in %s (append-only)\n",
+	    (long long)vr->anchored, (long long)vr->rows, vr->anchor_file);
+}
+
 int
 audit_text_render(struct store *st, uint8_t flags, char **text, int *code, lz_err_t *err)
 {
 	struct audit_text_acc a = { NULL, 0, 0, (flags & ESC_CTL_AUDIT_JSON) != 0,
 	    (flags & (ESC_CTL_AUDIT_JSON | ESC_CTL_AUDIT_LINES)) == ESC_CTL_AUDIT_LINES };
 	struct audit_verify_result vr;
+	char *an_text = NULL;
 
 	*code = 0;
 	if (flags & ESC_CTL_AUDIT_VERIFY) {
@@ -90,12 +112,14 @@ audit_text_render(struct store *st, uint8_t flags, char **text, int *code, lz_er
 		if (audit_verify(st, &vr, err) < 0)
 			return -1;
 		if (vr.ok)
-			*text = xasprintf("audit trail intact (%lld rows)\n", (long long)vr.rows);
+			*text = xasprintf("audit trail intact (%lld rows)\n%s", (long long)vr.rows,
+			    an_text = audit_text_anchor(&vr));
 		else {
 			*text = xasprintf("audit trail broken at row %lld: %s\n",
 			    (long long)vr.bad_seq, vr.why != NULL ? vr.why : "?");
 			*code = 1;
 		}
+		free(an_text);
 		audit_verify_result_clear(&vr);
 		return 0;
 	}

@@ -15,9 +15,12 @@
 #include <string.h>
 
 #include "store/audit.h"
+#include "audit-anchor.h"
 #include "xmalloc.h"
 
 static const char audit_tag[] = "lazaret.audit.v1";
+
+_Static_assert(AUDIT_ANCHOR_HASH_LEN == AUDIT_HASH_LEN, "the anchor keeps the row hash");
 
 /* An audit_submit_n in flight: the records and copies of their strings. */
 struct audit_job {
@@ -186,7 +189,8 @@ audit_append_n(struct store *st, const struct audit_rec *in, size_t n, int64_t *
 {
 	sqlite3 *db = store_db(st);
 	struct audit_rec rec;
-	uint8_t prev[AUDIT_HASH_LEN];
+	uint8_t prev[AUDIT_HASH_LEN], (*hashes)[AUDIT_HASH_LEN] = NULL;
+	lz_err_t e = LZ_ERR_INIT;
 	int64_t last = 0;
 	bool found;
 	size_t i;
@@ -201,6 +205,7 @@ audit_append_n(struct store *st, const struct audit_rec *in, size_t n, int64_t *
 	}
 	if (store_tx_begin(st, err) < 0)
 		return -1;
+	hashes = xcalloc(n, sizeof *hashes);
 	if (audit_head(db, &found, &last, prev, err) < 0)
 		goto fail;
 	if (!found || last < 0 || last > INT64_MAX - (int64_t)n) {
@@ -215,14 +220,24 @@ audit_append_n(struct store *st, const struct audit_rec *in, size_t n, int64_t *
 			rec.ts = store_now_ms();
 		if (audit_insert(db, last + 1, &rec, prev, err) < 0)
 			goto fail;
+		memcpy(hashes[i], prev, AUDIT_HASH_LEN);
 		last++;
 	}
 	if (store_tx_commit(st, err) < 0)
 		goto fail;
+	/* Anchored once on disk (not inside a caller's transaction that may
+	 * still roll back). A failed anchor loses no row: verify then counts
+	 * the row as not anchored. */
+	if (sqlite3_get_autocommit(db) &&
+	    audit_anchor_append(store_path(st), last - (int64_t)n + 1, n,
+	    (const uint8_t (*)[AUDIT_HASH_LEN])hashes, &e) < 0)
+		lz_err_clear(&e);
+	free(hashes);
 	if (seq != NULL)
 		*seq = last;
 	return 0;
 fail:
+	free(hashes);
 	store_tx_rollback(st);
 	return -1;
 }
@@ -343,6 +358,7 @@ void
 audit_verify_result_clear(struct audit_verify_result *res)
 {
 	free(res->why);
+	free(res->anchor_file);
 	memset(res, 0, sizeof *res);
 }
 
@@ -411,6 +427,24 @@ audit_verify_head(sqlite3 *db, int64_t last, const uint8_t last_hash[AUDIT_HASH_
 	return 0;
 }
 
+/* Row against the anchor file: 1 if the first hash anchored for its seq
+ * is another. */
+static int
+audit_verify_anchor(const struct audit_row *row, const struct audit_anchors *an,
+    struct audit_verify_result *res)
+{
+	const struct audit_anchor *a = audit_anchor_find(an, row->seq);
+
+	if (a == NULL)
+		return 0;
+	if (sodium_memcmp(a->hash, row->hash, AUDIT_HASH_LEN) != 0)
+		return audit_bad(res, row->seq, "row %lld differs from the hash anchored for it in "
+		    "%s (history rewritten from this row on, its head with it)",
+		    (long long)row->seq, an->file);
+	res->anchored++;
+	return 0;
+}
+
 int
 audit_verify(struct store *st, struct audit_verify_result *res, lz_err_t *err)
 {
@@ -418,26 +452,52 @@ audit_verify(struct store *st, struct audit_verify_result *res, lz_err_t *err)
 	_cleanup_stmt_ sqlite3_stmt *q = NULL;
 	sqlite3 *db = store_db(st);
 	uint8_t prev[AUDIT_HASH_LEN] = { 0 };
+	struct audit_anchors an;
 	struct audit_row row;
 	int64_t want = 1;
+	int ret = -1;
 	bool wf;
 	int rc;
 
 	memset(res, 0, sizeof *res);
 	res->ok = true;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-		return store_sql_err(db, "reading the audit trail", err);
+	if (audit_anchor_load(store_path(st), &an, err) < 0)
+		goto out;
+	res->anchor_file = xstrdup(an.file);
+	res->anchor_present = an.present;
+	res->anchor_append_only = an.append_only;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		store_sql_err(db, "reading the audit trail", err);
+		goto out;
+	}
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		wf = audit_row_read(q, &row);
-		if (audit_verify_row(&row, wf, want, prev, res) != 0)
-			return 0;
+		/* The anchor first: a rewritten row may also break the chain
+		 * inside, and the anchor says which row was rewritten. */
+		if ((wf && row.seq == want && audit_verify_anchor(&row, &an, res) != 0) ||
+		    audit_verify_row(&row, wf, want, prev, res) != 0) {
+			ret = 0;
+			goto out;
+		}
 		memcpy(prev, row.hash, AUDIT_HASH_LEN);
 		res->rows++;
 		want++;
 	}
-	if (rc != SQLITE_DONE)
-		return store_sql_err(db, "reading the audit trail", err);
-	return audit_verify_head(db, want - 1, prev, res, err);
+	if (rc != SQLITE_DONE) {
+		store_sql_err(db, "reading the audit trail", err);
+		goto out;
+	}
+	if (an.n > 0 && an.v[an.n - 1].seq >= want) {
+		audit_bad(res, want, "row %lld is missing: %s anchors rows up to %lld (the tail "
+		    "was cut, or the trail replaced)", (long long)want, an.file,
+		    (long long)an.v[an.n - 1].seq);
+		ret = 0;
+		goto out;
+	}
+	ret = audit_verify_head(db, want - 1, prev, res, err);
+out:
+	audit_anchors_clear(&an);
+	return ret;
 }
 
 int

@@ -5,9 +5,12 @@
  * over a length-prefixed encoding of (seq, ts, kind, actor, session_id,
  * request_id, detail, prev_hash). A head row holds the last seq and hash,
  * updated in the same transaction as the append, so a cut tail shows too.
- * Editing, deleting, reordering or cutting rows breaks audit_verify; someone
- * who rewrites the whole chain and the head with the file in hand is not
- * detected (there is no external anchor yet).
+ * Editing, deleting, reordering or cutting rows breaks audit_verify. Someone
+ * who rewrites the whole chain and the head with the file in hand is caught
+ * by the external anchor: each row's hash is also appended to the user's
+ * append-only anchor file outside state.db (audit-anchor.h, which says what
+ * it protects against and what not), and audit_verify compares every row
+ * with it and names the first that differs.
  */
 #ifndef LZ_AUDIT_H
 #define LZ_AUDIT_H
@@ -45,6 +48,10 @@ struct audit_verify_result {
 	int64_t rows;		/* rows walked */
 	int64_t bad_seq;	/* first bad seq when !ok */
 	char   *why;		/* owned; what is wrong at bad_seq */
+	int64_t anchored;	/* rows that matched their anchor */
+	char   *anchor_file;	/* owned; the anchor file read */
+	bool    anchor_present;	/* it exists */
+	bool    anchor_append_only;	/* and carries the append-only flag */
 };
 
 /* Append rec as the next row (its own transaction, nested in an open

@@ -3,7 +3,11 @@
 # Integration tests run the real stack (podman + runsc, git, tmux) as a
 # non-root user. Run as root (CI), they use the user that scripts/setup-host
 # creates (LAZARET_TEST_USER, default "lazaret") and a copy of the build in a
-# directory that user can read; run as a normal user, they run as you.
+# directory that user can read; run as a normal user, they run as you. Every
+# test runs as $LZ_USER only (never a user named in the test) with its own
+# config and data root under $T, so two suites on one machine can each have
+# a user: `sudo scripts/setup-host lazaret2`, then LAZARET_TEST_USER=lazaret2
+# (the default image is built for that user on first use).
 # A test that cannot run here exits 77 (skip); LAZARET_MUST_WORK=1 makes
 # tests/run count that as a failure.
 set -eu

@@ -97,7 +97,21 @@ line "coordinator +session.end +exit 143 +- +session 1\$" >/dev/null
 line "coordinator +domain.stop +- +- +stop requested\$" >/dev/null
 note "ok: and they read as one line each (read directly from state.db)"
 rows=$(printf '%s\n' "$json" | grep -c .)
-assert_eq "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)" "verify directly, no coordinator"
+anchor=/var/lib/lazaret/anchor/$LZ_UID
+[ -f "$anchor" ] || fail "no audit anchor $anchor: run scripts/setup-host"
+assert_eq "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)
+$rows of $rows rows anchored in $anchor (append-only)" "verify directly, no coordinator: every row anchored"
+# --json rows carry the chain: prev_hash is the row before's hash (zeros for
+# row 1), hash the row's own (docs/architecture.md, "Audit trail")
+printf '%s\n' "$json" | timeout 10 python3 -c '
+import json, re, sys
+prev = "0" * 64
+for l in sys.stdin:
+    r = json.loads(l)
+    assert r["prev_hash"] == prev and re.fullmatch("[0-9a-f]{64}", r["hash"]), r
+    prev = r["hash"]
+' || fail "audit --json rows do not chain prev_hash to hash"
+note "ok: --json rows carry prev_hash and hash, chained"
 
 # Tamper: an edited row, then (on the untouched copy) a cut tail.
 [ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || fail "state.db has a WAL left after teardown"
@@ -114,3 +128,45 @@ as_user sqlite3 "$db" "DELETE FROM audit WHERE seq=$rows"
 set +e; out=$(lz audit -w "$repo" --verify); rc=$?; set -e
 assert_eq "$rc" 1 "a cut tail: verify exits 1"
 assert_contains "$out" "audit trail broken at row" "a cut tail is reported"
+as_user cp "$T/orig.db" "$db"
+
+# A rewrite of history with the user's own rights: row $seq edited, every
+# later row and the head recomputed, so the chain inside state.db holds.
+# The anchor file outside it still has each row's first hash.
+cat >"$T/rewrite.py" <<'PY'
+import hashlib, sqlite3, struct, sys
+db, seq = sys.argv[1], int(sys.argv[2])
+def u64(v): return struct.pack(">Q", v & (2**64 - 1))
+def field(b): return b"\0" if b is None else b"\1" + u64(len(b)) + b
+def s(x): return None if x is None else x.encode()
+c = sqlite3.connect(db)
+c.execute("UPDATE audit SET detail = ? WHERE seq = ?", ('{"command":"true"}', seq))
+prev = c.execute("SELECT hash FROM audit WHERE seq = ?", (seq - 1,)).fetchone()
+prev = prev[0] if prev else bytes(32)
+for (n, ts, kind, actor, sid, rid, detail) in c.execute("SELECT seq, ts, kind, actor, "
+        "session_id, request_id, detail FROM audit WHERE seq >= ? ORDER BY seq", (seq,)).fetchall():
+    h = hashlib.sha256(field(b"lazaret.audit.v1") + u64(n) + u64(ts) + field(s(kind)) +
+        field(s(actor)) + field(s(sid)) + field(s(rid)) + field(s(detail)) + field(prev)).digest()
+    c.execute("UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, h, n))
+    prev = h
+c.execute("UPDATE audit_head SET hash = ? WHERE id = 1", (prev,))
+c.commit()
+PY
+as_user python3 "$T/rewrite.py" "$db" "$seq"
+LZ_ENV=(LAZARET_AUDIT_ANCHOR=$T/no-anchor)
+assert_contains "$(lz audit -w "$repo" --verify)" "audit trail intact ($rows rows)" "without the anchor the rewrite goes unseen (the chain alone cannot tell)"
+LZ_ENV=()
+set +e; out=$(lz audit -w "$repo" --verify); rc=$?; set -e
+assert_eq "$rc" 1 "a rewritten history with its head: verify exits 1"
+assert_eq "$out" "audit trail broken at row $seq: row $seq differs from the hash anchored for it in $anchor (history rewritten from this row on, its head with it)" "and names the first rewritten row"
+# The attacker cannot take the anchors back, and what it appends does not count.
+set +e; as_user sh -c ": > '$anchor'" 2>/dev/null; rc=$?; set -e
+[ "$rc" -ne 0 ] || fail "the user truncated the anchor file"
+note "ok: the anchor file cannot be truncated by the user"
+set +e; as_user sh -c "rm -f '$anchor' || chattr -a '$anchor'" 2>/dev/null; rc=$?; set -e
+[ -f "$anchor" ] && lsattr "$anchor" | cut -d' ' -f1 | grep -q a || fail "the user removed the anchor or its flag"
+as_user sqlite3 "$db" "SELECT 'v1 ' || seq || ' ' || lower(hex(hash)) || ' $db' FROM audit" | as_user sh -c "cat >> '$anchor'"
+set +e; out=$(lz audit -w "$repo" --verify); rc=$?; set -e
+assert_eq "$rc" 1 "anchors appended after the rewrite do not hide it"
+assert_contains "$out" "audit trail broken at row $seq: row $seq differs" "the first anchor of a row counts"
+echo "test-audit: all passed"

@@ -123,33 +123,36 @@ assert_eq "$rc" 1 "after --, --profile is the FILE operand"
 assert_contains "$out" "--profile" "the error names the file '--profile'"
 
 # presets and the profile's grants file (grants/P.list next to the config):
-# expanded and merged, each marked with where it came from; a bad grants line
-# or an unknown preset is an error naming file and line
-mkdir -p "$T/pg/grants"
+# expanded and merged, each marked with where it came from; a grants file
+# Lazaret did not write (mode, MAC) is refused and left out, an unknown
+# preset is an error naming file and line
+mkdir -p "$T/pg"
 cat > "$T/pg/c.yaml" <<'YAML'
 profiles:
   claude:
     image: localhost/lazaret-default:latest
     allow_egress: ["@anthropic", "@npm", "pypi.org:443"]
 YAML
-printf '# 2026-12-03T10:00:00Z by alice: curl to api.github.com\napi.github.com:443\n' \
-	> "$T/pg/grants/claude.list"
-chown -R "$LZ_USER" "$T/pg"; chmod 0600 "$T/pg/grants/claude.list"
+chown -R "$LZ_USER" "$T/pg"
+lz --config "$T/pg/c.yaml" debug grant claude api.github.com:443
 out=$(lz config check "$T/pg/c.yaml" --profile claude -w "$T/ws dir")
 assert_contains "$out" '- "api.anthropic.com:443"  # from @anthropic' "@anthropic expanded from PREFIX/share/lazaret/presets"
 assert_contains "$out" '- "registry.npmjs.org:443"  # from @npm' "@npm expanded"
 assert_contains "$out" '- "pypi.org:443"
       - "api.github.com:443"  # from grants/claude.list' "the grants file merged after the YAML's entries, marked"
 assert_contains "$out" "network: sidecar" "presets and grants give the profile the sidecar"
+assert_contains "$(tail -1 "$T/pg/grants/claude.list")" "# lazaret-mac: " "the grants file ends with its MAC line"
 chmod 0620 "$T/pg/grants/claude.list"
 set +e; out=$(lz config check "$T/pg/c.yaml" --profile claude -w "$T/ws dir" 2>&1); rc=$?; set -e
 assert_eq "$rc" 1 "a grants file writable by others is refused"
 assert_contains "$out" "claude.list: security: writable by group or others; refused" "says why"
+assert_not_contains "$out" '"api.github.com:443"' "its grants are left out"
 chmod 0600 "$T/pg/grants/claude.list"
-printf 'api.github.com:443\n10.0.0.0/40\n' >> "$T/pg/grants/claude.list"
+as_user sed -i 's/^api.github.com:443$/api.github.com:443\n10.0.0.0\/8/' "$T/pg/grants/claude.list"
 set +e; out=$(lz config check "$T/pg/c.yaml" --profile claude -w "$T/ws dir" 2>&1); rc=$?; set -e
-assert_eq "$rc" 1 "a bad grants line fails the config"
-assert_contains "$out" "$T/pg/grants/claude.list:4: '10.0.0.0/40'" "the error names the grants file and line"
+assert_eq "$rc" 1 "a grants file edited outside Lazaret is refused"
+assert_contains "$out" "claude.list: security: not written by your Lazaret (its MAC does not match" "says why"
+assert_not_contains "$out" '"10.0.0.0/8"' "the edited entry is left out"
 sed -i 's/@npm/@nmp/' "$T/pg/c.yaml"
 set +e; out=$(lz config check "$T/pg/c.yaml" --profile claude 2>&1); rc=$?; set -e
 assert_eq "$rc" 1 "an unknown preset fails the config"

@@ -15,6 +15,14 @@ set +e; out=$(lz run -w "$repo" -- true </dev/null 2>&1); rc=$?; set -e
 [ "$rc" -ne 0 ] || fail "lazaret run used another user's lock file"
 assert_contains "$out" "lock file $lock belongs to nobody (uid $(id -u nobody))" "names the owner"
 assert_contains "$out" "sudo rm -f $lock" "and the fix"
+assert_contains "$out" "ask nobody or root to remove it" "and who can"
+# root's own file: one name, not "ask root or root"
+rm -f "$lock"; install -m 0600 -o root -g root /dev/null "$lock"
+set +e; out=$(lz run -w "$repo" -- true </dev/null 2>&1); rc=$?; set -e
+[ "$rc" -ne 0 ] || fail "lazaret run used root's lock file"
+assert_contains "$out" "lock file $lock belongs to root (uid 0)" "names root"
+assert_contains "$out" "ask root to remove it: sudo rm -f $lock" "asks root once"
+assert_not_contains "$out" "root or root" "never 'root or root'"
 rm -f "$lock"
 out=$(lz run -w "$repo" -- echo works </dev/null)
 assert_eq "$out" "works" "the domain works once the file is gone"

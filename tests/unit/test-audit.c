@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store/audit.h"
+#include "audit-anchor.h"
 #include "store/store.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -18,6 +19,7 @@
 struct fx {
 	char *dir;
 	char *path;
+	char *anchor;
 	struct store *st;
 };
 
@@ -29,6 +31,9 @@ fx_setup(void **state)
 
 	fx->dir = tu_mkdtemp("audit");
 	fx->path = xasprintf("%s/state.db", fx->dir);
+	fx->anchor = xasprintf("%s/anchor", fx->dir);
+	/* Not the machine's anchor file: missing unless a test makes it. */
+	setenv(AUDIT_ANCHOR_ENV, fx->anchor, 1);
 	if (store_open(fx->path, &fx->st, &err) < 0)
 		fail_msg("%s", err.msg);
 	*state = fx;
@@ -44,6 +49,7 @@ fx_teardown(void **state)
 	tu_rmrf(fx->dir);
 	free(fx->dir);
 	free(fx->path);
+	free(fx->anchor);
 	free(fx);
 	return 0;
 }
@@ -170,6 +176,82 @@ test_audit_edited_row_with_recomputed_hash_breaks_the_next_link(void **state)
 	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
 	sqlite3_finalize(q);
 	expect_broken(fx->st, 5, "row 5 does not follow row 4");
+}
+
+/* What someone with the user's files can do: row `from` edited, it and
+ * every later row rehashed, the head moved; the chain holds inside. */
+static void
+rewrite_from(struct store *st, int64_t from, int64_t rows)
+{
+	uint8_t prev[AUDIT_HASH_LEN] = { 0 }, h[AUDIT_HASH_LEN];
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q = NULL;
+	int64_t n;
+
+	tamper(st, "UPDATE audit SET detail = '{\"n\":999}' WHERE seq = 4");
+	for (n = 1; n <= rows; n++) {
+		struct audit_rec rec;
+
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT ts, kind, actor, session_id, "
+		    "request_id, detail FROM audit WHERE seq = ?1", -1, &q, NULL), SQLITE_OK);
+		sqlite3_bind_int64(q, 1, n);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		rec = (struct audit_rec){ sqlite3_column_int64(q, 0),
+		    (const char *)sqlite3_column_text(q, 1), (const char *)sqlite3_column_text(q, 2),
+		    (const char *)sqlite3_column_text(q, 3), (const char *)sqlite3_column_text(q, 4),
+		    (const char *)sqlite3_column_text(q, 5) };
+		audit_hash(n, &rec, prev, h);
+		sqlite3_finalize(q);
+		if (n >= from) {
+			assert_int_equal(sqlite3_prepare_v2(db, "UPDATE audit SET prev_hash = ?1, "
+			    "hash = ?2 WHERE seq = ?3", -1, &q, NULL), SQLITE_OK);
+			sqlite3_bind_blob(q, 1, prev, AUDIT_HASH_LEN, SQLITE_TRANSIENT);
+			sqlite3_bind_blob(q, 2, h, AUDIT_HASH_LEN, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(q, 3, n);
+			assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+			sqlite3_finalize(q);
+		}
+		memcpy(prev, h, AUDIT_HASH_LEN);
+	}
+	assert_int_equal(sqlite3_prepare_v2(db, "UPDATE audit_head SET seq = ?1, hash = ?2",
+	    -1, &q, NULL), SQLITE_OK);
+	sqlite3_bind_int64(q, 1, rows);
+	sqlite3_bind_blob(q, 2, prev, AUDIT_HASH_LEN, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+}
+
+static void
+test_audit_rewritten_history_with_its_head_fails_on_the_anchor(void **state)
+{
+	struct fx *fx = *state;
+	struct audit_verify_result res;
+	lz_err_t err = LZ_ERR_INIT;
+	FILE *f;
+
+	tu_write_file(fx->dir, "anchor", "");
+	append_n(fx->st, 10);
+	assert_int_equal(audit_verify(fx->st, &res, &err), 0);
+	assert_true(res.ok && res.anchor_present);
+	assert_int_equal(res.anchored, 10);
+	audit_verify_result_clear(&res);
+	/* Without the anchor the chain alone cannot tell. */
+	rewrite_from(fx->st, 4, 10);
+	setenv(AUDIT_ANCHOR_ENV, "/nonexistent/lz-anchor", 1);
+	expect_intact(fx->st, 10);
+	setenv(AUDIT_ANCHOR_ENV, fx->anchor, 1);
+	expect_broken(fx->st, 4, "row 4 differs from the hash anchored for it");
+	/* Lines appended afterwards (the forger's own, and garbage) do not count. */
+	f = fopen(fx->anchor, "a");
+	assert_non_null(f);
+	fprintf(f, "v1 4 %064d %s\nv1 99999999999999 x %s\nnot a line\nv1 4", 0, fx->path,
+	    fx->path);
+	fclose(f);
+	expect_broken(fx->st, 4, "row 4 differs from the hash anchored for it");
+	/* A cut tail with its head moved back: the anchors still name the rows. */
+	tamper(fx->st, "DELETE FROM audit WHERE seq > 3");
+	rewrite_from(fx->st, 4, 3);
+	expect_broken(fx->st, 4, "row 4 is missing: ");
 }
 
 static void
@@ -538,6 +620,7 @@ main(void)
 		T(test_audit_row_added_behind_the_store_fails),
 		T(test_audit_append_after_cut_tail_still_shows_the_gap),
 		cmocka_unit_test(test_audit_hash_encoding_is_unambiguous),
+		T(test_audit_rewritten_history_with_its_head_fails_on_the_anchor),
 		T(test_audit_list_since_and_limit),
 		T(test_audit_rejects_malformed_records_and_appends_nothing),
 		T(test_audit_submit_copies_the_record_and_appends_in_order),

@@ -170,22 +170,18 @@ test_grants_remove_by_entry_or_index(void **state)
 }
 
 static void
-test_grants_load_names_file_and_line_of_a_bad_entry(void **state)
+test_grants_parse_names_file_and_line_of_a_bad_entry(void **state)
 {
-	_cleanup_free_ char *path = xasprintf("%s/web.list", home);
+	static const char bad[] = "# note\napi.github.com:443\n\n  # x\n*.exa mple.com\n";
 	lz_err_t err = LZ_ERR_INIT;
 	struct grants g;
 
 	(void)state;
-	tu_write_file(home, "web.list", "# note\napi.github.com:443\n\n  # x\n*.exa mple.com\n");
-	chmod(path, 0600);
-	assert_int_equal(grants_load(path, &g, &err), -1);
+	assert_int_equal(grants_parse("/h/web.list", bad, strlen(bad), &g, &err), -1);
 	assert_int_equal(g.n, 0);
-	assert_true(strncmp(err.msg, path, strlen(path)) == 0);
-	assert_non_null(strstr(err.msg, "web.list:5: entry has a space"));
+	assert_non_null(strstr(err.msg, "/h/web.list:5: entry has a space"));
 	lz_err_clear(&err);
-	tu_write_file(home, "web.list", "@npm\n");
-	assert_int_equal(grants_load(path, &g, &err), -1);
+	assert_int_equal(grants_parse("/h/web.list", "@npm\n", 5, &g, &err), -1);
 	assert_non_null(strstr(err.msg, "web.list:1: '@npm': a preset is not allowed"));
 	lz_err_clear(&err);
 	/* A missing file is no grants. */
@@ -201,15 +197,73 @@ test_grants_file_writable_by_others_is_refused(void **state)
 	struct grants g;
 
 	(void)state;
-	tu_write_file(home, "web.list", "0.0.0.0/0\n");
+	assert_int_equal(grants_add(path, "0.0.0.0/0", "n", NULL, &err), 0);
 	assert_int_equal(chmod(path, 0620), 0);
 	assert_int_equal(grants_load(path, &g, &err), -1);
+	assert_int_equal(err.code, EPERM);
 	assert_non_null(strstr(err.msg, "security: writable by group or others; refused"));
 	lz_err_clear(&err);
 	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(grants_load(path, &g, &err), 0);
 	assert_int_equal(g.n, 1);
 	grants_clear(&g);
+}
+
+/* What an agent with the file in a writable volume can do: write one with a
+ * note that names the user, edit Lazaret's, copy one to another profile. */
+static void
+test_grants_file_not_written_by_lazaret_is_refused(void **state)
+{
+	_cleanup_free_ char *path = xasprintf("%s/g/web.list", home);
+	_cleanup_free_ char *other = xasprintf("%s/g/default.list", home), *text = NULL;
+	_cleanup_free_ char *key = xasprintf("%s/.local/share/lazaret/grants.key", home);
+	lz_err_t err = LZ_ERR_INIT;
+	struct grants g;
+	char *nl;
+	FILE *f;
+
+	(void)state;
+	/* Forged from scratch, before any key exists. */
+	tu_write_file(home, "forged.list", "# 2026-12-03T10:00:00Z by you (workbench): ok\n"
+	    "0.0.0.0/0\n");
+	text = xasprintf("%s/forged.list", home);
+	chmod(text, 0600);
+	assert_int_equal(grants_load(text, &g, &err), -1);
+	assert_int_equal(err.code, EPERM);
+	assert_non_null(strstr(err.msg, "forged.list: security: not written by your Lazaret "
+	    "(no '# lazaret-mac: ...' line at its end); refused: its grants are not applied"));
+	lz_err_clear(&err);
+	free(text);
+	/* Lazaret's own file, then edited: one entry more above the MAC. */
+	assert_int_equal(grants_add(path, "api.github.com:443", "n", NULL, &err), 0);
+	assert_int_equal(access(key, F_OK), 0);
+	text = slurp(path);
+	assert_non_null(strstr(text, "\n# lazaret-mac: "));
+	assert_int_equal(grants_load(path, &g, &err), 0);
+	grants_clear(&g);
+	nl = strstr(text, "api.github.com:443\n");
+	assert_non_null(nl);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s0.0.0.0/0\n%s", (int)(nl - text), text, nl);
+	fclose(f);
+	assert_int_equal(grants_load(path, &g, &err), -1);
+	assert_int_equal(err.code, EPERM);
+	assert_non_null(strstr(err.msg, "its MAC does not match"));
+	lz_err_clear(&err);
+	/* A genuine file copied under another profile's name. */
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(grants_load(other, &g, &err), -1);
+	assert_non_null(strstr(err.msg, "its MAC does not match"));
+	lz_err_clear(&err);
+	/* A key others can read is no key. */
+	assert_int_equal(chmod(key, 0644), 0);
+	assert_int_equal(grants_add(path, "x.example.com", "n", NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "security: not a 32-byte file of yours with mode 600"));
+	lz_err_clear(&err);
 }
 
 /* ---- the configuration: grants merged, presets expanded ---- */
@@ -276,7 +330,7 @@ test_cfg_load_merges_the_profile_grants_and_marks_them(void **state)
 }
 
 static void
-test_cfg_load_fails_on_a_bad_grants_line(void **state)
+test_cfg_load_refuses_a_grants_file_lazaret_did_not_write(void **state)
 {
 	_cleanup_free_ char *cf = xasprintf("%s/config.yaml", home);
 	_cleanup_free_ char *gd = xasprintf("%s/grants", home), *gp = NULL;
@@ -286,8 +340,40 @@ test_cfg_load_fails_on_a_bad_grants_line(void **state)
 	(void)state;
 	tu_write_file(home, "config.yaml", web_yaml);
 	assert_int_equal(mkdir(gd, 0700), 0);
-	tu_write_file(gd, "web.list", "# ok\napi.github.com:443\n10.0.0.0/33\n");
+	tu_write_file(gd, "web.list", "# by you (workbench)\n0.0.0.0/0\n");
 	gp = xasprintf("%s/web.list", gd);
+	chmod(gp, 0600);
+	/* Loaded, the grants left out, a warning and a refusal to audit. */
+	assert_int_equal(cfg_load(cf, &cfg, &err), 0);
+	assert_int_equal(cfg->profiles[0].n_allow_egress, 1);
+	assert_int_equal(lz_strv_len(cfg->refused), 1);
+	assert_non_null(strstr(cfg->refused[0], "grants/web.list: security: not written by "
+	    "your Lazaret"));
+	assert_string_equal(cfg->warnings[0], cfg->refused[0]);
+	cfg_free(cfg);
+}
+
+static void
+test_cfg_load_fails_on_a_bad_line_in_a_signed_grants_file(void **state)
+{
+	_cleanup_free_ char *cf = xasprintf("%s/config.yaml", home), *gp = NULL;
+	_cleanup_free_ char *body = xstrdup("# ok\napi.github.com:443\n10.0.0.0/33\n");
+	uint8_t key[GRANTS_MAC_KEY_LEN];
+	char mac[GRANTS_MAC_HEX_LEN + 1];
+	lz_err_t err = LZ_ERR_INIT;
+	struct cfg *cfg = NULL;
+	FILE *f;
+
+	(void)state;
+	tu_write_file(home, "config.yaml", web_yaml);
+	assert_int_equal(grants_path(cf, "web", &gp, &err), 0);
+	assert_int_equal(grants_mkdir(gp, &err), 0);
+	assert_int_equal(grants_mac_key(true, key, &err), 0);
+	grants_mac_hex(key, gp, body, strlen(body), mac);
+	f = fopen(gp, "w");
+	assert_non_null(f);
+	fprintf(f, "%s" GRANTS_MAC_LINE "%s\n", body, mac);
+	fclose(f);
 	chmod(gp, 0600);
 	assert_int_equal(cfg_load(cf, &cfg, &err), -1);
 	assert_null(cfg);
@@ -426,13 +512,19 @@ main(void)
 		    setup_home, teardown_home),
 		cmocka_unit_test_setup_teardown(test_grants_remove_by_entry_or_index, setup_home,
 		    teardown_home),
-		cmocka_unit_test_setup_teardown(test_grants_load_names_file_and_line_of_a_bad_entry,
+		cmocka_unit_test_setup_teardown(test_grants_parse_names_file_and_line_of_a_bad_entry,
 		    setup_home, teardown_home),
 		cmocka_unit_test_setup_teardown(test_grants_file_writable_by_others_is_refused,
 		    setup_home, teardown_home),
 		cmocka_unit_test_setup_teardown(test_cfg_load_merges_the_profile_grants_and_marks_them,
 		    setup_home, teardown_home),
-		cmocka_unit_test_setup_teardown(test_cfg_load_fails_on_a_bad_grants_line, setup_home,
+		cmocka_unit_test_setup_teardown(test_grants_file_not_written_by_lazaret_is_refused,
+		    setup_home, teardown_home),
+		cmocka_unit_test_setup_teardown(
+		    test_cfg_load_refuses_a_grants_file_lazaret_did_not_write, setup_home,
+		    teardown_home),
+		cmocka_unit_test_setup_teardown(
+		    test_cfg_load_fails_on_a_bad_line_in_a_signed_grants_file, setup_home,
 		    teardown_home),
 		cmocka_unit_test_setup_teardown(
 		    test_cfg_embedded_default_stays_default_deny_and_reads_its_grants, setup_home,
