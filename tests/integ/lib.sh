@@ -218,3 +218,15 @@ PY
 	as_user python3 "$T/hold.py" "$sock" 60 >"$T/hold.out" 2>&1 &
 	wait_for 10 grep -q held "$T/hold.out"
 }
+
+# The host pid of the router of sidecar container $1: the lazaret-sidecar
+# process in that container's network namespace (other domains of the same
+# user may run beside the test; their routers are not ours to kill).
+lz_router_pid() {
+	local netns p
+	netns=$(readlink "/proc/$(as_user podman inspect -f '{{.State.Pid}}' "$1")/ns/net") || return 1
+	for p in $(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk '$2 == "/lazaret-sidecar" { print $1 }'); do
+		[ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$netns" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}

@@ -110,12 +110,7 @@ assert_contains "$out" "request $id is no longer pending: denied deny by cli" "a
 
 note "a denial outlives the router: killed and restarted, it still refuses unasked"
 side=lazaret-net-$hash
-netns=$(readlink /proc/$(as_user podman inspect -f '{{.State.Pid}}' "$side")/ns/net)
-rh=
-for p in $(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk '$2 == "/lazaret-sidecar" { print $1 }'); do
-	[ "$(readlink /proc/$p/ns/net 2>/dev/null)" = "$netns" ] && rh=$p
-done
-[ -n "$rh" ] || fail "no router in $side's namespace"
+rh=$(lz_router_pid "$side") || fail "no router in $side's namespace"
 kill -9 "$rh"
 wait_for 30 sh -c "$(as_user_line lazaret status -w "$repo") | grep -q 'router up (1 restarts)'" ||
 	fail "the router was not restarted: $(lz status -w "$repo")"

@@ -61,6 +61,13 @@ kept() {
 }
 # The user's recipe back, byte for byte: runs again; once the files are
 # older than the gate's margin (1 s), the approval is kept, not re-checked.
+# The gate's memory is its coordinator's: a session holds the domain, or on a
+# loaded machine each run below can outlast the 0.5 s linger and start afresh.
+lz run -T -w "$repo" -- sleep 300 </dev/null >/dev/null 2>&1 &
+hpid=$!
+lz_on_exit "kill $hpid"
+wait_for 60 sh -c "$(as_user_line lazaret status -w "$repo") | grep -q 'sessions:    1\$'" ||
+	fail "the holding session did not start"
 lz run -T -w "$repo" -- sh -c "cd /workspace && printf '$user_fmt' > Makefile"
 wait_for 60 kept auto-approve || fail "the gate never kept its approval of an unchanged checkout"
 note "ok: an unchanged checkout reuses the kept approval"
@@ -73,6 +80,7 @@ wait_for 60 kept needs-prompt || fail "the gate never kept its prompt for the sw
 [ ! -e "$pwned" ] || fail "the swapped recipe ran on the host"
 assert_eq "$(($(requests auto-approve checked) + $(requests auto-approve "unchanged since the last check")))" \
 	"$approved" "no approval after the swap, kept or checked"
+kill "$hpid" 2>/dev/null || true
 lz stop -w "$repo" >/dev/null 2>&1 || true
 json=$(lz audit -w "$repo" --json)
 printf '%s\n' "$json" | timeout 10 python3 -c '
