@@ -86,7 +86,9 @@ dns_new_id(struct side *s)
 }
 
 /* once: forward even though the name is outside the policy (a human said
- * so for this query); its addresses become hints, not allowed addresses. */
+ * so for this query); its addresses become hints, not allowed addresses.
+ * What goes upstream is the question alone (dns_query_build): records or
+ * bytes the agent put after it never leave the namespace. */
 static void
 dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_storage *from,
     socklen_t fromlen, bool once)
@@ -95,7 +97,8 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	struct dns_msg m;
 	struct side_pending *p;
 	uint16_t ports[EGRESS_MAX_PORTS];
-	size_t np;
+	uint8_t up[512];
+	size_t np, uplen;
 	bool any;
 
 	if (dns_parse(buf, len, &m, &err) < 0) {
@@ -141,9 +144,9 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	p->qm = m;
 	p->qm.rr = NULL;
 	p->qm.nrr = p->qm.rr_cap = 0;
-	buf[0] = (uint8_t)(p->up_id >> 8);
-	buf[1] = (uint8_t)p->up_id;
-	if (send(s->up_fd, buf, len, MSG_DONTWAIT) < 0) {
+	/* Only the question leaves: rebuilt from the parsed name, under our id. */
+	if ((uplen = dns_query_build(&m, p->up_id, up, sizeof up)) == 0 ||
+	    send(s->up_fd, up, uplen, MSG_DONTWAIT) < 0) {
 		dns_reply(s, p->q, &p->qm, DNS_RCODE_SERVFAIL, from, fromlen);
 		p->used = false;
 	}

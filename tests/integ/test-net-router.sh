@@ -113,6 +113,11 @@ expect refused 10.199.0.6 8080
 grep -qx blocked.test "$T/dns.log" && fail "the test DNS server saw blocked.test (DNS leak)"
 grep -qx svc.test "$T/dns.log" && fail "the test DNS server saw svc.test (DNS leak)"
 grep -qx a.svc.test "$T/dns.log" || fail "a.svc.test never reached the test DNS server"
+note "only the question leaves: records and bytes after it stay in the namespace (issue 24)"
+out=$(in_ns $H dnsextra exact.test lzsecret) || fail "a query with extra records: $out"
+[ "$out" = "answer rcode=0 an=1" ] || fail "a query with extra records was answered: $out"
+out=$($H dnsonly "$T/dns.log.raw" exact.test) || fail "the upstream saw more than the question: $out"
+grep -q "$(printf lzsecret | od -An -tx1 | tr -d ' \n')" "$T/dns.log.raw" && fail "the secret reached the upstream resolver"
 note "the resolver itself is not reachable from the namespace"
 out=$(in_ns $H rawdns 10.199.0.2 blocked.test || true)
 [ "$out" = blocked ] || fail "a direct query to the upstream got: $out"
