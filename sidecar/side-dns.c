@@ -236,7 +236,8 @@ dns_learn(struct side *s, const struct dns_msg *m, const char *qname, uint32_t *
 		uint32_t ttl = a[i].ttl;
 
 		/* A name must not open the host, link-local or metadata (DNS rebinding). */
-		if (egress_addr_guard(a[i].family, a[i].addr) != NULL)
+		if (egress_addr_guard(a[i].family, a[i].addr) != NULL ||
+		    side_host_find(s, a[i].family, a[i].addr))
 			continue;
 		if (ttl < s->ttl_floor)
 			ttl = s->ttl_floor;

@@ -1,4 +1,5 @@
 /* side-policy.c - the policy in force and the addresses learned through DNS. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,47 @@ side_policy_name_ports(const struct side_policy *p, const char *name, bool *any,
 	if (*any)
 		*nports = 0;
 	return first;
+}
+
+int
+side_hosts_parse(char *const *v, size_t n, struct side_host **out, size_t *nout, lz_err_t *err)
+{
+	struct side_host *h;
+
+	if (n > SIDE_MAX_HOSTS)
+		return lz_err_set(err, LZ_EINVAL, "%zu host addresses (at most %d)", n, SIDE_MAX_HOSTS);
+	h = xcalloc(n + 1, sizeof *h);
+	for (size_t i = 0; i < n; i++) {
+		if (inet_pton(AF_INET, v[i], h[i].addr) == 1)
+			h[i].family = AF_INET;
+		else if (inet_pton(AF_INET6, v[i], h[i].addr) == 1)
+			h[i].family = AF_INET6;
+		else {
+			free(h);
+			return lz_err_set(err, LZ_EINVAL, "host address '%s' is not an IPv4 or IPv6 "
+			    "address", v[i]);
+		}
+	}
+	*out = h;
+	*nout = n;
+	return 0;
+}
+
+bool
+side_host_find(const struct side *s, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (s->hosts[i].family == family &&
+		    memcmp(s->hosts[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			return true;
+	return false;
+}
+
+bool
+side_host_listed(const struct side *s, const struct egress_entry *e)
+{
+	return e->kind == EGRESS_CIDR && e->prefix == (e->family == AF_INET ? 32u : 128u) &&
+	    side_host_find(s, e->family, e->addr);
 }
 
 const struct side_learned *

@@ -9,7 +9,11 @@
  * the router reads back as flow events. Its DNS forwarder is the sandbox's
  * only resolver: a name outside the policy is answered REFUSED locally and
  * never forwarded; an allowed name's addresses go into the sets before the
- * answer is sent. A control socket takes policy changes and streams events.
+ * answer is sent. Every address of the host itself (the coordinator sends
+ * them: slirp reaches the host's services there) is refused like slirp's
+ * gateway, before any broad entry, learned set or queue: never learned from
+ * a name, never asked about; only an entry equal to it opens it.
+ * A control socket takes policy changes and streams events.
  * With --ask-timeout, a new TCP/UDP flow or a query outside the policy is
  * held (nfqueue; the DNS query in the forwarder) and raised to the
  * coordinator as a request (netreq.h) until a verdict or the timeout; held
@@ -56,6 +60,7 @@
 #define SIDE_MAX_DENIED		1024	/* destinations denied for this run */
 #define SIDE_MAX_HINTS		256	/* addresses of names resolved "once" */
 #define SIDE_ASK_UPDATE_MS	(1000 / NETREQ_FOLLOW_HZ)	/* counter updates, at most */
+#define SIDE_MAX_HOSTS		NETCTL_MAX_ENTRIES	/* the host's own addresses, guarded */
 
 struct side_policy {
 	struct egress_entry *e;
@@ -136,6 +141,13 @@ struct side_hint {
 	uint64_t expires_ms;
 };
 
+/* An address of the host itself (the coordinator reads them): slirp reaches
+ * the host's services there, so it is guarded like 10.0.2.2. */
+struct side_host {
+	int family;
+	uint8_t addr[16];
+};
+
 struct side_client {
 	int fd;
 	bool subscribed;
@@ -155,6 +167,8 @@ struct side {
 	struct side_policy pol;
 	struct side_learned *learned;
 	size_t nlearned;
+	struct side_host *hosts;
+	size_t nhosts;
 
 	struct mnl_socket *nl;	/* nf_tables batches */
 	uint32_t nl_seq;
@@ -197,6 +211,12 @@ void side_policy_clear(struct side_policy *);
  * text of the first matching entry (for events), or NULL when none matches. */
 const char *side_policy_name_ports(const struct side_policy *, const char *name, bool *any,
     uint16_t *ports, size_t *nports);
+/* Parse the host's addresses (text, one each); replaces nothing on error. */
+int side_hosts_parse(char *const *v, size_t n, struct side_host **out, size_t *nout,
+    lz_err_t *err);
+bool side_host_find(const struct side *, int family, const uint8_t *addr);
+/* A CIDR entry that is exactly one of the host's addresses (it opens it). */
+bool side_host_listed(const struct side *, const struct egress_entry *e);
 /* Remember (or refresh) a learned address; returns it. */
 struct side_learned *side_learned_put(struct side *, int family, const uint8_t *addr,
     const char *name, const uint16_t *ports, size_t nports, uint64_t expires_ms);

@@ -24,7 +24,8 @@
 static const char usage[] =
     "usage: lazaret-sidecar --ctl PATH [--allow ENTRY]... [--dns ADDR:PORT]\n"
     "                       [--upstream ADDR[:PORT]] [--table NAME] [--nflog-group N]\n"
-    "                       [--ttl-floor SECONDS] [--ask-timeout MS] [--verbose]\n"
+    "                       [--ttl-floor SECONDS] [--ask-timeout MS] [--host-addr ADDR]...\n"
+    "                       [--verbose]\n"
     "   or: lazaret-sidecar --check\n"
     "\n"
     "The network router of one Lazaret domain: nftables default deny, allowed CIDRs\n"
@@ -38,6 +39,9 @@ static const char usage[] =
     "  --ttl-floor S       shortest life of a learned address (30)\n"
     "  --ask-timeout MS    hold a new flow or query outside the policy this long and\n"
     "                      ask the coordinator (NETCTL_ASK); 0: refuse at once (0)\n"
+    "  --host-addr ADDR    an address of the host itself: refused like 10.0.2.2 unless an\n"
+    "                      entry lists it exactly, never learned from a name, never asked\n"
+    "                      about (the coordinator sends changes on the control socket)\n"
     "  --check             install the default-deny table and bind the nflog group in\n"
     "                      this namespace, then exit (lazaret doctor --deep)\n";
 
@@ -110,7 +114,7 @@ bad:
 static bool side_check_only;
 
 static int
-side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
+side_args(struct side *s, int argc, char **argv, char ***allow, char ***hosts, lz_err_t *err)
 {
 	static const struct option opts[] = {
 		{ "ctl", required_argument, NULL, 'c' }, { "allow", required_argument, NULL, 'a' },
@@ -121,6 +125,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "ask-timeout", required_argument, NULL, 'k' },
+		{ "host-addr", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dns = "127.0.0.1:53", *up = "10.0.2.3:53";
@@ -135,6 +140,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		switch (o) {
 		case 'c': s->ctl_path = optarg; break;
 		case 'a': lz_strv_push(allow, optarg); break;
+		case 'H': lz_strv_push(hosts, optarg); break;
 		case 'd': dns = optarg; break;
 		case 'u': up = optarg; break;
 		case 't': s->table = optarg; break;
@@ -235,7 +241,7 @@ main(int argc, char **argv)
 {
 	static struct side s;
 	lz_err_t err = LZ_ERR_INIT;
-	char **allow = NULL;
+	char **allow = NULL, **hosts = NULL;
 	sigset_t set;
 	int sigfd, rc = 1;
 	bool ask_missing = false;
@@ -244,7 +250,7 @@ main(int argc, char **argv)
 	s.dns_fd = s.up_fd = s.ctl_fd = -1;
 	s.ev_tokens = 2 * SIDE_EV_RATE;
 	s.ev_last_ms = side_now_ms();
-	if (side_args(&s, argc, argv, &allow, &err) < 0) {
+	if (side_args(&s, argc, argv, &allow, &hosts, &err) < 0) {
 		fprintf(stderr, "lazaret-sidecar: %s\n", err.msg);
 		return lz_err_exit_code(&err);
 	}
@@ -260,6 +266,10 @@ main(int argc, char **argv)
 	}
 	if (side_policy_parse(allow, lz_strv_len(allow), &s.pol, &err) < 0) {
 		lz_err_wrap(&err, "--allow");
+		goto out;
+	}
+	if (side_hosts_parse(hosts, lz_strv_len(hosts), &s.hosts, &s.nhosts, &err) < 0) {
+		lz_err_wrap(&err, "--host-addr");
 		goto out;
 	}
 	if (side_check_only)
@@ -303,6 +313,8 @@ out:
 		fprintf(stderr, "lazaret-sidecar: %s\n", err.msg);
 	lz_err_clear(&err);
 	lz_strv_free(allow);
+	lz_strv_free(hosts);
+	free(s.hosts);
 	if (s.ctl_path != NULL && s.ctl_fd >= 0)
 		unlink(s.ctl_path);
 	side_policy_clear(&s.pol);

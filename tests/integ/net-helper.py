@@ -17,6 +17,7 @@ addresses inside network namespaces they created themselves.
   connect-many HOST PORT0 N non-blocking TCP connects to N distinct ports (a flood)
   ctl SOCK set E... | add E | del E | get | events N   the sidecar's control socket
   ctl SOCK asks SECONDS | verdict ID V [ENTRY]        its requests (netreq.h)
+  ctl SOCK hosts ADDR...    the host's own addresses the router guards
 """
 import os
 import select
@@ -301,6 +302,8 @@ def ctl(path, cmd, args):
     s.connect(path)
     if cmd == "set":
         s.sendall(frame(200, struct.pack(">I", len(args)) + b"".join(pstr(a) for a in args)))
+    elif cmd == "hosts":          # the host's own addresses (NETCTL_HOST_ADDRS)
+        s.sendall(frame(207, struct.pack(">I", len(args)) + b"".join(pstr(a) for a in args)))
     elif cmd in ("add", "del"):
         s.sendall(frame(201 if cmd == "add" else 202, pstr(args[0])))
     elif cmd == "get":

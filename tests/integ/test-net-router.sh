@@ -266,6 +266,24 @@ wait "$C5" || true
 grep -q "ok:hello-8080" "$T/c5" || fail "the approved flow did not go through: $(cat "$T/c5")"
 expect ok:hello-8080 10.199.0.5 8080
 note "ok: granting the name let its address (resolved once) through without a new query"
+note "the host's own addresses: refused, never asked about, open only when listed exactly (issue 24)"
+out=$(in_ns $H ctl "$CTL" hosts 10.199.0.3 fd99::3) || fail "hosts: $out"
+in_ns nft list set inet lazaret h4 | grep -q 10.199.0.3 || fail "10.199.0.3 not in set h4"
+in_ns $H ctl "$CTL" add '*.svc.test:8080' >/dev/null || fail "add"
+expect refused a.svc.test 8080
+expect refused 10.199.0.3 8081
+in_ns $H ctl "$CTL" events 0 1 >"$T/events2" || true
+grep -q "^flow deny proto=6 addr=10.199.0.3 port=8080 .*rule=guard: an address of this host" "$T/events2" ||
+	fail "no host-guard event: $(grep 10.199.0.3 "$T/events2")"
+grep -q "addr=10.199.0.3 port=808[01] " "$T/asks" && fail "a host address was asked about: $(grep 'addr=10.199.0.3' "$T/asks")"
+in_ns $H ctl "$CTL" add 10.199.0.3:8080 >/dev/null || fail "add exact"
+expect ok:hello-8080 10.199.0.3 8080
+in_ns $H ctl "$CTL" del 10.199.0.3:8080 >/dev/null || fail "del exact"
+out=$(in_ns $H ctl "$CTL" hosts 10.199.0.300 || true)
+case $out in "error: host address '10.199.0.300' is not"*) ;; *) fail "a bad host address: $out" ;; esac
+in_ns nft list set inet lazaret h4 | grep -q 10.199.0.3 || fail "a bad list replaced the guarded addresses"
+out=$(in_ns $H ctl "$CTL" hosts) || fail "hosts (none): $out"
+expect ok:hello-8080 a.svc.test 8080
 note "a flood of 3000 distinct destinations: at most 256 pending, the rest refused and counted"
 in_ns $H connect-many 10.199.0.4 20000 3000 >"$T/flood" || fail "flood: $(cat "$T/flood")"
 wait_for "the overflow counted" grep -q "overflow=[1-9]" "$T/asks"
