@@ -119,12 +119,18 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	}
 	if (!once && side_policy_name_ports(&s->pol, m.qname, &any, ports, &np) == NULL) {
 		/* Outside the policy: held while a human is asked, or answered here;
-		 * never forwarded without a decision. */
-		if (side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen))
+		 * never forwarded without a decision (a lookup's other types follow
+		 * the decision on its first). */
+		enum side_q q = side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen);
+
+		if (q == SIDE_Q_HELD)
 			goto out;
-		dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
-		dns_event(s, false, m.qname, m.qtype, "not in policy", 0);
-		goto out;
+		if (q == SIDE_Q_REFUSE) {
+			dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
+			dns_event(s, false, m.qname, m.qtype, "not in policy", 0);
+			goto out;
+		}
+		once = true;
 	}
 	if ((p = dns_slot(s)) == NULL || m.question_end > sizeof p->q) {
 		dns_reply(s, buf, &m, DNS_RCODE_SERVFAIL, from, fromlen);

@@ -151,6 +151,37 @@ side_learned_find(struct side *s, int family, const uint8_t *addr)
 	return NULL;
 }
 
+/* An expired or evicted learned address: its name is kept (a later request
+ * for the bare address can say which host it was). */
+static void
+past_put(struct side *s, const struct side_learned *l)
+{
+	struct side_hint *h = NULL;
+
+	for (size_t i = 0; i < SIDE_MAX_PAST && h == NULL; i++)
+		if (s->past[i].family == l->family &&
+		    memcmp(s->past[i].addr, l->addr, l->family == AF_INET ? 4 : 16) == 0)
+			h = &s->past[i];
+	if (h == NULL) {
+		h = &s->past[s->past_next];
+		s->past_next = (s->past_next + 1) % SIDE_MAX_PAST;
+	}
+	memset(h, 0, sizeof *h);
+	h->family = l->family;
+	memcpy(h->addr, l->addr, sizeof h->addr);
+	snprintf(h->name, sizeof h->name, "%s", l->name);
+}
+
+const char *
+side_past_find(struct side *s, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < SIDE_MAX_PAST; i++)
+		if (s->past[i].family == family &&
+		    memcmp(s->past[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			return s->past[i].name;
+	return NULL;
+}
+
 struct side_learned *
 side_learned_put(struct side *s, int family, const uint8_t *addr, const char *name,
     const uint16_t *ports, size_t nports, uint64_t expires_ms)
@@ -165,6 +196,7 @@ side_learned_put(struct side *s, int family, const uint8_t *addr, const char *na
 			for (size_t i = 1; i < s->nlearned; i++)
 				if (s->learned[i].expires_ms < s->learned[old].expires_ms)
 					old = i;
+			past_put(s, &s->learned[old]);
 			s->learned[old] = s->learned[--s->nlearned];
 		}
 		if (s->learned == NULL)
@@ -195,6 +227,7 @@ side_learned_prune(struct side *s)
 
 		if (l->expires_ms <= now ||
 		    side_policy_name_ports(&s->pol, l->name, &any, ports, &np) == NULL) {
+			past_put(s, l);
 			s->learned[i] = s->learned[--s->nlearned];
 			continue;
 		}

@@ -36,7 +36,8 @@ static const char usage[] =
     "  --upstream ADDR     resolver allowed names are forwarded to (10.0.2.3:53)\n"
     "  --table NAME        nftables inet table (lazaret)\n"
     "  --nflog-group N     nflog group for flow events (4242)\n"
-    "  --ttl-floor S       shortest life of a learned address (30)\n"
+    "  --ttl-floor S       shortest life of a learned address, renewed while a flow\n"
+    "                      to it is live (300)\n"
     "  --ask-timeout MS    hold a new flow or query outside the policy this long and\n"
     "                      ask the coordinator (NETCTL_ASK); 0: refuse at once (0)\n"
     "  --host-addr ADDR    an address of the host itself: refused like 10.0.2.2 unless an\n"
@@ -180,7 +181,11 @@ side_args(struct side *s, int argc, char **argv, char ***allow, char ***hosts, l
 static int
 side_loop(struct side *s, int sigfd)
 {
-	uint64_t next_prune = side_now_ms() + 10000;
+	/* Often enough to renew an address in use before its floor runs out. */
+	uint64_t every = s->ttl_floor * 1000ull / 3, next_prune;
+
+	every = every < 500 ? 500 : every > 10000 ? 10000 : every;
+	next_prune = side_now_ms() + every;
 
 	for (;;) {
 		struct pollfd p[6 + SIDE_MAX_CLIENTS];
@@ -230,8 +235,9 @@ side_loop(struct side *s, int sigfd)
 		}
 		side_dns_expire(s);
 		if (side_now_ms() >= next_prune) {
+			side_ct_refresh(s, 2 * every);
 			side_learned_prune(s);	/* the kernel ages the set elements itself */
-			next_prune = side_now_ms() + 10000;
+			next_prune = side_now_ms() + every;
 		}
 	}
 }

@@ -12,6 +12,8 @@ addresses inside network namespaces they created themselves.
   rawdns SERVER NAME        one A query straight to SERVER:53
   dnsextra NAME SECRET      an A query to 127.0.0.1:53 carrying SECRET in an authority
                             record, an additional record, an EDNS option and trailing bytes
+  lookup-seq NAME           AAAA, then A, then AAAA for NAME to 127.0.0.1:53, each after the
+                            last was answered (as some resolvers do); prints each rcode
   dnsonly LOG.raw NAME      "only the question" when the last query for NAME that reached
                             the DNS server held its question and at most an empty OPT
   connect-many HOST PORT0 N non-blocking TCP connects to N distinct ports (a flood)
@@ -236,6 +238,22 @@ def dnsextra(name, secret):
         return report(e)
 
 
+def lookup_seq(name):
+    out = []
+    for i, (qt, label) in enumerate(((28, "AAAA"), (1, "A"), (28, "AAAA"))):
+        q = struct.pack(">HHHHHH", 0x5000 + i, 0x0100, 1, 0, 0, 0) + encname(name) + struct.pack(">HH", qt, 1)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(10)
+        try:
+            s.sendto(q, ("127.0.0.1", 53))
+            r = s.recv(4096)
+            out.append("%s rcode=%d" % (label, r[3] & 0xf))
+        except OSError as e:
+            out.append("%s %s" % (label, e))
+    print(" ".join(out))
+    return 0
+
+
 def dnsonly(rawlog, name):
     last = None
     with open(rawlog) as f:
@@ -428,6 +446,8 @@ def main():
         return connect_many(a[1], int(a[2]), int(a[3]))
     if a[0] == "dnsextra":
         return dnsextra(a[1], a[2])
+    if a[0] == "lookup-seq":
+        return lookup_seq(a[1])
     if a[0] == "dnsonly":
         return dnsonly(a[1], a[2])
     if a[0] == "rawdns":
