@@ -146,8 +146,12 @@ expect "connect $NET.3:8081: ECONNREFUSED" connect $NET.3 8081
 
 note "router killed: the rules stay (default deny), then the same policy again"
 spid=$(as_user podman inspect -f '{{.State.Pid}}' "$side")
-rh=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk '$2 == "/lazaret-sidecar" { print $1; exit }')
-[ -n "$rh" ] || fail "no router process on the host"
+# Ours: the router in this sidecar's namespace (other domains of the same user run theirs).
+netns=$(readlink /proc/$spid/ns/net) rh=
+for p in $(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk '$2 == "/lazaret-sidecar" { print $1 }'); do
+	[ "$(readlink /proc/$p/ns/net 2>/dev/null)" = "$netns" ] && rh=$p
+done
+[ -n "$rh" ] || fail "no router process in $side's namespace"
 kill -9 "$rh"
 rules=$(timeout 10 nsenter -t "$spid" -n nft list table inet lazaret) || fail "no table after the router died"
 assert_contains "$rules" "policy drop" "the namespace stays default-deny without its router"
