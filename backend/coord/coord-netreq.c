@@ -473,6 +473,12 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 	nr_summary(c);
 }
 
+bool
+coord_netreq_answerable(struct coord *c)
+{
+	return nr_anyone(nr_get(c));
+}
+
 void
 coord_netreq_counts(struct coord *c, struct netreq_summary *out)
 {

@@ -167,6 +167,7 @@ assert_contains "$(probe resolve nobody.lztest.internal)" "resolve nobody.lztest
 assert_contains "$(pending)" "\"state\":\"unasked\",\"kind\":\"dns\",\"proto\":\"A\",\"addr\":\"\",\"port\":0,\"name\":\"nobody.lztest.internal\"" "and listed for review"
 assert_contains "$(lz egress -w "$repo" --pending)" "unasked" "the text list says so"
 assert_contains "$(lz audit -w "$repo")" "no one attached to answer" "the audit keeps it"
+assert_contains "$(lz status -w "$repo")" "no one attached to answer (workbench, egress --pending --follow): refused at once" "status says why nothing is asked"
 grep -qx nobody.lztest.internal "$T/dns.log" && fail "an unasked query reached the DNS server"
 follow
 note "ok: asked again once someone follows"
