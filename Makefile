@@ -13,7 +13,7 @@
 VERSION   := 0.1.0
 CC        ?= cc
 BUILD     ?= build
-PKGS      := yaml-0.1 libuv sqlite3 libsodium openssl vterm ncursesw panelw formw menuw
+PKGS      := yaml-0.1 libuv sqlite3 libsodium openssl vterm ncursesw panelw formw menuw libmnl
 WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
              -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
              -Wwrite-strings -Wundef -Wswitch-enum -Wno-missing-field-initializers

@@ -232,6 +232,10 @@ side_ask_packet(struct side *s, uint32_t packet_id, const uint8_t *pkt, size_t l
 		const struct side_learned *l = side_learned_find(s, family, addr);
 		const char *h = l != NULL ? l->name : side_hint_find(s, family, addr);
 
+		/* Learned once and expired: still say which host it was. */
+		if (h == NULL)
+			h = side_past_find(s, family, addr);
+
 		snprintf(a->name, sizeof a->name, "%s", h != NULL ? h : "");
 	}
 	a->attempts = 1;
@@ -239,21 +243,53 @@ side_ask_packet(struct side *s, uint32_t packet_id, const uint8_t *pkt, size_t l
 	ask_send(s, a, NETREQ_PENDING);
 }
 
-bool
+/* The verdict on name's lookup, if one was given in the last SIDE_LOOKUP_MS. */
+static const struct side_lookup *
+lookup_find(struct side *s, const char *name)
+{
+	uint64_t now = side_now_ms();
+
+	for (size_t i = 0; i < SIDE_MAX_LOOKUPS; i++)
+		if (s->lookups[i].until_ms > now && strcmp(s->lookups[i].name, name) == 0)
+			return &s->lookups[i];
+	return NULL;
+}
+
+static void
+lookup_put(struct side *s, const struct side_ask *a, bool accept)
+{
+	struct side_lookup *l = (struct side_lookup *)lookup_find(s, a->name);
+
+	if (a->kind != NETREQ_KIND_DNS)
+		return;
+	if (l == NULL) {
+		l = &s->lookups[s->lookup_next];
+		s->lookup_next = (s->lookup_next + 1) % SIDE_MAX_LOOKUPS;
+	}
+	snprintf(l->name, sizeof l->name, "%s", a->name);
+	l->accept = accept;
+	l->until_ms = side_now_ms() + SIDE_LOOKUP_MS;
+}
+
+enum side_q
 side_ask_query(struct side *s, const char *name, uint16_t qtype, const uint8_t *q, size_t len,
     const struct sockaddr_storage *from, socklen_t fromlen)
 {
 	struct side_ask *a;
 	struct side_heldq *slot = NULL;
+	const struct side_lookup *lk;
 	size_t held = 0;
 
 	if (s->ask_ms == 0 || len > sizeof slot->q)
-		return false;
+		return SIDE_Q_REFUSE;
 	if (denied_find(s, NETREQ_KIND_DNS, 0, NULL, 0, 0, name)) {
 		s->denied_hits++;
 		s->summary_dirty = true;
-		return false;
+		return SIDE_Q_REFUSE;
 	}
+	/* One lookup, one request: its other types follow the verdict given. */
+	if ((lk = lookup_find(s, name)) != NULL)
+		return lk->accept ? SIDE_Q_ONCE : SIDE_Q_REFUSE;
 	if ((a = ask_find(s, NETREQ_KIND_DNS, 0, NULL, 0, 0, name)) != NULL) {
 		a->attempts++;
 		a->last_wall = side_wall_ms();
@@ -266,7 +302,7 @@ side_ask_query(struct side *s, const char *name, uint16_t qtype, const uint8_t *
 	} else {
 		s->overflow++;
 		s->summary_dirty = true;
-		return false;
+		return SIDE_Q_REFUSE;
 	}
 	for (size_t i = 0; i < SIDE_MAX_HELDQ; i++) {
 		if (s->heldq[i].used && s->heldq[i].ask == a->id)
@@ -275,14 +311,14 @@ side_ask_query(struct side *s, const char *name, uint16_t qtype, const uint8_t *
 			slot = &s->heldq[i];
 	}
 	if (slot == NULL || held >= SIDE_ASK_HELDQ)
-		return false;
+		return SIDE_Q_REFUSE;
 	slot->used = true;
 	slot->ask = a->id;
 	slot->client = *from;
 	slot->client_len = fromlen;
 	slot->len = len;
 	memcpy(slot->q, q, len);
-	return true;
+	return SIDE_Q_HELD;
 }
 
 /* Addresses resolved "once" for names the policy now allows: into the sets,
@@ -342,6 +378,7 @@ side_ask_verdict(struct side *s, uint32_t id, uint32_t verdict, const char *entr
 		ask_release_queries(s, a, true, entry == NULL || entry[0] == '\0');
 	if (verdict == NETCTL_V_DENY)
 		denied_put(s, a);
+	lookup_put(s, a, accept);
 	if (accept && entry != NULL && entry[0] != '\0')
 		snprintf(rule, sizeof rule, "approved: %s", entry);
 	else
@@ -364,6 +401,7 @@ side_ask_tick(struct side *s)
 			continue;
 		if (a->deadline_ms <= now) {
 			ask_finish(s, a, false);
+			lookup_put(s, a, false);
 			ask_send(s, a, NETREQ_EXPIRED);
 			ask_event(s, a, false, "not answered in time");
 			a->used = false;

@@ -222,6 +222,23 @@ ctl_frame(struct side *s, struct side_client *c, const struct proto_header *h, c
 		if ((ret = netctl_decode_str(p, h->length, &str, &err)) == 0)
 			ret = ctl_edit(s, str, h->type == NETCTL_POLICY_ADD, &err);
 		break;
+	case NETCTL_HOST_ADDRS: {
+		struct side_host *nh, *oh = s->hosts;
+		size_t nn, on = s->nhosts;
+
+		if ((ret = netctl_decode_list(p, h->length, &v, &n, &err)) == 0 &&
+		    (ret = side_hosts_parse(v, n, &nh, &nn, &err)) == 0) {
+			s->hosts = nh;
+			s->nhosts = nn;
+			if ((ret = side_nft_apply(s, &err)) < 0) {
+				s->hosts = oh;
+				s->nhosts = on;
+				free(nh);
+			} else
+				free(oh);
+		}
+		break;
+	}
 	case NETCTL_POLICY_GET:
 		netctl_encode_list(&c->out, NETCTL_POLICY, s->pol.text, s->pol.n);
 		return;

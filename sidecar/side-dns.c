@@ -86,7 +86,9 @@ dns_new_id(struct side *s)
 }
 
 /* once: forward even though the name is outside the policy (a human said
- * so for this query); its addresses become hints, not allowed addresses. */
+ * so for this query); its addresses become hints, not allowed addresses.
+ * What goes upstream is the question alone (dns_query_build): records or
+ * bytes the agent put after it never leave the namespace. */
 static void
 dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_storage *from,
     socklen_t fromlen, bool once)
@@ -95,7 +97,8 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	struct dns_msg m;
 	struct side_pending *p;
 	uint16_t ports[EGRESS_MAX_PORTS];
-	size_t np;
+	uint8_t up[512];
+	size_t np, uplen;
 	bool any;
 
 	if (dns_parse(buf, len, &m, &err) < 0) {
@@ -116,12 +119,18 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	}
 	if (!once && side_policy_name_ports(&s->pol, m.qname, &any, ports, &np) == NULL) {
 		/* Outside the policy: held while a human is asked, or answered here;
-		 * never forwarded without a decision. */
-		if (side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen))
+		 * never forwarded without a decision (a lookup's other types follow
+		 * the decision on its first). */
+		enum side_q q = side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen);
+
+		if (q == SIDE_Q_HELD)
 			goto out;
-		dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
-		dns_event(s, false, m.qname, m.qtype, "not in policy", 0);
-		goto out;
+		if (q == SIDE_Q_REFUSE) {
+			dns_reply(s, buf, &m, DNS_RCODE_REFUSED, from, fromlen);
+			dns_event(s, false, m.qname, m.qtype, "not in policy", 0);
+			goto out;
+		}
+		once = true;
 	}
 	if ((p = dns_slot(s)) == NULL || m.question_end > sizeof p->q) {
 		dns_reply(s, buf, &m, DNS_RCODE_SERVFAIL, from, fromlen);
@@ -141,9 +150,9 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 	p->qm = m;
 	p->qm.rr = NULL;
 	p->qm.nrr = p->qm.rr_cap = 0;
-	buf[0] = (uint8_t)(p->up_id >> 8);
-	buf[1] = (uint8_t)p->up_id;
-	if (send(s->up_fd, buf, len, MSG_DONTWAIT) < 0) {
+	/* Only the question leaves: rebuilt from the parsed name, under our id. */
+	if ((uplen = dns_query_build(&m, p->up_id, up, sizeof up)) == 0 ||
+	    send(s->up_fd, up, uplen, MSG_DONTWAIT) < 0) {
 		dns_reply(s, p->q, &p->qm, DNS_RCODE_SERVFAIL, from, fromlen);
 		p->used = false;
 	}
@@ -233,7 +242,8 @@ dns_learn(struct side *s, const struct dns_msg *m, const char *qname, uint32_t *
 		uint32_t ttl = a[i].ttl;
 
 		/* A name must not open the host, link-local or metadata (DNS rebinding). */
-		if (egress_addr_guard(a[i].family, a[i].addr) != NULL)
+		if (egress_addr_guard(a[i].family, a[i].addr) != NULL ||
+		    side_host_find(s, a[i].family, a[i].addr))
 			continue;
 		if (ttl < s->ttl_floor)
 			ttl = s->ttl_floor;

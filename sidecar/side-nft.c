@@ -6,8 +6,9 @@
  *     ct state established,related accept     replies, running flows
  *     mark SIDE_MARK to upstream:53 accept    the router's own DNS queries
  *     icmpv6 ND, router solicitation, MLD     IPv6 needs them on the link
- *     entries inside a guard (listed exactly): log, accept
+ *     entries inside a guard or = a host address (listed exactly): log, accept
  *     each guard: log (limited), refuse       link-local, metadata, host
+ *     daddr in @h4/@h6: log (limited), refuse  the host's own addresses
  *     CIDR entries [l4proto, dport]: log, accept
  *     daddr in @d4/@d6, daddr . dport in @d4p/@d6p: log, accept
  *   with --ask-timeout:
@@ -49,9 +50,9 @@
 #define NFT_ELEM_BUDGET		(96u * 1024)	/* set elements per batch: the kernel takes
 						 * one batch in one sendmsg (SO_SNDBUF) */
 
-enum { SET_D4 = 1, SET_D6, SET_D4P, SET_D6P };
+enum { SET_D4 = 1, SET_D6, SET_D4P, SET_D6P, SET_H4, SET_H6 };
 static const char *const set_names[] = { [SET_D4] = "d4", [SET_D6] = "d6", [SET_D4P] = "d4p",
-	[SET_D6P] = "d6p" };
+	[SET_D6P] = "d6p", [SET_H4] = "h4", [SET_H6] = "h6" };
 
 struct nft_batch {
 	struct side *s;
@@ -398,7 +399,8 @@ static void
 put_set(struct nft_batch *nb, int set)
 {
 	struct nftnl_set *st = set_new(nb->s, set);
-	bool v6 = set == SET_D6 || set == SET_D6P, port = set == SET_D4P || set == SET_D6P;
+	bool v6 = set == SET_D6 || set == SET_D6P || set == SET_H6;
+	bool port = set == SET_D4P || set == SET_D6P;
 	uint32_t atype = v6 ? NFT_TYPE_IP6ADDR : NFT_TYPE_IPADDR;
 	struct nlmsghdr *nlh;
 
@@ -406,7 +408,8 @@ put_set(struct nft_batch *nb, int set)
 	nftnl_set_set_u32(st, NFTNL_SET_KEY_LEN, (v6 ? 16 : 4) + (port ? 4 : 0));
 	nftnl_set_set_u32(st, NFTNL_SET_KEY_TYPE,
 	    port ? atype << NFT_TYPE_BITS | NFT_TYPE_INET_SERVICE : atype);
-	nftnl_set_set_u32(st, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
+	/* Learned addresses time out; the host's stay until the coordinator says. */
+	nftnl_set_set_u32(st, NFTNL_SET_FLAGS, set >= SET_H4 ? 0 : NFT_SET_TIMEOUT);
 	nlh = batch_hdr(nb, NFT_MSG_NEWSET, NLM_F_CREATE);
 	nftnl_set_nlmsg_build_payload(nlh, st);
 	mnl_nlmsg_batch_next(nb->b);
@@ -429,7 +432,8 @@ elem_add(struct nftnl_set *st, const uint8_t *addr, size_t alen, const uint16_t 
 		klen += 4;
 	}
 	nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, (uint32_t)klen);
-	nftnl_set_elem_set_u64(el, NFTNL_SET_ELEM_TIMEOUT, timeout_ms);
+	if (timeout_ms > 0)
+		nftnl_set_elem_set_u64(el, NFTNL_SET_ELEM_TIMEOUT, timeout_ms);
 	nftnl_set_elem_add(st, el);
 }
 
@@ -462,6 +466,30 @@ put_elems(struct nft_batch *nb, const struct side_learned *const *l, size_t n, u
 		}
 		if (count > 0) {
 			nlh = batch_hdr(nb, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
+			nftnl_set_elems_nlmsg_build_payload(nlh, st);
+			mnl_nlmsg_batch_next(nb->b);
+		}
+		nftnl_set_free(st);
+	}
+}
+
+/* The host's addresses into @h4/@h6. */
+static void
+put_host_elems(struct nft_batch *nb)
+{
+	for (int set = SET_H4; set <= SET_H6; set++) {
+		int fam = set == SET_H4 ? AF_INET : AF_INET6;
+		struct nftnl_set *st = set_new(nb->s, set);
+		size_t count = 0;
+
+		for (size_t i = 0; i < nb->s->nhosts; i++)
+			if (nb->s->hosts[i].family == fam) {
+				elem_add(st, nb->s->hosts[i].addr, fam == AF_INET ? 4 : 16, NULL, 0);
+				count++;
+			}
+		if (count > 0) {
+			struct nlmsghdr *nlh = batch_hdr(nb, NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+
 			nftnl_set_elems_nlmsg_build_payload(nlh, st);
 			mnl_nlmsg_batch_next(nb->b);
 		}
@@ -622,7 +650,7 @@ put_rules(struct nft_batch *nb)
 	}
 
 	for (size_t i = 0; i < s->pol.n; i++)
-		if (egress_entry_guard(&s->pol.e[i]) != NULL)
+		if (egress_entry_guard(&s->pol.e[i]) != NULL || side_host_listed(s, &s->pol.e[i]))
 			put_entry(nb, &s->pol.e[i], s->pol.text[i]);
 	for (size_t i = 0; i < egress_nguards; i++) {
 		char what[96];
@@ -630,8 +658,25 @@ put_rules(struct nft_batch *nb)
 		snprintf(what, sizeof what, "guard: %s", egress_guards[i].what);
 		put_refuse(nb, &egress_guards[i], what);
 	}
+	/* Before every broad entry, learned set and the queue: never asked about. */
+	for (int set = SET_H4; set <= SET_H6; set++)
+		for (int logged = 1; logged >= 0; logged--) {
+			r = rule_new(s, "out");
+			m_nfproto(r, set == SET_H4 ? AF_INET : AF_INET6);
+			x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, set == SET_H4 ? 16 : 24,
+			    set == SET_H4 ? 4 : 16, NFT_REG32_00);
+			x_lookup(r, NFT_REG32_00, set);
+			if (logged) {
+				x_limit(r);
+				x_log(r, s, 'd', "guard: an address of this host");
+			} else
+				x_counter(r);
+			x_verdict(r, NFT_JUMP, "refuse");
+			rule_put(nb, r);
+		}
 	for (size_t i = 0; i < s->pol.n; i++)
-		if (s->pol.e[i].kind == EGRESS_CIDR && egress_entry_guard(&s->pol.e[i]) == NULL)
+		if (s->pol.e[i].kind == EGRESS_CIDR && egress_entry_guard(&s->pol.e[i]) == NULL &&
+		    !side_host_listed(s, &s->pol.e[i]))
 			put_entry(nb, &s->pol.e[i], s->pol.text[i]);
 
 	for (int set = SET_D4; set <= SET_D6P; set++) {
@@ -686,9 +731,10 @@ side_nft_apply(struct side *s, lz_err_t *err)
 	put_table(&nb, NFT_MSG_NEWTABLE, NLM_F_CREATE);
 	put_chain(&nb, "refuse", false);
 	put_chain(&nb, "out", true);
-	for (int set = SET_D4; set <= SET_D6P; set++)
+	for (int set = SET_D4; set <= SET_H6; set++)
 		put_set(&nb, set);
 	put_elems(&nb, l, n, NFT_MSG_NEWSETELEM, side_now_ms());
+	put_host_elems(&nb);
 	put_rules(&nb);
 	ret = batch_send(&nb, "replacing the ruleset", err);
 	free(l);

@@ -1,4 +1,5 @@
 /* side-policy.c - the policy in force and the addresses learned through DNS. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -98,6 +99,47 @@ side_policy_name_ports(const struct side_policy *p, const char *name, bool *any,
 	return first;
 }
 
+int
+side_hosts_parse(char *const *v, size_t n, struct side_host **out, size_t *nout, lz_err_t *err)
+{
+	struct side_host *h;
+
+	if (n > SIDE_MAX_HOSTS)
+		return lz_err_set(err, LZ_EINVAL, "%zu host addresses (at most %d)", n, SIDE_MAX_HOSTS);
+	h = xcalloc(n + 1, sizeof *h);
+	for (size_t i = 0; i < n; i++) {
+		if (inet_pton(AF_INET, v[i], h[i].addr) == 1)
+			h[i].family = AF_INET;
+		else if (inet_pton(AF_INET6, v[i], h[i].addr) == 1)
+			h[i].family = AF_INET6;
+		else {
+			free(h);
+			return lz_err_set(err, LZ_EINVAL, "host address '%s' is not an IPv4 or IPv6 "
+			    "address", v[i]);
+		}
+	}
+	*out = h;
+	*nout = n;
+	return 0;
+}
+
+bool
+side_host_find(const struct side *s, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (s->hosts[i].family == family &&
+		    memcmp(s->hosts[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			return true;
+	return false;
+}
+
+bool
+side_host_listed(const struct side *s, const struct egress_entry *e)
+{
+	return e->kind == EGRESS_CIDR && e->prefix == (e->family == AF_INET ? 32u : 128u) &&
+	    side_host_find(s, e->family, e->addr);
+}
+
 const struct side_learned *
 side_learned_find(struct side *s, int family, const uint8_t *addr)
 {
@@ -106,6 +148,37 @@ side_learned_find(struct side *s, int family, const uint8_t *addr)
 	for (size_t i = 0; i < s->nlearned; i++)
 		if (s->learned[i].family == family && memcmp(s->learned[i].addr, addr, alen) == 0)
 			return &s->learned[i];
+	return NULL;
+}
+
+/* An expired or evicted learned address: its name is kept (a later request
+ * for the bare address can say which host it was). */
+static void
+past_put(struct side *s, const struct side_learned *l)
+{
+	struct side_hint *h = NULL;
+
+	for (size_t i = 0; i < SIDE_MAX_PAST && h == NULL; i++)
+		if (s->past[i].family == l->family &&
+		    memcmp(s->past[i].addr, l->addr, l->family == AF_INET ? 4 : 16) == 0)
+			h = &s->past[i];
+	if (h == NULL) {
+		h = &s->past[s->past_next];
+		s->past_next = (s->past_next + 1) % SIDE_MAX_PAST;
+	}
+	memset(h, 0, sizeof *h);
+	h->family = l->family;
+	memcpy(h->addr, l->addr, sizeof h->addr);
+	snprintf(h->name, sizeof h->name, "%s", l->name);
+}
+
+const char *
+side_past_find(struct side *s, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < SIDE_MAX_PAST; i++)
+		if (s->past[i].family == family &&
+		    memcmp(s->past[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			return s->past[i].name;
 	return NULL;
 }
 
@@ -123,6 +196,7 @@ side_learned_put(struct side *s, int family, const uint8_t *addr, const char *na
 			for (size_t i = 1; i < s->nlearned; i++)
 				if (s->learned[i].expires_ms < s->learned[old].expires_ms)
 					old = i;
+			past_put(s, &s->learned[old]);
 			s->learned[old] = s->learned[--s->nlearned];
 		}
 		if (s->learned == NULL)
@@ -153,6 +227,7 @@ side_learned_prune(struct side *s)
 
 		if (l->expires_ms <= now ||
 		    side_policy_name_ports(&s->pol, l->name, &any, ports, &np) == NULL) {
+			past_put(s, l);
 			s->learned[i] = s->learned[--s->nlearned];
 			continue;
 		}

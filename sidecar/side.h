@@ -9,7 +9,11 @@
  * the router reads back as flow events. Its DNS forwarder is the sandbox's
  * only resolver: a name outside the policy is answered REFUSED locally and
  * never forwarded; an allowed name's addresses go into the sets before the
- * answer is sent. A control socket takes policy changes and streams events.
+ * answer is sent. Every address of the host itself (the coordinator sends
+ * them: slirp reaches the host's services there) is refused like slirp's
+ * gateway, before any broad entry, learned set or queue: never learned from
+ * a name, never asked about; only an entry equal to it opens it.
+ * A control socket takes policy changes and streams events.
  * With --ask-timeout, a new TCP/UDP flow or a query outside the policy is
  * held (nfqueue; the DNS query in the forwarder) and raised to the
  * coordinator as a request (netreq.h) until a verdict or the timeout; held
@@ -36,7 +40,8 @@
 #define SIDE_TABLE_DEFAULT	"lazaret"
 #define SIDE_MARK		0x4c5a0053u	/* the router's upstream DNS socket */
 #define SIDE_NFLOG_GROUP	4242
-#define SIDE_TTL_FLOOR		30	/* s: a learned address lives at least this long */
+#define SIDE_TTL_FLOOR		300	/* s: a learned address lives at least this long
+					 * (what common clients cache a lookup for) */
 #define SIDE_TTL_CEIL		86400
 #define SIDE_MAX_LEARNED	4096
 #define SIDE_LEARN_MAX		32	/* addresses learned from one answer */
@@ -55,7 +60,11 @@
 #define SIDE_MAX_HELDQ		64	/* DNS queries held in all */
 #define SIDE_MAX_DENIED		1024	/* destinations denied for this run */
 #define SIDE_MAX_HINTS		256	/* addresses of names resolved "once" */
+#define SIDE_MAX_PAST		1024	/* expired learned addresses whose name is kept */
+#define SIDE_LOOKUP_MS		10000	/* a name's verdict covers its other queries this long */
+#define SIDE_MAX_LOOKUPS	64	/* names decided within SIDE_LOOKUP_MS */
 #define SIDE_ASK_UPDATE_MS	(1000 / NETREQ_FOLLOW_HZ)	/* counter updates, at most */
+#define SIDE_MAX_HOSTS		NETCTL_MAX_ENTRIES	/* the host's own addresses, guarded */
 
 struct side_policy {
 	struct egress_entry *e;
@@ -136,6 +145,23 @@ struct side_hint {
 	uint64_t expires_ms;
 };
 
+/* An address of the host itself (the coordinator reads them): slirp reaches
+ * the host's services there, so it is guarded like 10.0.2.2. */
+struct side_host {
+	int family;
+	uint8_t addr[16];
+};
+
+/* A query's verdict, kept for the rest of that lookup: its other record
+ * types (AAAA, A, AAAA again) follow the same answer, unasked. */
+struct side_lookup {
+	char name[DNS_NAME_MAX + 1];
+	bool accept;
+	uint64_t until_ms;
+};
+
+enum side_q { SIDE_Q_REFUSE, SIDE_Q_HELD, SIDE_Q_ONCE };
+
 struct side_client {
 	int fd;
 	bool subscribed;
@@ -155,6 +181,8 @@ struct side {
 	struct side_policy pol;
 	struct side_learned *learned;
 	size_t nlearned;
+	struct side_host *hosts;
+	size_t nhosts;
 
 	struct mnl_socket *nl;	/* nf_tables batches */
 	uint32_t nl_seq;
@@ -174,6 +202,10 @@ struct side {
 	size_t ndenied;
 	struct side_hint hints[SIDE_MAX_HINTS];
 	size_t nhints;
+	struct side_hint past[SIDE_MAX_PAST];	/* ring: the name an address was last learned from */
+	size_t past_next;
+	struct side_lookup lookups[SIDE_MAX_LOOKUPS];	/* ring */
+	size_t lookup_next;
 	uint32_t overflow, denied_hits;
 	bool summary_dirty;
 	uint64_t summary_ms;	/* last SUMMARY frame */
@@ -197,12 +229,24 @@ void side_policy_clear(struct side_policy *);
  * text of the first matching entry (for events), or NULL when none matches. */
 const char *side_policy_name_ports(const struct side_policy *, const char *name, bool *any,
     uint16_t *ports, size_t *nports);
+/* Parse the host's addresses (text, one each); replaces nothing on error. */
+int side_hosts_parse(char *const *v, size_t n, struct side_host **out, size_t *nout,
+    lz_err_t *err);
+bool side_host_find(const struct side *, int family, const uint8_t *addr);
+/* A CIDR entry that is exactly one of the host's addresses (it opens it). */
+bool side_host_listed(const struct side *, const struct egress_entry *e);
 /* Remember (or refresh) a learned address; returns it. */
 struct side_learned *side_learned_put(struct side *, int family, const uint8_t *addr,
     const char *name, const uint16_t *ports, size_t nports, uint64_t expires_ms);
 const struct side_learned *side_learned_find(struct side *, int family, const uint8_t *addr);
+/* The name an address was last learned from, after it expired; or NULL. */
+const char *side_past_find(struct side *, int family, const uint8_t *addr);
 /* Drop expired entries and entries no policy entry matches any more. */
 void side_learned_prune(struct side *);
+
+/* side-ct.c: learned addresses expiring within within_ms that still have a
+ * live flow (conntrack) get another floor. */
+void side_ct_refresh(struct side *, uint64_t within_ms);
 
 /* side-nft.c */
 int side_nft_open(struct side *, lz_err_t *err);
@@ -245,9 +289,9 @@ void side_queue_verdict(struct side *, uint32_t packet_id, bool accept);
 /* side-ask.c */
 /* A held packet: ask (or refuse at once: denied, list full, too many held). */
 void side_ask_packet(struct side *, uint32_t packet_id, const uint8_t *pkt, size_t len);
-/* A query for a name outside the policy; true when it is held (else the
- * caller refuses it). */
-bool side_ask_query(struct side *, const char *name, uint16_t qtype, const uint8_t *q,
+/* A query for a name outside the policy: held (asked about), refused, or
+ * forwarded once (the lookup it belongs to was approved once). */
+enum side_q side_ask_query(struct side *, const char *name, uint16_t qtype, const uint8_t *q,
     size_t len, const struct sockaddr_storage *from, socklen_t fromlen);
 /* NETCTL_VERDICT: 1 when attempts were held, 0 when the request was gone
  * (an entry is still added), -1 with err. */

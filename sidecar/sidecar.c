@@ -24,7 +24,8 @@
 static const char usage[] =
     "usage: lazaret-sidecar --ctl PATH [--allow ENTRY]... [--dns ADDR:PORT]\n"
     "                       [--upstream ADDR[:PORT]] [--table NAME] [--nflog-group N]\n"
-    "                       [--ttl-floor SECONDS] [--ask-timeout MS] [--verbose]\n"
+    "                       [--ttl-floor SECONDS] [--ask-timeout MS] [--host-addr ADDR]...\n"
+    "                       [--verbose]\n"
     "   or: lazaret-sidecar --check\n"
     "\n"
     "The network router of one Lazaret domain: nftables default deny, allowed CIDRs\n"
@@ -35,9 +36,13 @@ static const char usage[] =
     "  --upstream ADDR     resolver allowed names are forwarded to (10.0.2.3:53)\n"
     "  --table NAME        nftables inet table (lazaret)\n"
     "  --nflog-group N     nflog group for flow events (4242)\n"
-    "  --ttl-floor S       shortest life of a learned address (30)\n"
+    "  --ttl-floor S       shortest life of a learned address, renewed while a flow\n"
+    "                      to it is live (300)\n"
     "  --ask-timeout MS    hold a new flow or query outside the policy this long and\n"
     "                      ask the coordinator (NETCTL_ASK); 0: refuse at once (0)\n"
+    "  --host-addr ADDR    an address of the host itself: refused like 10.0.2.2 unless an\n"
+    "                      entry lists it exactly, never learned from a name, never asked\n"
+    "                      about (the coordinator sends changes on the control socket)\n"
     "  --check             install the default-deny table and bind the nflog group in\n"
     "                      this namespace, then exit (lazaret doctor --deep)\n";
 
@@ -110,7 +115,7 @@ bad:
 static bool side_check_only;
 
 static int
-side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
+side_args(struct side *s, int argc, char **argv, char ***allow, char ***hosts, lz_err_t *err)
 {
 	static const struct option opts[] = {
 		{ "ctl", required_argument, NULL, 'c' }, { "allow", required_argument, NULL, 'a' },
@@ -121,6 +126,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "ask-timeout", required_argument, NULL, 'k' },
+		{ "host-addr", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dns = "127.0.0.1:53", *up = "10.0.2.3:53";
@@ -135,6 +141,7 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 		switch (o) {
 		case 'c': s->ctl_path = optarg; break;
 		case 'a': lz_strv_push(allow, optarg); break;
+		case 'H': lz_strv_push(hosts, optarg); break;
 		case 'd': dns = optarg; break;
 		case 'u': up = optarg; break;
 		case 't': s->table = optarg; break;
@@ -174,7 +181,11 @@ side_args(struct side *s, int argc, char **argv, char ***allow, lz_err_t *err)
 static int
 side_loop(struct side *s, int sigfd)
 {
-	uint64_t next_prune = side_now_ms() + 10000;
+	/* Often enough to renew an address in use before its floor runs out. */
+	uint64_t every = s->ttl_floor * 1000ull / 3, next_prune;
+
+	every = every < 500 ? 500 : every > 10000 ? 10000 : every;
+	next_prune = side_now_ms() + every;
 
 	for (;;) {
 		struct pollfd p[6 + SIDE_MAX_CLIENTS];
@@ -224,8 +235,9 @@ side_loop(struct side *s, int sigfd)
 		}
 		side_dns_expire(s);
 		if (side_now_ms() >= next_prune) {
+			side_ct_refresh(s, 2 * every);
 			side_learned_prune(s);	/* the kernel ages the set elements itself */
-			next_prune = side_now_ms() + 10000;
+			next_prune = side_now_ms() + every;
 		}
 	}
 }
@@ -235,7 +247,7 @@ main(int argc, char **argv)
 {
 	static struct side s;
 	lz_err_t err = LZ_ERR_INIT;
-	char **allow = NULL;
+	char **allow = NULL, **hosts = NULL;
 	sigset_t set;
 	int sigfd, rc = 1;
 	bool ask_missing = false;
@@ -244,7 +256,7 @@ main(int argc, char **argv)
 	s.dns_fd = s.up_fd = s.ctl_fd = -1;
 	s.ev_tokens = 2 * SIDE_EV_RATE;
 	s.ev_last_ms = side_now_ms();
-	if (side_args(&s, argc, argv, &allow, &err) < 0) {
+	if (side_args(&s, argc, argv, &allow, &hosts, &err) < 0) {
 		fprintf(stderr, "lazaret-sidecar: %s\n", err.msg);
 		return lz_err_exit_code(&err);
 	}
@@ -260,6 +272,10 @@ main(int argc, char **argv)
 	}
 	if (side_policy_parse(allow, lz_strv_len(allow), &s.pol, &err) < 0) {
 		lz_err_wrap(&err, "--allow");
+		goto out;
+	}
+	if (side_hosts_parse(hosts, lz_strv_len(hosts), &s.hosts, &s.nhosts, &err) < 0) {
+		lz_err_wrap(&err, "--host-addr");
 		goto out;
 	}
 	if (side_check_only)
@@ -303,6 +319,8 @@ out:
 		fprintf(stderr, "lazaret-sidecar: %s\n", err.msg);
 	lz_err_clear(&err);
 	lz_strv_free(allow);
+	lz_strv_free(hosts);
+	free(s.hosts);
 	if (s.ctl_path != NULL && s.ctl_fd >= 0)
 		unlink(s.ctl_path);
 	side_policy_clear(&s.pol);

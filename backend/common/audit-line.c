@@ -155,7 +155,8 @@ audit_line_what(const char *kind, const struct cfg_node *d, const char *raw, cha
 
 		s = kind + 4;
 		audit_line_add(verdict, "", strcmp(s, "decision") == 0 ? audit_line_get(d, "scope") :
-		    strcmp(s, "request") == 0 ? "asked" : strcmp(s, "grant.add") == 0 ? "grant" :
+		    strcmp(s, "request") == 0 ? (audit_line_get(d, "refused") != NULL ? "unasked" :
+		    "asked") : strcmp(s, "grant.add") == 0 ? "grant" :
 		    strcmp(s, "grant.revoke") == 0 ? "revoke" : strcmp(s, "first-allow") == 0 ?
 		    "allow" : strcmp(s, "first-block") == 0 ? "block" : s);
 		audit_line_opt(what, "", dest, "");
@@ -165,6 +166,7 @@ audit_line_what(const char *kind, const struct cfg_node *d, const char *raw, cha
 		audit_line_opt(what, "", audit_line_get(d, "entry"), "");
 		audit_line_opt(what, ": ", audit_line_get(d, "preview"), "");
 		audit_line_opt(what, " (", audit_line_get(d, "rule"), ")");
+		audit_line_opt(what, " (refused: ", audit_line_get(d, "refused"), ")");
 	} else if (d != NULL && d->kind == NODE_MAP) {
 		/* an event this version does not know: its fields as key=value */
 		for (i = 0; i + 1 < d->n_kids; i += 2)

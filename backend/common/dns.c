@@ -147,6 +147,33 @@ dns_answer(const uint8_t *buf, size_t len, size_t *off, struct dns_msg *m, unsig
 	return 0;
 }
 
+/* Whether a query's answer, authority or additional section holds an OPT
+ * record; stops quietly at the first record that does not parse. */
+static bool
+dns_query_has_opt(const uint8_t *buf, size_t len, size_t off)
+{
+	unsigned an = dns_get16(buf + 6), ns = dns_get16(buf + 8), ar = dns_get16(buf + 10);
+	char name[DNS_NAME_MAX + 1];
+	lz_err_t err = LZ_ERR_INIT;
+
+	for (unsigned i = 0; i < an + ns + ar; i++) {
+		uint16_t type, rdlen;
+
+		if (dns_name(buf, len, &off, name, &err) < 0 || len - off < 10) {
+			lz_err_clear(&err);
+			return false;
+		}
+		type = dns_get16(buf + off);
+		rdlen = dns_get16(buf + off + 8);
+		if (rdlen > len - off - 10)
+			return false;
+		if (type == DNS_TYPE_OPT && i >= an + ns)
+			return true;
+		off += 10 + (size_t)rdlen;
+	}
+	return false;
+}
+
 int
 dns_parse(const uint8_t *buf, size_t len, struct dns_msg *m, lz_err_t *err)
 {
@@ -169,8 +196,10 @@ dns_parse(const uint8_t *buf, size_t len, struct dns_msg *m, lz_err_t *err)
 	m->qclass = dns_get16(buf + off + 2);
 	off += 4;
 	m->question_end = off;
-	if (!dns_is_response(m))
+	if (!dns_is_response(m)) {
+		m->edns = dns_query_has_opt(buf, len, off);
 		return 0;
+	}
 	for (unsigned i = 0; i < m->ancount; i++)
 		if (dns_answer(buf, len, &off, m, i, err) < 0) {
 			free(m->rr);
@@ -222,6 +251,54 @@ dns_answer_addrs(const struct dns_msg *m, struct dns_addr *out, size_t max)
 		memcpy(out[n].addr, r->u.addr, r->type == DNS_TYPE_A ? 4 : 16);
 		out[n].ttl = r->ttl;
 		n++;
+	}
+	return n;
+}
+
+static void
+dns_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+size_t
+dns_query_build(const struct dns_msg *m, uint16_t id, uint8_t *out, size_t cap)
+{
+	size_t n = DNS_HEADER_LEN;
+	const char *p = m->qname;
+
+	/* Header 12, name at most 257, type and class 4, OPT 11. */
+	if (cap < DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11)
+		return 0;
+	memset(out, 0, DNS_HEADER_LEN);
+	dns_put16(out, id);
+	dns_put16(out + 2, 0x0100);	/* a standard query, recursion desired */
+	dns_put16(out + 4, 1);
+	dns_put16(out + 10, m->edns ? 1 : 0);
+	/* The parsed name: lower case, odd bytes already '?', labels 1..63. */
+	while (*p != '\0') {
+		const char *dot = strchr(p, '.');
+		size_t l = dot != NULL ? (size_t)(dot - p) : strlen(p);
+
+		if (l == 0 || l > 63)
+			return 0;
+		out[n++] = (uint8_t)l;
+		memcpy(out + n, p, l);
+		n += l;
+		p += l + (dot != NULL);
+	}
+	out[n++] = 0;
+	dns_put16(out + n, m->qtype);
+	dns_put16(out + n + 2, m->qclass);
+	n += 4;
+	if (m->edns) {
+		/* Root owner, OPT, our payload size, rcode/version/flags 0, no options. */
+		out[n++] = 0;
+		dns_put16(out + n, DNS_TYPE_OPT);
+		dns_put16(out + n + 2, DNS_EDNS_SIZE);
+		memset(out + n + 4, 0, 6);
+		n += 10;
 	}
 	return n;
 }

@@ -24,7 +24,10 @@
 #define DNS_TYPE_A	1
 #define DNS_TYPE_CNAME	5
 #define DNS_TYPE_AAAA	28
+#define DNS_TYPE_OPT	41
 #define DNS_CLASS_IN	1
+
+#define DNS_EDNS_SIZE	1232	/* the UDP payload size the router advertises upstream */
 
 #define DNS_RCODE_NOERROR	0
 #define DNS_RCODE_SERVFAIL	2
@@ -49,6 +52,7 @@ struct dns_msg {
 	char qname[DNS_NAME_MAX + 1];	/* lower case; "" for the root */
 	uint16_t qtype, qclass;
 	size_t question_end;	/* offset just past the (single) question */
+	bool edns;		/* query: it carries an OPT record (its contents are not kept) */
 	size_t nrr;		/* kept answer records */
 	size_t skipped;		/* answer records not kept (other types, over the cap) */
 	struct dns_rr *rr;	/* owned, nrr entries; dns_msg_clear frees */
@@ -63,8 +67,10 @@ struct dns_addr {
 };
 
 /* Parse buf: header, exactly one question, and (when the QR bit is set) the
- * answer section; authority and additional sections are not read. Returns 0, or
- * -1 with err (LZ_EINVAL) naming what is wrong. *out is cleared first. */
+ * answer section; a query's other sections are only walked to see whether it
+ * carries an OPT record (bytes that do not parse there are ignored: they are
+ * never sent on). Returns 0, or -1 with err (LZ_EINVAL) naming what is wrong.
+ * *out is cleared first. */
 int dns_parse(const uint8_t *buf, size_t len, struct dns_msg *out, lz_err_t *err);
 void dns_msg_clear(struct dns_msg *);
 
@@ -75,6 +81,13 @@ static inline bool dns_is_response(const struct dns_msg *m) { return (m->flags &
  * name or by a name reached from it through CNAME records (at most
  * DNS_MAX_CNAMES hops). Fills out[0..max) and returns how many. */
 size_t dns_answer_addrs(const struct dns_msg *m, struct dns_addr *out, size_t max);
+
+/* Write to out (cap bytes) the query that goes upstream for m: a fresh header
+ * (id, RD, one question), m's question rebuilt from its parsed name, and an
+ * empty OPT record of the router's own (DNS_EDNS_SIZE) when m carried one.
+ * Nothing else of the client's datagram. Returns its length, or 0 when cap is
+ * too small. */
+size_t dns_query_build(const struct dns_msg *m, uint16_t id, uint8_t *out, size_t cap);
 
 /* Write to out (cap bytes) an answer to the query q (raw bytes qbuf, parsed as
  * m) with no records and the given rcode: header + the question, as sent.

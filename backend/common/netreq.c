@@ -91,7 +91,7 @@ netreq_decode_item(const uint8_t *p, size_t len, struct netreq_item *it, lz_err_
 	    rdfield(&r, it->who, sizeof it->who, "request who", err) < 0 ||
 	    proto_rd_end(&r, "NETREQ_ITEM", err) < 0)
 		return -1;
-	if (it->state < NETREQ_PENDING || it->state > NETREQ_GONE)
+	if (it->state < NETREQ_PENDING || it->state > NETREQ_UNASKED)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "request state %u unknown", it->state);
 	if (it->kind != NETREQ_KIND_FLOW && it->kind != NETREQ_KIND_DNS)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "request kind %u unknown", it->kind);
@@ -299,6 +299,7 @@ netreq_state_name(uint32_t s)
 	case NETREQ_DENIED: return "denied";
 	case NETREQ_EXPIRED: return "expired";
 	case NETREQ_GONE: return "gone";
+	case NETREQ_UNASKED: return "unasked";
 	default: return "?";
 	}
 }

@@ -64,6 +64,7 @@ enum netreq_state {
 	NETREQ_DENIED = 3,	/* refused by a human; no more prompts this run */
 	NETREQ_EXPIRED = 4,	/* nobody answered in network.ask_timeout: refused */
 	NETREQ_GONE = 5,	/* the router restarted; its held packets are gone */
+	NETREQ_UNASKED = 6,	/* no one attached could answer: refused at once, kept for review */
 };
 
 enum netreq_kind {

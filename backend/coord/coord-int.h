@@ -134,6 +134,8 @@ void coord_netreq_frame(struct coord *, struct ctl_server_client *, const struct
 void coord_netreq_client_gone(struct coord *, struct ctl_server_client *);
 /* The counters, for status (pending now, blocked unasked, denied attempts). */
 void coord_netreq_counts(struct coord *, struct netreq_summary *out);
+/* Someone who can answer follows the requests (else they are refused unasked). */
+bool coord_netreq_answerable(struct coord *);
 void coord_netreq_free(struct coord *);
 
 /* ---- coord-limits.c ---- */

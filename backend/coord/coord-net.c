@@ -374,8 +374,10 @@ coord_net_status_text(struct coord *c)
 			    "(network.ask_timeout is 0, or this kernel cannot hold packets)\n", s);
 		else
 			t = xasprintf("%s\nrequests:    %u pending (lazaret egress --pending), held up to "
-			    "%u s; %u blocked unasked, %u to denied destinations\n", s, q.pending,
-			    q.ask_timeout_ms / 1000, q.overflow, q.denied_hits);
+			    "%u s; %u blocked unasked, %u to denied destinations%s\n", s, q.pending,
+			    q.ask_timeout_ms / 1000, q.overflow, q.denied_hits,
+			    coord_netreq_answerable(c) ? "" : "\n             no one attached to answer "
+			    "(workbench, egress --pending --follow): refused at once");
 	}
 	free(s);
 	return t;

@@ -353,11 +353,74 @@ nr_deny_again(struct coord *c, const struct netreq_item *in)
 	return false;
 }
 
+/* The request row (once per destination per run); for one refused unasked,
+ * why. */
+static void
+nr_audit_request(struct coord *c, const struct netreq_item *it)
+{
+	struct coord_netreq *nr = nr_get(c);
+	char key[640], dst[320];
+	struct lz_jsonw w;
+
+	netreq_text_dest(it, dst, sizeof dst);
+	snprintf(key, sizeof key, "r %s %s", dst, it->name);
+	if (!nr_first(c, &nr->asked, key))
+		return;
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "id");
+	lz_jsonw_int(&w, it->id);
+	nr_json_dest(&w, it);
+	lz_jsonw_key(&w, "session");
+	lz_jsonw_int(&w, it->session);
+	lz_jsonw_key(&w, "grant");
+	lz_jsonw_str(&w, it->grant);
+	if (it->state == NETREQ_UNASKED) {
+		lz_jsonw_key(&w, "refused");
+		lz_jsonw_str(&w, it->who);
+	}
+	nr_audit(c, "net.request", "router", it->id, &w);
+}
+
+/* Someone who can answer follows the requests: a workbench attached to the
+ * domain, or `lazaret egress --pending --follow`. */
+static bool
+nr_anyone(struct coord_netreq *nr)
+{
+	for (size_t i = 0; i < nr->nfollow; i++)
+		if (!nr->follow[i]->closing)
+			return true;
+	return false;
+}
+
+/* No one could answer: refused now (the agent is not kept waiting for
+ * network.ask_timeout) and kept in the list and the audit for review. */
+static void
+nr_unasked(struct coord *c, struct netreq_item *it, uint32_t rid)
+{
+	struct coord_netreq *nr = nr_get(c);
+	lz_err_t err = LZ_ERR_INIT;
+	int held;
+
+	if (net_coord_verdict(c->net, rid, NETCTL_V_REFUSE, NULL, &held, &err) < 0) {
+		coord_log("network request: refusing unasked: %s", err.msg);
+		lz_err_clear(&err);
+	}
+	it->state = NETREQ_UNASKED;
+	snprintf(it->who, sizeof it->who, "no one attached to answer");
+	nr_done_push(nr, it);
+	nr_broadcast(c, NETREQ_ITEM, it, NULL);
+	nr_summary(c);
+	nr_audit_request(c, it);
+}
+
 void
 coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 {
 	struct coord_netreq *nr = nr_get(c);
 	struct coord_netreq_ent *e = nr_by_rid(nr, in->id);
+	struct netreq_item it;
+	struct grant_dest d;
 
 	if (e != NULL) {
 		e->it.attempts = in->attempts;
@@ -375,42 +438,24 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 		return;	/* the router keeps no more than we do */
 	if (c->net != NULL && nr_deny_again(c, in))
 		return;
-	e = &nr->pend[nr->npend++];
-	e->it = *in;
-	e->rid = in->id;
-	e->it.id = ++nr->next_id;
-	e->it.session = nr_session(c);
-	e->it.scope = NETREQ_SCOPE_NONE;
-	e->it.who[0] = '\0';
-	{
-		struct grant_dest d;
-
-		nr_dest(&e->it, &d);
-		if (grant_widen(&d, GRANT_EXACT, e->it.grant, sizeof e->it.grant) < 0)
-			e->it.grant[0] = '\0';
+	it = *in;
+	it.id = ++nr->next_id;
+	it.session = nr_session(c);
+	it.scope = NETREQ_SCOPE_NONE;
+	it.who[0] = '\0';
+	nr_dest(&it, &d);
+	if (grant_widen(&d, GRANT_EXACT, it.grant, sizeof it.grant) < 0)
+		it.grant[0] = '\0';
+	if (c->net != NULL && !nr_anyone(nr)) {
+		nr_unasked(c, &it, in->id);
+		return;
 	}
+	e = &nr->pend[nr->npend++];
+	e->it = it;
+	e->rid = in->id;
 	nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
 	nr_summary(c);
-	{
-		char key[640], dst[320];
-
-		netreq_text_dest(&e->it, dst, sizeof dst);
-		snprintf(key, sizeof key, "r %s %s", dst, e->it.name);
-		if (nr_first(c, &nr->asked, key)) {
-			struct lz_jsonw w;
-
-			lz_jsonw_init(&w);
-			lz_jsonw_obj_open(&w);
-			lz_jsonw_key(&w, "id");
-			lz_jsonw_int(&w, e->it.id);
-			nr_json_dest(&w, &e->it);
-			lz_jsonw_key(&w, "session");
-			lz_jsonw_int(&w, e->it.session);
-			lz_jsonw_key(&w, "grant");
-			lz_jsonw_str(&w, e->it.grant);
-			nr_audit(c, "net.request", "router", e->it.id, &w);
-		}
-	}
+	nr_audit_request(c, &e->it);
 }
 
 void
@@ -426,6 +471,12 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 	/* The router's word: 0 when this kernel cannot hold packets. */
 	nr->sum.ask_timeout_ms = s->ask_timeout_ms;
 	nr_summary(c);
+}
+
+bool
+coord_netreq_answerable(struct coord *c)
+{
+	return nr_anyone(nr_get(c));
 }
 
 void

@@ -21,6 +21,7 @@
 
 #include "egress.h"
 #include "net/net-coord.h"
+#include "net/net-hostaddr.h"
 #include "net/net-image.h"
 #include "sandbox/pause.h"
 #include "sandbox/storage.h"
@@ -47,6 +48,8 @@ struct net_coord {
 	uint64_t deadline_ms, window_ms;
 	unsigned restarts, recent;
 	int last_status;
+	struct net_hostaddr *hosts;	/* guarded by the router (net-hostaddr.h) */
+	bool hosts_pending;		/* changed while the router was not up */
 };
 
 static uint64_t
@@ -82,6 +85,36 @@ net_audit(struct net_coord *nc, const char *kind, const char *detail)
 		nc->o.audit_cb(kind, detail, nc->o.arg);
 }
 
+static int net_request(struct net_coord *nc, struct proto_buf *req, uint32_t *value,
+    lz_err_t *err);
+
+/* The router guards the host's current addresses; one that is not up gets
+ * them when it is (at its start they are on its command line). */
+static void
+net_hosts_push(struct net_coord *nc)
+{
+	struct proto_buf b = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	size_t n;
+	char *const *v = net_hostaddr_list(nc->hosts, &n);
+
+	nc->hosts_pending = nc->state != NET_UP;
+	if (nc->hosts_pending)
+		return;
+	netctl_encode_list(&b, NETCTL_HOST_ADDRS, v, n);
+	if (net_request(nc, &b, NULL, &err) < 0) {
+		net_log(nc, "network sidecar: guarding the host's %zu addresses: %s", n, err.msg);
+		lz_err_clear(&err);
+	}
+	proto_buf_clear(&b);
+}
+
+static void
+net_hosts_cb(void *arg)
+{
+	net_hosts_push(arg);
+}
+
 int
 net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *err)
 {
@@ -95,10 +128,20 @@ net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err_t *
 	for (size_t i = 0; i < o->n_policy; i++)
 		lz_strv_push(&nc->policy, o->policy[i]);
 	nc->n_policy = o->n_policy;
+	/* Without the host's addresses the router cannot guard them: no network. */
+	if (net_hostaddr_new(o->loop, net_hosts_cb, nc, &nc->hosts, err) < 0) {
+		lz_err_wrap(err, "network sidecar");
+		lz_strv_free(nc->policy);
+		free(nc->dir);
+		free(nc->ctl);
+		free(nc->resolv);
+		free(nc->upstream);
+		free(nc);
+		return -1;
+	}
 	uv_timer_init(o->loop, &nc->timer);
 	nc->timer.data = nc;
 	*out = nc;
-	(void)err;
 	return 0;
 }
 
@@ -251,6 +294,16 @@ net_router_spawn(struct net_coord *nc, lz_err_t *err)
 	for (size_t i = 0; i < nc->n_policy; i++) {
 		lz_strv_push(&rargv, "--allow");
 		lz_strv_push(&rargv, nc->policy[i]);
+	}
+	{
+		size_t n;
+		char *const *v = net_hostaddr_list(nc->hosts, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			lz_strv_push(&rargv, "--host-addr");
+			lz_strv_push(&rargv, v[i]);
+		}
+		nc->hosts_pending = false;
 	}
 	if (nc->o.ask_timeout_ms > 0) {
 		char ms[16];
@@ -500,6 +553,8 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 
 		if (net_try_connect(nc)) {
 			nc->state = NET_UP;
+			if (nc->hosts_pending)
+				net_hosts_push(nc);
 			lz_trace("sidecar: router, rules in place");
 			net_audit(nc, "net.start", nc->o.a->sidecar);
 			ret = 0;
@@ -596,6 +651,8 @@ net_timer_cb(uv_timer_t *t)
 
 		nc->restarts++;
 		nc->state = NET_UP;
+		if (nc->hosts_pending)
+			net_hosts_push(nc);
 		net_log(nc, "network sidecar: %s", d);
 		net_audit(nc, "net.restart", d);
 		free(d);
@@ -783,6 +840,7 @@ net_coord_close(struct net_coord *nc)
 	if (!uv_is_closing((uv_handle_t *)&nc->timer))
 		uv_close((uv_handle_t *)&nc->timer, NULL);
 	net_pipe_close(nc);
+	net_hostaddr_close(lz_steal_ptr(&nc->hosts));
 	if (nc->proc_live)
 		uv_process_kill(&nc->proc, SIGTERM);
 }

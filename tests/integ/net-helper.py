@@ -5,13 +5,21 @@ Only ever talks to the addresses it is given; the tests give it loopback and
 addresses inside network namespaces they created themselves.
 
   serve ADDR PORT...        TCP and UDP servers answering "hello-PORT"
-  dns ADDR LOG NAME=IP...   a DNS server for test names (*.suffix=IP for any name below)
+  dns ADDR LOG NAME=IP...   a DNS server for test names (*.suffix=IP for any name below);
+                            each query's name to LOG, its bytes in hex to LOG.raw
   connect HOST PORT [udp] [--hold FILE]   prints ok:REPLY | refused | blocked | timeout | error:...
   resolve NAME              getaddrinfo through the system resolver
   rawdns SERVER NAME        one A query straight to SERVER:53
+  dnsextra NAME SECRET      an A query to 127.0.0.1:53 carrying SECRET in an authority
+                            record, an additional record, an EDNS option and trailing bytes
+  lookup-seq NAME           AAAA, then A, then AAAA for NAME to 127.0.0.1:53, each after the
+                            last was answered (as some resolvers do); prints each rcode
+  dnsonly LOG.raw NAME      "only the question" when the last query for NAME that reached
+                            the DNS server held its question and at most an empty OPT
   connect-many HOST PORT0 N non-blocking TCP connects to N distinct ports (a flood)
   ctl SOCK set E... | add E | del E | get | events N   the sidecar's control socket
   ctl SOCK asks SECONDS | verdict ID V [ENTRY]        its requests (netreq.h)
+  ctl SOCK hosts ADDR...    the host's own addresses the router guards
 """
 import os
 import select
@@ -144,6 +152,8 @@ def dns(addr, log, pairs):
             continue
         with open(log, "a") as f:
             f.write(name + "\n")
+        with open(log + ".raw", "a") as f:
+            f.write("%s %s\n" % (name, q.hex()))
         s.sendto(dns_answer(q, table), peer)
 
 
@@ -208,6 +218,70 @@ def rawdns(server, name):
         return report(e)
 
 
+def dnsextra(name, secret):
+    sec = secret.encode()
+    q = struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 1, 2) + encname(name) + b"\0\x01\0\x01"
+    q += encname("ns." + secret) + struct.pack(">HHIH", 16, 1, 60, len(sec) + 1) + bytes([len(sec)]) + sec
+    q += b"\xc0\x0c" + struct.pack(">HHIH", 16, 1, 60, len(sec) + 1) + bytes([len(sec)]) + sec
+    opt = struct.pack(">HH", 65001, len(sec)) + sec      # a private EDNS option
+    q += b"\0" + struct.pack(">HHIH", 41, 4096, 0x8000, len(opt)) + opt
+    q += b"TRAIL" + sec
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    try:
+        s.sendto(q, ("127.0.0.1", 53))
+        r = s.recv(4096)
+        an, = struct.unpack(">H", r[6:8])
+        print("answer rcode=%d an=%d" % (r[3] & 0xf, an))
+        return 0
+    except OSError as e:
+        return report(e)
+
+
+def lookup_seq(name):
+    out = []
+    for i, (qt, label) in enumerate(((28, "AAAA"), (1, "A"), (28, "AAAA"))):
+        q = struct.pack(">HHHHHH", 0x5000 + i, 0x0100, 1, 0, 0, 0) + encname(name) + struct.pack(">HH", qt, 1)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(10)
+        try:
+            s.sendto(q, ("127.0.0.1", 53))
+            r = s.recv(4096)
+            out.append("%s rcode=%d" % (label, r[3] & 0xf))
+        except OSError as e:
+            out.append("%s %s" % (label, e))
+    print(" ".join(out))
+    return 0
+
+
+def dnsonly(rawlog, name):
+    last = None
+    with open(rawlog) as f:
+        for line in f:
+            n, h = line.split()
+            if n == name:
+                last = bytes.fromhex(h)
+    if last is None:
+        print("no query for %s" % name)
+        return 1
+    qd, an, ns, ar = struct.unpack(">4H", last[4:12])
+    end = 12 + len(encname(name)) + 4
+    if qd != 1 or an != 0 or ns != 0 or ar > 1:
+        print("extra: qd=%d an=%d ns=%d ar=%d" % (qd, an, ns, ar))
+        return 1
+    rest = last[end:]
+    if ar == 1:
+        if len(rest) < 11 or rest[0] != 0 or rest[1:3] != b"\0\x29" or rest[9:11] != b"\0\0":
+            print("extra: the additional record is not an empty OPT: %s" % rest.hex())
+            return 1
+        rest = rest[11:]
+    if rest:
+        print("extra: %d bytes after the question: %s" % (len(rest), rest.hex()))
+        return 1
+    print("only the question")
+    return 0
+
+
 # ---- control socket: proto.h frames "LZCT", version 1 ----
 def frame(t, payload=b""):
     return struct.pack(">IBBHI", 0x4c5a4354, 1, 0, t, len(payload)) + payload
@@ -246,6 +320,8 @@ def ctl(path, cmd, args):
     s.connect(path)
     if cmd == "set":
         s.sendall(frame(200, struct.pack(">I", len(args)) + b"".join(pstr(a) for a in args)))
+    elif cmd == "hosts":          # the host's own addresses (NETCTL_HOST_ADDRS)
+        s.sendall(frame(207, struct.pack(">I", len(args)) + b"".join(pstr(a) for a in args)))
     elif cmd in ("add", "del"):
         s.sendall(frame(201 if cmd == "add" else 202, pstr(args[0])))
     elif cmd == "get":
@@ -368,6 +444,12 @@ def main():
         return resolve(a[1])
     if a[0] == "connect-many":
         return connect_many(a[1], int(a[2]), int(a[3]))
+    if a[0] == "dnsextra":
+        return dnsextra(a[1], a[2])
+    if a[0] == "lookup-seq":
+        return lookup_seq(a[1])
+    if a[0] == "dnsonly":
+        return dnsonly(a[1], a[2])
     if a[0] == "rawdns":
         return rawdns(a[1], a[2])
     if a[0] == "ctl":

@@ -61,6 +61,14 @@ hold() {
 	wait_for 90 test -S "$sock" || { cat "$T/hold.log"; fail "the domain did not start"; }
 }
 hold
+# Someone who can answer: Lazaret asks only while a workbench is attached or
+# this runs (issue 24: otherwise it refuses at once, checked below).
+follow() {
+	as_user lazaret egress -w "$repo" --pending --follow >"$T/follow.log" 2>&1 & FOLLOW=$!
+	lz_on_exit "kill $FOLLOW 2>/dev/null"
+	wait_for 20 test -s "$T/follow.log" || fail "egress --pending --follow printed nothing"
+}
+follow
 
 note "a new destination is held and shows as a pending request"
 probe connect $NET.3 8081 >"$T/p1" & P1=$!
@@ -144,6 +152,20 @@ assert_contains "$out" "for the profile (saved; lazaret egress grants): later.lz
 wait $P6 || true
 assert_contains "$(cat "$T/p6")" "resolve later.lztest.internal: $NET.4" "the approved name resolves"
 assert_contains "$(lz egress -w "$repo" grants)" "later.lztest.internal" "egress grants lists it"
+
+note "no one attached to answer: refused at once, kept for review (issue 24)"
+kill_tree() { local p; for p in $(pgrep -P "$1"); do kill_tree "$p"; done; kill "$1" 2>/dev/null || true; }
+kill_tree $FOLLOW; wait $FOLLOW 2>/dev/null || true
+assert_contains "$(probe connect $NET.2 8082)" "ECONNREFUSED" "a new destination is refused"
+assert_contains "$(pending)" "\"state\":\"unasked\",\"kind\":\"flow\",\"proto\":\"tcp\",\"addr\":\"$NET.2\",\"port\":8082" "and listed for review, unasked (not held until expiry)"
+assert_contains "$(probe resolve nobody.lztest.internal)" "resolve nobody.lztest.internal: REFUSED" "a query outside the policy is refused"
+assert_contains "$(pending)" "\"state\":\"unasked\",\"kind\":\"dns\",\"proto\":\"A\",\"addr\":\"\",\"port\":0,\"name\":\"nobody.lztest.internal\"" "and listed for review"
+assert_contains "$(lz egress -w "$repo" --pending)" "unasked" "the text list says so"
+assert_contains "$(lz audit -w "$repo")" "no one attached to answer" "the audit keeps it"
+assert_contains "$(lz status -w "$repo")" "no one attached to answer (workbench, egress --pending --follow): refused at once" "status says why nothing is asked"
+grep -qx nobody.lztest.internal "$T/dns.log" && fail "an unasked query reached the DNS server"
+follow
+note "ok: asked again once someone follows"
 
 note "the flood: 10,000 distinct destinations from the agent"
 out=$(probe connect-many $NET.3 20000 10000)

@@ -68,6 +68,7 @@ ip netns exec "$SRV" $H dns 10.199.0.2 "$T/dns.log" \
 	a.svc.test=10.199.0.3 exact.test=10.199.0.4 svc.test=10.199.0.3 \
 	blocked.test=10.199.0.6 cname.svc.test=cname:edge.cdn.test edge.cdn.test=10.199.0.5 \
 	short.svc.test=10.199.0.7/1 rebind.svc.test=10.0.2.2 v6.svc.test=fd99::3 \
+	seq.cdn.test=10.199.0.5 seqno.cdn.test=10.199.0.5 \
 	>"$T/dnsd.log" 2>&1 & PIDS+=($!)
 wait_for "test servers" grep -q serving "$T/serve.log"
 wait_for "IPv6 test servers" grep -q serving "$T/serve6.log"
@@ -113,6 +114,11 @@ expect refused 10.199.0.6 8080
 grep -qx blocked.test "$T/dns.log" && fail "the test DNS server saw blocked.test (DNS leak)"
 grep -qx svc.test "$T/dns.log" && fail "the test DNS server saw svc.test (DNS leak)"
 grep -qx a.svc.test "$T/dns.log" || fail "a.svc.test never reached the test DNS server"
+note "only the question leaves: records and bytes after it stay in the namespace (issue 24)"
+out=$(in_ns $H dnsextra exact.test lzsecret) || fail "a query with extra records: $out"
+[ "$out" = "answer rcode=0 an=1" ] || fail "a query with extra records was answered: $out"
+out=$($H dnsonly "$T/dns.log.raw" exact.test) || fail "the upstream saw more than the question: $out"
+grep -q "$(printf lzsecret | od -An -tx1 | tr -d ' \n')" "$T/dns.log.raw" && fail "the secret reached the upstream resolver"
 note "the resolver itself is not reachable from the namespace"
 out=$(in_ns $H rawdns 10.199.0.2 blocked.test || true)
 [ "$out" = blocked ] || fail "a direct query to the upstream got: $out"
@@ -122,7 +128,18 @@ note "guards: a name cannot open the host gateway (DNS rebinding)"
 in_ns $H resolve rebind.svc.test >/dev/null || true
 expect refused 10.0.2.2 8080
 
-note "TTL expiry removes the address (TTL 1 s, floor 2 s)"
+note "a learned address stays allowed while a flow to it is live (issue 24)"
+rm -f "$T/go7"
+in_ns $H connect short.svc.test 8080 --hold "$T/go7" >"$T/held7" 2>&1 & H7=$!
+wait_for "the held connection to short.svc.test" grep -q connected "$T/held7"
+t0=$(date +%s)
+wait_for "twice its TTL and floor to pass" sh -c "[ \$(date +%s) -ge $((t0 + 5)) ]"
+in_ns nft list set inet lazaret d4p | grep -q 10.199.0.7 || fail "10.199.0.7 expired while a flow to it was live"
+expect ok:hello-8080 10.199.0.7 8080
+touch "$T/go7"; wait $H7 || true
+# ok: (the test server stops waiting for the ping after 5 s; the flow was not cut)
+grep -q "^ok:" "$T/held7" || fail "the held flow: $(cat "$T/held7")"
+note "TTL expiry removes the address once no flow is live (TTL 1 s, floor 2 s)"
 expect ok:hello-8080 short.svc.test 8080
 in_ns nft list set inet lazaret d4p | grep -q 10.199.0.7 || fail "10.199.0.7 not in set d4p"
 t0=$SECONDS
@@ -202,11 +219,11 @@ expect refused 10.199.0.2 8081
 note "asking (issue 13): a new destination is held, and let through or refused by a verdict"
 kill "$ROUTER"; wait "$ROUTER" 2>/dev/null || true
 ip netns exec "$NS" "$BUILD/lazaret-sidecar" --ctl "$CTL" --upstream 10.199.0.2 \
-	--allow 10.199.0.2:8080 --ask-timeout 1500 >>"$T/router.log" 2>&1 &
+	--allow 10.199.0.2:8080 --ask-timeout 1500 --ttl-floor 2 >>"$T/router.log" 2>&1 &
 ROUTER=$!; PIDS+=($ROUTER)
 wait_for "the asking router's control socket" in_ns $H ctl "$CTL" get
 in_ns nft list table inet lazaret 2>/dev/null | grep -q "queue num 4242" || fail "no queue rule"
-ip netns exec "$NS" $H ctl "$CTL" asks 60 >"$T/asks" 2>&1 & ASKS=$!; PIDS+=($ASKS)
+ip netns exec "$NS" $H ctl "$CTL" asks 180 >"$T/asks" 2>&1 & ASKS=$!; PIDS+=($ASKS)
 wait_for "the request watcher" grep -q "^summary" "$T/asks"
 # ask_id N PATTERN: the id of the N-th request line matching PATTERN
 ask_id() { grep "$2" "$T/asks" | sed -n "$1s/^ask id=\([0-9]*\) .*/\1/p"; }
@@ -261,6 +278,47 @@ wait "$C5" || true
 grep -q "ok:hello-8080" "$T/c5" || fail "the approved flow did not go through: $(cat "$T/c5")"
 expect ok:hello-8080 10.199.0.5 8080
 note "ok: granting the name let its address (resolved once) through without a new query"
+note "the host's own addresses: refused, never asked about, open only when listed exactly (issue 24)"
+out=$(in_ns $H ctl "$CTL" hosts 10.199.0.3 fd99::3) || fail "hosts: $out"
+in_ns nft list set inet lazaret h4 | grep -q 10.199.0.3 || fail "10.199.0.3 not in set h4"
+in_ns $H ctl "$CTL" add '*.svc.test:8080' >/dev/null || fail "add"
+expect refused a.svc.test 8080
+expect refused 10.199.0.3 8081
+in_ns $H ctl "$CTL" events 0 1 >"$T/events2" || true
+grep -q "^flow deny proto=6 addr=10.199.0.3 port=8080 .*rule=guard: an address of this host" "$T/events2" ||
+	fail "no host-guard event: $(grep 10.199.0.3 "$T/events2")"
+grep -q "addr=10.199.0.3 port=808[01] " "$T/asks" && fail "a host address was asked about: $(grep 'addr=10.199.0.3' "$T/asks")"
+in_ns $H ctl "$CTL" add 10.199.0.3:8080 >/dev/null || fail "add exact"
+expect ok:hello-8080 10.199.0.3 8080
+in_ns $H ctl "$CTL" del 10.199.0.3:8080 >/dev/null || fail "del exact"
+out=$(in_ns $H ctl "$CTL" hosts 10.199.0.300 || true)
+case $out in "error: host address '10.199.0.300' is not"*) ;; *) fail "a bad host address: $out" ;; esac
+in_ns nft list set inet lazaret h4 | grep -q 10.199.0.3 || fail "a bad list replaced the guarded addresses"
+out=$(in_ns $H ctl "$CTL" hosts) || fail "hosts (none): $out"
+expect ok:hello-8080 a.svc.test 8080
+note "one lookup (AAAA, A, AAAA): one request, and its verdict covers every type (issue 24)"
+# ids N PATTERN: how many distinct requests match
+ids() { grep "$1" "$T/asks" | sed 's/^ask id=\([0-9]*\) .*/\1/' | sort -u | wc -l; }
+in_ns $H lookup-seq seq.cdn.test >"$T/seq1" 2>&1 & S1=$!
+wait_for "a request for seq.cdn.test" grep -q "kind=dns .*name=seq.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "name=seq.cdn.test")" 1) || fail "once: $out"
+wait $S1 || true
+[ "$(cat "$T/seq1")" = "AAAA rcode=0 A rcode=0 AAAA rcode=0" ] || fail "a lookup approved once: $(cat "$T/seq1")"
+[ "$(ids "name=seq.cdn.test ")" -eq 1 ] || fail "$(ids "name=seq.cdn.test ") requests for one lookup: $(grep seq.cdn "$T/asks")"
+in_ns $H lookup-seq seqno.cdn.test >"$T/seq2" 2>&1 & S2=$!
+wait_for "a request for seqno.cdn.test" grep -q "kind=dns .*name=seqno.cdn.test" "$T/asks"
+out=$(in_ns $H ctl "$CTL" verdict "$(ask_id 1 "name=seqno.cdn.test")" 2) || fail "refuse: $out"
+wait $S2 || true
+[ "$(cat "$T/seq2")" = "AAAA rcode=5 A rcode=5 AAAA rcode=5" ] || fail "a lookup refused: $(cat "$T/seq2")"
+[ "$(ids "name=seqno.cdn.test ")" -eq 1 ] || fail "$(ids "name=seqno.cdn.test ") requests for one refused lookup"
+note "ok: one request per lookup, approved or refused for all its record types"
+note "an address learned from a name and expired: its request names the host (issue 24)"
+out=$(in_ns $H resolve short.svc.test) || fail "short.svc.test: $out"
+wait_for "10.199.0.7 to expire" sh -c "! ip netns exec $NS nft list set inet lazaret d4p | grep -q 10.199.0.7"
+in_ns $H connect 10.199.0.7 8080 >"$T/c7" 2>&1 & C7=$!
+wait_for "a request for 10.199.0.7:8080" grep -q "addr=10.199.0.7 port=8080" "$T/asks"
+grep -q "addr=10.199.0.7 port=8080 name=short.svc.test " "$T/asks" || fail "the request does not name the host: $(grep 'addr=10.199.0.7' "$T/asks")"
+wait $C7 || true
 note "a flood of 3000 distinct destinations: at most 256 pending, the rest refused and counted"
 in_ns $H connect-many 10.199.0.4 20000 3000 >"$T/flood" || fail "flood: $(cat "$T/flood")"
 wait_for "the overflow counted" grep -q "overflow=[1-9]" "$T/asks"

@@ -18,15 +18,19 @@ H="python3 $LZ_SRC/tests/integ/net-helper.py"
 # server and web servers, .3 and .4 two more "hosts" of test names
 lz_test_netns 10.213 2 3 4
 PL=$((RANDOM % 10000 + 30000))		# host loopback: PL allowed, PL+1 not
+PH=$((PL + 20))				# a host service on every host address
 ip netns exec "$SRV" $H serve 0.0.0.0 8080 8081 >"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
 $H serve 127.0.0.1 $PL $((PL + 1)) >"$T/lo.log" 2>&1 & lz_on_exit "kill $!"
+$H serve 0.0.0.0 $PH >"$T/host.log" 2>&1 & lz_on_exit "kill $!"
 : >"$T/dns.log"
 ip netns exec "$SRV" $H dns "$NET.2" "$T/dns.log" \
 	allowed.lztest.internal=$NET.3 x.wild.lztest.internal=$NET.4 \
 	blocked.lztest.internal=$NET.3 wild.lztest.internal=$NET.4 \
-	later.lztest.internal=$NET.4 >"$T/dnsd.log" 2>&1 & lz_on_exit "kill $!"
+	later.lztest.internal=$NET.4 hostside.lztest.internal=$NET.1 \
+	hostlate.lztest.internal=$NET.5 >"$T/dnsd.log" 2>&1 & lz_on_exit "kill $!"
 wait_for 10 grep -q serving "$T/srv.log" || fail "test servers did not start"
 wait_for 10 grep -q serving "$T/lo.log" || fail "loopback servers did not start"
+wait_for 10 grep -q serving "$T/host.log" || fail "the host's test server did not start"
 wait_for 10 grep -q "dns ready" "$T/dnsd.log" || fail "test DNS server did not start"
 
 lz_domain ws
@@ -41,6 +45,8 @@ allow_egress:
   - 10.0.2.2:$PL
   - allowed.lztest.internal:8080
   - "*.wild.lztest.internal:8080"
+  - hostside.lztest.internal:$PH
+  - hostlate.lztest.internal:$PH
 profiles:
   default:
     image: localhost/lazaret-default:latest
@@ -99,6 +105,20 @@ grep -qx blocked.lztest.internal "$T/dns.log" && fail "blocked.lztest.internal r
 grep -qx wild.lztest.internal "$T/dns.log" && fail "the wildcard's apex reached the DNS server (leak)"
 grep -qx allowed.lztest.internal "$T/dns.log" || fail "allowed.lztest.internal never reached the DNS server"
 note "ok: the test DNS server saw only allowed names"
+
+note "a name must not open the host: an allowed name answering an address of the host (issue 24)"
+expect "connect hostside.lztest.internal:$PH: ECONNREFUSED" connect hostside.lztest.internal $PH
+out=$(lz egress -w "$repo" allow "$NET.1:$PH" 2>&1) || fail "egress allow: $out"
+expect "connect $NET.1:$PH: ok hello-$PH" connect $NET.1 $PH
+out=$(lz egress -w "$repo" deny "$NET.1:$PH" 2>&1) || fail "egress deny: $out"
+expect "connect $NET.1:$PH: ECONNREFUSED" connect $NET.1 $PH
+note "ok: refused, and open only while an entry lists the address exactly"
+spid=$(as_user podman inspect -f '{{.State.Pid}}' "$side")
+ip addr add "$NET.5/29" dev "$VH"
+wait_for 20 sh -c "timeout 10 nsenter -t $spid -n nft list set inet lazaret h4 | grep -q '$NET.5'" ||
+	fail "an address added to the host was not guarded: $(timeout 10 nsenter -t $spid -n nft list set inet lazaret h4 2>&1)"
+expect "connect hostlate.lztest.internal:$PH: ECONNREFUSED" connect hostlate.lztest.internal $PH
+note "ok: an address the host gains while the domain runs is guarded too"
 
 note "run-time changes: lazaret egress allow / deny"
 expect "resolve later.lztest.internal: REFUSED" resolve later.lztest.internal

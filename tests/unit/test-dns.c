@@ -303,6 +303,51 @@ test_dns_reply_empty_copies_the_question(void **state)
 	free(m.b);
 }
 
+static void
+test_dns_query_build_keeps_only_the_question(void **state)
+{
+	struct msg m = header(0x7930, 0, "API.Exact.test", DNS_TYPE_AAAA);
+	struct dns_msg d, r;
+	uint8_t out[512];
+	size_t n;
+	lz_err_t err = LZ_ERR_INIT;
+	static const uint8_t want[] = { 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1,
+		3, 'a', 'p', 'i', 5, 'e', 'x', 'a', 'c', 't', 4, 't', 'e', 's', 't', 0, 0, 28, 0, 1,
+		0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0 };
+
+	(void)state;
+	m.b[11] = 2;	/* arcount: a TXT record, then an OPT with an option */
+	rr_a(&m, "secret.evil.test", 60, (const uint8_t[]){ 1, 2, 3, 4 });
+	put(&m, "", 1);
+	put16(&m, DNS_TYPE_OPT);
+	put16(&m, 4096);
+	put32(&m, 0x8000);
+	put16(&m, 6);
+	put16(&m, 65001);
+	put16(&m, 2);
+	put(&m, "xy", 2);
+	put(&m, "trailing", 8);
+	assert_int_equal(dns_parse(m.b, m.len, &d, &err), 0);
+	assert_true(d.edns);
+	n = dns_query_build(&d, 0x1234, out, sizeof out);
+	assert_int_equal(n, sizeof want);
+	assert_memory_equal(out, want, sizeof want);
+	assert_int_equal(dns_parse(out, n, &r, &err), 0);
+	assert_string_equal(r.qname, "api.exact.test");
+	assert_true(r.edns);
+	dns_msg_clear(&r);
+	/* Without an OPT from the client, none goes upstream; a small buffer: 0. */
+	m.b[11] = 0;
+	assert_int_equal(dns_parse(m.b, m.len, &d, &err), 0);
+	assert_false(d.edns);
+	n = dns_query_build(&d, 1, out, sizeof out);
+	assert_int_equal(n, sizeof want - 11);
+	assert_int_equal(out[11], 0);
+	assert_int_equal(dns_query_build(&d, 1, out, 40), 0);
+	dns_msg_clear(&d);
+	free(m.b);
+}
+
 int
 main(void)
 {
@@ -315,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_dns_odd_bytes_never_match_a_name),
 		cmocka_unit_test(test_dns_wrong_sizes_and_counts),
 		cmocka_unit_test(test_dns_reply_empty_copies_the_question),
+		cmocka_unit_test(test_dns_query_build_keeps_only_the_question),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
