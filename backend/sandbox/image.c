@@ -450,7 +450,7 @@ out:
 	return ret;
 }
 
-static double
+double
 image_now(void)
 {
 	struct timespec ts;
