@@ -143,10 +143,15 @@ class H(BaseHTTPRequestHandler):
         rid = "resp_fake01"
         base = {"id": rid, "object": "response", "created_at": 1, "model": model, "status": "in_progress",
                 "output": [], "usage": None}
-        if not had_result and "shell" in tools:
-            cmd = ["bash", "-lc", "printf '%s' '" + CONTENT.strip() + "' > " + sys.argv[4]]
-            item = {"type": "function_call", "id": "fc_fake01", "call_id": "call_fake01", "name": "shell",
-                    "arguments": json.dumps({"command": cmd}), "status": "completed"}
+        line = "printf '%s\\n' '" + CONTENT.strip() + "' > " + sys.argv[4]
+        call = None
+        if not had_result and "exec_command" in tools:      # Codex's unified exec tool
+            call = ("exec_command", {"cmd": line})
+        elif not had_result and "shell" in tools:           # older Codex: argv
+            call = ("shell", {"command": ["bash", "-lc", line]})
+        if call:
+            item = {"type": "function_call", "id": "fc_fake01", "call_id": "call_fake01", "name": call[0],
+                    "arguments": json.dumps(call[1]), "status": "completed"}
         else:
             item = {"type": "message", "id": "msg_fake01", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": "Done: the file is written.", "annotations": []}]}

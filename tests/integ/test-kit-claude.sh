@@ -81,3 +81,11 @@ ev=$(lz egress --json -n 0 -p claude -w "$repo")
 assert_contains "$ev" "\"verdict\":\"allow\",\"proto\":\"tcp\",\"addr\":\"$NET.2\",\"port\":8080" \
 	"the request went out through the sidecar (egress log)"
 assert_contains "$log" "\"peer\": \"$NET.1\"" "the fake server saw it from the host's side (slirp4netns)"
+
+note "the agent's state (~/.claude) survives lazaret stop"
+out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo kept > /home/agent/.claude/lazaret-marker;
+	test -f /home/agent/.claude/.claude.json && echo "config in CLAUDE_CONFIG_DIR"' 2>&1) || fail "marker: $out"
+assert_contains "$out" "config in CLAUDE_CONFIG_DIR" "Claude Code wrote .claude.json into ~/.claude (the kit's state dir)"
+lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
+out=$(as_user lazaret run -T -w "$repo" claude -- cat /home/agent/.claude/lazaret-marker 2>&1) || fail "after stop: $out"
+assert_contains "$out" "kept" "~/.claude is kept across lazaret stop"
