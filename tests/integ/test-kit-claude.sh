@@ -11,6 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root to create the test's network namespace"
 need_stack
+need_default_image
 command -v mmdebstrap >/dev/null || fail "mmdebstrap missing: run scripts/setup-host"
 [ -x "$T/bin/lazaret-sidecar" ] || fail "no lazaret-sidecar in $LZ_BUILD: run make"
 
@@ -41,6 +42,8 @@ lz_config <<YAML
 network:
   ask_timeout: 0
 profiles:
+  default:
+    image: localhost/lazaret-default:latest
   claude:
     allow_egress: ["$NET.2:8080"]
     env:
@@ -65,6 +68,22 @@ out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo "$NODE_EXTRA_CA_CE
 assert_contains "$out" "/etc/ssl/certs/ca-certificates.crt 1" "CA variables and the kit's switches are set"
 assert_contains "$out" "BEGIN CERTIFICATE" "the host's CA bundle is in the sandbox"
 
+note "after --, a kit's name is the command again (today's grammar)"
+out=$(as_user lazaret run -T -w "$repo" -p claude -- sh -c 'echo profile-claude-$DISABLE_AUTOUPDATER' 2>&1) ||
+	fail "run -p claude -- sh: $out"
+assert_contains "$out" "profile-claude-1" "-p claude is the kit's profile too"
+rc=0; out=$(as_user lazaret run -T -w "$repo" -- claude --version 2>&1) || rc=$?
+[ $rc -ne 0 ] || fail "lazaret run -- claude ran in the default profile's image: $out"
+note "ok: lazaret run -- claude runs the program claude in the default profile (not there: exit $rc)"
+lz stop -w "$repo" >/dev/null 2>&1 || true
+as_user podman rm -f -t0 "lazaret-default-$(printf '%s' "default:$canon" | sha256sum | cut -c1-12)" >/dev/null 2>&1 || true
+
+# a session kept live meanwhile: the egress log is then read from the running
+# coordinator (not from its store while the domain tears down)
+lz run -T -w "$repo" claude -- sleep 3600 </dev/null >/dev/null 2>&1 &
+lz_on_exit "kill $!"
+wait_for 120 sh -c "$(as_user_line lazaret status -p claude -w "$repo") | grep -q 'sessions:    1'" ||
+	fail "the background session did not start"
 note "a real turn: claude -p against the fake model"
 out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude -p "Write hello-from-agent.txt" \
 	--permission-mode acceptEdits --allowedTools Write 2>"$T/turn.err") ||
@@ -80,6 +99,7 @@ assert_contains "$diff" "+written by the agent through the fake model" "with the
 ev=$(lz egress --json -n 0 -p claude -w "$repo")
 assert_contains "$ev" "\"verdict\":\"allow\",\"proto\":\"tcp\",\"addr\":\"$NET.2\",\"port\":8080" \
 	"the request went out through the sidecar (egress log)"
+lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
 assert_contains "$log" "\"peer\": \"$NET.1\"" "the fake server saw it from the host's side (slirp4netns)"
 
 note "the agent's state (~/.claude) survives lazaret stop"

@@ -41,6 +41,12 @@ out=$(TO=300 as_user lazaret run -T -w "$repo" codex -- codex --version 2>"$T/v.
 	fail "codex --version: $out $(cat "$T/v.err")"
 assert_contains "$out" "codex-cli" "codex prints its version"
 
+# a session kept live meanwhile: the egress log is then read from the running
+# coordinator (not from its store while the domain tears down)
+lz run -T -w "$repo" codex -- sleep 3600 </dev/null >/dev/null 2>&1 &
+lz_on_exit "kill $!"
+wait_for 120 sh -c "$(as_user_line lazaret status -p codex -w "$repo") | grep -q 'sessions:    1'" ||
+	fail "the background session did not start"
 note "a real turn: codex exec against the fake Responses API"
 prov="model_providers.fake={name=\"fake\",base_url=\"http://$NET.2:8080/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}"
 out=$(TO=300 as_user lazaret run -T -w "$repo" codex -- codex exec --skip-git-repo-check \
@@ -56,3 +62,4 @@ assert_contains "$diff" "+written by the agent through the fake model" "lazaret 
 ev=$(lz egress --json -n 0 -p codex -w "$repo")
 assert_contains "$ev" "\"verdict\":\"allow\",\"proto\":\"tcp\",\"addr\":\"$NET.2\",\"port\":8080" \
 	"the request went out through the sidecar (egress log)"
+lz stop -p codex -w "$repo" >/dev/null 2>&1 || true
