@@ -49,7 +49,8 @@ image_cmd_kit(int argc, char **argv)
 	    "base from this host's apt mirror (mmdebstrap, no registry), the kit's\n"
 	    "Debian and npm packages, the host's CA certificates; tagged\n"
 	    "localhost/lazaret-kit-KIT:RECIPEHASH. Reused while the recipe is unchanged.\n\n"
-	    "  -k, --kit KIT  the kit (lazaret config profiles lists kits with the profiles)\n"
+	    "  -k, --kit KIT  the kit: claude, codex, shell, or yours in\n"
+	    "                 $XDG_CONFIG_HOME/lazaret/kits/KIT/kit.yaml (docs/kits.md)\n"
 	    "  --pull         build again even when the image exists (and pull an image\n"
 	    "                 base: again)\n"
 	    "  --config FILE  configuration file\n";

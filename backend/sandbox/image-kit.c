@@ -447,8 +447,12 @@ kit_oci(struct kit_run *r, const char *dir, bool pull, lz_err_t *err)
 	}
 	lz_strv_push(&argv, "podman");
 	lz_strv_push(&argv, "build");
-	lz_strv_push(&argv, pull ? "--pull=always" : "--pull=missing");
+	/* a local base (localhost/...) has no registry to pull it again from */
+	lz_strv_push(&argv, pull && strncmp(k->base, "localhost/", 10) != 0 ? "--pull=always" :
+	    "--pull=missing");
 	lz_strv_push(&argv, "--network=host");
+	if (pull)
+		lz_strv_push(&argv, "--no-cache");	/* --pull: every step again */
 	lz_strv_push(&argv, "-f");
 	lz_strv_push(&argv, cf);
 	lz_strv_push(&argv, "-t");
@@ -467,7 +471,7 @@ int
 image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *err)
 {
 	struct kit_run r = { k, progress, NULL, { NULL }, 0 };
-	_cleanup_free_ char *tar = NULL;
+	_cleanup_free_ char *tar = NULL, *old_id = NULL, *new_id = NULL;
 	char dir[PATH_MAX];
 	double t0 = image_now();
 	bool exists;
@@ -477,6 +481,8 @@ image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *e
 		return -1;
 	if (exists && !force)
 		return 0;
+	if (exists)
+		old_id = image_id(k->image);
 	if (image_mkdtemp(dir, err) < 0)
 		return -1;
 	kit_say(&r, "building %s (recipe %s)", k->image, k->file);
@@ -488,6 +494,9 @@ image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *e
 		fprintf(progress, "[kit %s] built %s in %.0f s\n", k->name, k->image, image_now() - t0);
 		fflush(progress);
 	}
+	/* --pull: the image it replaced under the tag, unless a sandbox runs it */
+	if (old_id != NULL && (new_id = image_id(k->image)) != NULL && strcmp(old_id, new_id) != 0)
+		image_remove_old(old_id, progress);
 	ret = 0;
 out:
 	image_rmtree(dir);

@@ -47,6 +47,11 @@ int image_import_dir(const char *root, const char *tar, const char *name, char *
     char **id, lz_err_t *err);
 /* A new directory $TMPDIR/lazaret-image.XXXXXX (TMPDIR absolute, else /var/tmp). */
 int image_mkdtemp(char tmpl[PATH_MAX], lz_err_t *err);
+/* The image's full ID, or NULL; caller frees. */
+char *image_id(const char *name);
+/* A rebuild left old_id untagged: drop it unless a container uses it (a
+ * note on progress, may be NULL, says it was kept). */
+void image_remove_old(const char *old_id, FILE *progress);
 /* CLOCK_MONOTONIC in seconds (a build's duration). */
 double image_now(void);
 /* rm -rf --one-file-system dir; errors are printed, not returned. */

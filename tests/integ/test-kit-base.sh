@@ -25,6 +25,14 @@ lz_on_exit "as_user podman rmi -f $img"
 assert_contains "$(cat "$T/b.err")" "step: podman build FROM $base" "built FROM the named base"
 lbl=$(as_user podman image inspect --format '{{index .Labels "org.lazaret.kit"}} {{index .Labels "org.lazaret.recipe"}}' "$img")
 assert_eq "$lbl" "basetest ${img##*:}" "labelled with its kit and recipe hash"
+note "--pull builds again and drops the image it replaced"
+old=$(as_user podman image inspect --format '{{.Id}}' "$img")
+TO=600 lz image build --kit basetest --pull >"$T/p.out" 2>"$T/p.err" || fail "--pull: $(tail -20 "$T/p.err")"
+assert_contains "$(cat "$T/p.err")" "step: podman build FROM" "--pull runs the build again"
+new=$(as_user podman image inspect --format '{{.Id}}' "$img")
+[ "$new" != "$old" ] || fail "--pull left the same image $old"
+as_user podman image exists "$old" && fail "the replaced image $old is still there"
+note "ok: the replaced image is gone"
 lz_domain ws basetest
 out=$(TO=300 as_user lazaret run -T -w "$repo" basetest 2>&1) || fail "run basetest: $out"
 assert_contains "$out" "jq-1." "lazaret run KIT runs the kit's command in its image"
