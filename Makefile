@@ -212,6 +212,7 @@ MAN1        := $(wildcard docs/man/*.1)
 MAN5        := $(wildcard docs/man/*.5)
 THEMES      := $(wildcard themes/*.yaml)
 PRESETS     := $(wildcard presets/*)
+KITS        := $(wildcard kits/*/kit.yaml)
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/lazaret \
@@ -222,6 +223,7 @@ install: all
 	$(INSTALL) -m 0755 $(INST_HELP) scripts/setup-host $(DESTDIR)$(LIBEXECDIR)/lazaret/
 	$(INSTALL) -m 0644 $(THEMES) $(DESTDIR)$(DATADIR)/lazaret/themes/
 	$(INSTALL) -m 0644 $(PRESETS) $(DESTDIR)$(DATADIR)/lazaret/presets/
+	for k in $(KITS); do $(INSTALL) -D -m 0644 $$k $(DESTDIR)$(DATADIR)/lazaret/$$k || exit 1; done
 	$(INSTALL) -m 0644 scripts/packages $(DESTDIR)$(DATADIR)/lazaret/packages
 	$(INSTALL) -m 0644 data/surface.tsv $(DESTDIR)$(DATADIR)/lazaret/surface.tsv
 	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
@@ -237,11 +239,13 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(LIBEXECDIR)/lazaret/,lazaret-escalate lazaret-sidecar lazaret-exec lazaret-statx.so setup-host) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/themes/,$(notdir $(THEMES))) \
 	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/presets/,$(notdir $(PRESETS))) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/,$(KITS)) \
 	    $(DESTDIR)$(DATADIR)/lazaret/packages $(DESTDIR)$(DATADIR)/lazaret/surface.tsv \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
 	    $(DESTDIR)$(BASHCOMPDIR)/lazaret $(DESTDIR)$(BASHCOMPDIR)/lazaret-workbench
 	for d in $(DESTDIR)$(DATADIR)/lazaret/themes $(DESTDIR)$(DATADIR)/lazaret/presets \
+	    $(addprefix $(DESTDIR)$(DATADIR)/lazaret/,$(dir $(KITS))) $(DESTDIR)$(DATADIR)/lazaret/kits \
 	    $(DESTDIR)$(DATADIR)/lazaret \
 	    $(DESTDIR)$(LIBEXECDIR)/lazaret; do rmdir "$$d" 2>/dev/null || true; done
 

@@ -75,8 +75,10 @@ config_profiles(int argc, char **argv)
 		lz_err_clear(&err);
 		return 1;
 	}
+	/* the file's own profiles (a kit's implicit one is not the file's) */
 	for (i = 0; i < cfg->n_profiles; i++)
-		printf("%s\n", cfg->profiles[i].name);
+		if (!cfg->profiles[i].implicit)
+			printf("%s\n", cfg->profiles[i].name);
 	cfg_free(cfg);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "client-run.h"
 #include "client.h"
 #include "effcfg.h"
+#include "sandbox/image.h"
 #include "sandbox/limits.h"
 #include "sandbox/podman.h"
 #include "strv.h"
@@ -17,7 +18,7 @@
 #include "xmalloc.h"
 
 #define RUN_USAGE "lazaret run [--profile P] [--workspace DIR] [--mode isolated|direct] " \
-	"[--allow-unsafe-workspace] [-T] [--replace] [--] [CMD [ARG...]]"
+	"[--allow-unsafe-workspace] [-T] [--replace] [KIT] [--] [CMD [ARG...]]"
 #define RUN_RETRIES 3
 
 static const char run_help[] =
@@ -27,6 +28,10 @@ static const char run_help[] =
     "size changes follow); without one, stdin, stdout and stderr stay apart and\n"
     "EOF is passed on. The exit status is CMD's. The session ends when lazaret\n"
     "exits; the sandbox is torn down when its last session ends.\n\n"
+    "KIT, an agent kit's name before any \"--\" (claude, codex, shell: docs/kits.md),\n"
+    "is the profile: its image is built when missing, its defaults sit under your\n"
+    "profiles.KIT, and without CMD its agent starts. \"lazaret run -- CMD\" always\n"
+    "runs CMD in the default profile.\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory; inside a git\n"
     "                       repository, its top level)\n"
@@ -118,6 +123,30 @@ run_warn(const struct cfg_resolved *res, bool direct)
 	}
 }
 
+/* `lazaret run KIT [--] [CMD]`: a kit's name as the first operand, not after
+ * "--" and with no --profile, is the profile (optind moves past it and its
+ * "--"). Only kit names: any other word stays the command it always was. */
+static void
+run_kit_operand(const struct cfg *cfg, int argc, char **argv, const char **profile)
+{
+	if (*profile != NULL || optind >= argc || strcmp(argv[optind - 1], "--") == 0 ||
+	    cfg_kit_find(cfg, argv[optind]) == NULL)
+		return;
+	*profile = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+}
+
+/* A kit's profile on the kit's own image: build it when missing (cached by
+ * the recipe's hash: one `podman image exists` when it is there). */
+static int
+run_kit_image(const struct cfg_profile *p, lz_err_t *err)
+{
+	if (p->kit == NULL || strcmp(p->image, p->kit->image) != 0)
+		return 0;
+	return image_kit_build(p->kit, false, stderr, err);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -144,8 +173,12 @@ cmd_run(int argc, char **argv)
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
 	if (cli_refuse_root(&err) < 0 || sentry_mode_parse(mode, &sm, &err) < 0 ||
-	    cli_load_config(&cfg, &err) < 0 ||
-	    cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
+	    cli_load_config(&cfg, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	run_kit_operand(cfg, argc, argv, &profile);
+	if (cli_domain(cfg, profile, workspace, &a, &res, &err) < 0 ||
 	    sentry_workspace_check(a->workspace, cfg->data_root, cfg->esc_socket_dir,
 	    allow_unsafe, &err) < 0) {
 		rc = cli_fail(&err);
@@ -153,8 +186,14 @@ cmd_run(int argc, char **argv)
 	}
 	run_warn(res, sm == SENTRY_DIRECT);
 	lz_trace("configuration and domain");
+	if (run_kit_image(res->profile, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
 	memset(&ro, 0, sizeof ro);
 	ro.argv = optind < argc ? argv + optind : NULL;
+	if (ro.argv == NULL && res->profile->kit != NULL)
+		ro.argv = res->profile->kit->command;
 	ro.direct = sm == SENTRY_DIRECT;
 	ro.tty = !no_tty && isatty(STDIN_FILENO);
 	start.mode = sm == SENTRY_DIRECT ? "direct" : "isolated";

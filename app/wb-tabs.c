@@ -333,6 +333,7 @@ wb_tabs_send_request(struct wb *wb, struct wb_tab *tab)
 	struct proto_new_session ns;
 	struct proto_buf b = { 0 };
 	char *none[] = { NULL };
+	const struct cfg_profile *p;
 	lz_err_t err = LZ_ERR_INIT;
 	int rows, cols;
 
@@ -346,7 +347,9 @@ wb_tabs_send_request(struct wb *wb, struct wb_tab *tab)
 		ns.rows = (uint16_t)rows;
 		ns.cols = (uint16_t)cols;
 		ns.term = (char *)WB_TERM_NAME;
-		ns.argv = none;
+		/* a kit's tab starts its agent (lazaret run KIT does the same) */
+		ns.argv = (p = cfg_profile_find(wb->cfg, tab->profile, NULL)) != NULL &&
+		    p->kit != NULL ? p->kit->command : none;
 		/* With a Session Anchor: its escalations come to this workbench. */
 		if (client_anchor_new_session(&b, &ns, &err) < 0) {
 			wb_tabs_fail(wb, tab, err.msg);

@@ -43,22 +43,21 @@ preset_cmp_cb(const void *a, const void *b)
 }
 
 char **
-cfg_preset_dirs(void)
+cfg_data_dirs(const char *sub)
 {
 	/* build/lazaret, build/tests/x or build/san/lazaret, build/san/tests/x */
-	static const char *const rel[] = { "../" CFG_PRESET_DIR, "../../" CFG_PRESET_DIR,
-	    "../../../" CFG_PRESET_DIR };
-	_cleanup_free_ char *xdg = NULL, *inst = lz_prefix_data(CFG_PRESET_DIR), *exe = NULL;
+	static const char *const rel[] = { "..", "../..", "../../.." };
+	_cleanup_free_ char *xdg = NULL, *inst = lz_prefix_data(sub), *exe = NULL;
 	char **dirs = NULL;
 	size_t i;
 
 	if (lz_path_xdg("XDG_CONFIG_HOME", ".config", &xdg, NULL) == 0)
-		lz_strv_pushf(&dirs, "%s/lazaret/" CFG_PRESET_DIR, xdg);
+		lz_strv_pushf(&dirs, "%s/lazaret/%s", xdg, sub);
 	if (inst != NULL)
 		lz_strv_push(&dirs, inst);
 	if (lz_prefix_exe_dir(&exe, NULL) == 0)
 		for (i = 0; i < sizeof rel / sizeof rel[0]; i++)
-			lz_strv_pushf(&dirs, "%s/%s", exe, rel[i]);
+			lz_strv_pushf(&dirs, "%s/%s/%s", exe, rel[i], sub);
 	return dirs;
 }
 
@@ -126,7 +125,7 @@ static int
 load_preset(const struct cfg_ctx *c, int line, const char *key, const char *name,
     struct cfg_egress_list *l)
 {
-	char **dirs = cfg_preset_dirs();
+	char **dirs = cfg_data_dirs(CFG_PRESET_DIR);
 	_cleanup_free_ char *path = NULL, *buf = NULL, *from = xasprintf("@%s", name);
 	struct grants g = { NULL, 0 };
 	struct stat st;

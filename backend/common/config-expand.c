@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config-int.h"
@@ -123,7 +124,8 @@ resolve_env(const struct cfg_ctx *c, const struct cfg_profile *p,
 			/* Host values go in verbatim: never token-expanded. */
 			if ((hv = getenv(e->value + 4)) == NULL) {
 				lz_strv_pushf(&r->warnings, "%s:%d: %s: host variable %s is unset; "
-				    "%s is not passed", c->file, e->line, key, e->value + 4, e->name);
+				    "%s is not passed", e->from_kit && p->kit != NULL ? p->kit->file :
+				    c->file, e->line, key, e->value + 4, e->name);
 				continue;
 			}
 			if (strlen(hv) > CFG_HOSTENV_MAX)
@@ -138,6 +140,43 @@ resolve_env(const struct cfg_ctx *c, const struct cfg_profile *p,
 		r->n_env++;
 	}
 	return 0;
+}
+
+/* trust_host_ca: the host's CA bundle (its extra CAs, a TLS-intercepting
+ * proxy's among them, included) read-only over the sandbox's own, and the
+ * variables Node, Python and OpenSSL read; a variable the profile sets wins. */
+static void
+resolve_host_ca(const struct cfg_profile *p, struct cfg_resolved *r)
+{
+	static const char *const vars[] = { "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+	    "SSL_CERT_FILE" };
+	_cleanup_free_ char *host = NULL;
+	struct cfg_volume *v;
+	size_t i, j, l;
+
+	if (!p->trust_host_ca)
+		return;
+	if (lz_path_canon(CFG_HOST_CA, &host, NULL) < 0 || access(host, R_OK) != 0) {
+		lz_strv_pushf(&r->warnings, "profiles.%s.trust_host_ca: %s is not readable on this "
+		    "host; the sandbox keeps its own CA certificates", p->name, CFG_HOST_CA);
+		return;
+	}
+	r->volumes = xreallocarray(r->volumes, r->n_volumes + 1, sizeof *r->volumes);
+	v = &r->volumes[r->n_volumes++];
+	v->host = lz_steal_ptr(&host);
+	v->container = xstrdup(CFG_HOST_CA);
+	v->mode = xstrdup("ro");
+	v->line = p->line;
+	for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		l = strlen(vars[i]);
+		for (j = 0; j < r->n_env; j++)
+			if (strncmp(r->env[j], vars[i], l) == 0 && r->env[j][l] == '=')
+				break;
+		if (j == r->n_env) {
+			lz_strv_pushf(&r->env, "%s=%s", vars[i], CFG_HOST_CA);
+			r->n_env++;
+		}
+	}
 }
 
 static void
@@ -197,6 +236,7 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	    r->workspace_dir };
 	if (resolve_volumes(&c, cfg, p, &t, r) < 0 || resolve_env(&c, p, &t, r) < 0)
 		goto out;
+	resolve_host_ca(p, r);
 	egress_merge(r, cfg->allow_egress, cfg->allow_egress_from, cfg->n_allow_egress);
 	egress_merge(r, p->allow_egress, p->allow_egress_from, p->n_allow_egress);
 	{

@@ -106,6 +106,10 @@ struct cfg_egress_list {
 	size_t *n;
 };
 
+/* Where data files of kind sub ("presets", "kits") are, first match wins:
+ * $XDG_CONFIG_HOME/lazaret/SUB, PREFIX/share/lazaret/SUB, the source tree
+ * above a build (NULL-terminated; free with lz_strv_free). */
+char **cfg_data_dirs(const char *sub);
 void cfg_egress_push(struct cfg_egress_list *l, const char *entry, const char *from);
 /* A YAML allow_egress sequence: entries checked and made canonical, "@name"
  * expanded from its preset file. */
@@ -113,9 +117,6 @@ int cfg_load_egress(const struct cfg_ctx *c, const struct cfg_node *n, const cha
     struct cfg_egress_list *l);
 /* Each profile's grants file (grants.h) appended to its allow_egress. */
 int cfg_merge_grants(struct cfg *cfg, lz_err_t *err);
-
-/* Where presets are, first match wins (NULL-terminated; free with lz_strv_free). */
-char **cfg_preset_dirs(void);
 
 /* ---- config-protect.c ---- */
 
@@ -128,5 +129,21 @@ int cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
 /* ---- config.c ---- */
 
 void cfg_volumes_free(struct cfg_volume *v, size_t n);
+struct cfg_profile;
+/* A profile's mapping n (keys under `key` in messages); image may be left
+ * out (a kit gives it). */
+int cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
+    const struct cfg_node *n, struct cfg_profile *p);
+void cfg_profile_clear(struct cfg_profile *p);
+/* Every profile has an image (else FILE:LINE: profiles.P.image: missing). */
+int cfg_profiles_check_image(const struct cfg *cfg, lz_err_t *err);
+
+/* ---- config-kit.c ---- */
+
+/* Every kit found (user's shadowing shipped ones) into cfg->kits; each
+ * profile named like a kit gets the kit's defaults under its own keys, and
+ * each kit no profile names becomes an implicit profile. A profile left
+ * without an image is an error. */
+int cfg_kits_apply(struct cfg *cfg, lz_err_t *err);
 
 #endif

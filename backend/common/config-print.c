@@ -82,15 +82,31 @@ print_limits(FILE *f, const struct cfg_limits *l)
 	fprintf(f, "      disk: %s\n      cpus: %s\n", disk, cpus);
 }
 
+/* "  # from kit K" after a key the profile took from its kit, then the newline. */
+static void
+print_from(FILE *f, const struct cfg_profile *p, unsigned bit)
+{
+	if (p->kit != NULL && (p->kit_keys & bit))
+		fprintf(f, "  # from kit %s", p->kit->name);
+	fputc('\n', f);
+}
+
 static void
 print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r)
 {
 	const struct cfg_volume *vols = r ? r->volumes : p->volumes;
 	size_t nv = r ? r->n_volumes : p->n_volumes, i;
 
-	fprintf(f, "  %s:\n    image: ", p->name);
+	fprintf(f, "  %s:\n", p->name);
+	if (p->kit != NULL) {
+		fputs("    # kit: ", f);
+		print_str(f, p->kit->file);
+		fprintf(f, "\n    # keys marked 'from kit %s' are its defaults; the config file's win\n",
+		    p->kit->name);
+	}
+	fputs("    image: ", f);
 	print_str(f, p->image);
-	fputc('\n', f);
+	print_from(f, p, CFG_PK_IMAGE);
 	if (r != NULL) {
 		fputs("    profile_dir: ", f);
 		print_str(f, r->profile_dir);
@@ -102,8 +118,13 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 		print_str(f, r->workspace_dir);
 		fputc('\n', f);
 	}
+	if (p->kit != NULL && (p->kit_keys & CFG_PK_PERSISTENT))
+		fprintf(f, "    # persistent_dirs: from kit %s\n", p->kit->name);
 	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
-	fprintf(f, "    persist_usr: %s\n", p->persist_usr ? "true" : "false");
+	fprintf(f, "    persist_usr: %s", p->persist_usr ? "true" : "false");
+	print_from(f, p, CFG_PK_PERSIST_USR);
+	fprintf(f, "    trust_host_ca: %s", p->trust_host_ca ? "true" : "false");
+	print_from(f, p, CFG_PK_TRUST_HOST_CA);
 	if (r != NULL)
 		print_list_from(f, "    ", "allow_egress", r->allow_egress, r->allow_egress_from,
 		    r->n_allow_egress);
@@ -126,6 +147,8 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 			shown = xasprintf("%s (%s)", e->value, v ? "set" : "unset: not passed");
 		fprintf(f, "      %s: ", e->name);
 		print_str(f, shown ? shown : (r && v) ? v : e->value);
+		if (e->from_kit && p->kit != NULL)
+			fprintf(f, "  # from kit %s", p->kit->name);
 		fputc('\n', f);
 	}
 	print_limits(f, &p->limits);
@@ -184,7 +207,8 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 			fputs("  mouse: true\n", f);
 	}
 	fputs("profiles:\n", f);
+	/* a kit's implicit profile only when asked for by name (--profile) */
 	for (i = 0; i < cfg->n_profiles; i++)
-		if (r == NULL || r->profile == &cfg->profiles[i])
+		if (r != NULL ? r->profile == &cfg->profiles[i] : !cfg->profiles[i].implicit)
 			print_profile(f, &cfg->profiles[i], r);
 }

@@ -38,7 +38,7 @@ static const char *const protect_domain_own[] = {
 	"overlay",
 };
 
-#define PROTECT_MAX	24	/* places checked (15 today: 5 preset dirs at most) */
+#define PROTECT_MAX	24	/* places checked (20 today: 5 preset and 5 kit dirs at most) */
 
 struct protect_place {
 	const char *what;	/* "the grants directory" */
@@ -111,7 +111,7 @@ cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
 	_cleanup_free_ char *cfgdir = NULL, *xdg = NULL, *xdgl = NULL, *gdir = NULL;
 	_cleanup_free_ char *keyp = NULL, *xdata = NULL, *cstore = NULL, *domains = NULL;
 	_cleanup_free_ char *home = NULL, *hstore = NULL;
-	char **presets = cfg_preset_dirs();
+	char **presets = cfg_data_dirs(CFG_PRESET_DIR), **kits = cfg_data_dirs(CFG_KIT_DIR);
 	bool ro = protect_mode_ro(mode);
 	size_t n = 0, i;
 	int ret = 0;
@@ -140,6 +140,9 @@ cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
 	for (i = 0; presets != NULL && presets[i] != NULL; i++)
 		protect_push(v, &n, PROTECT_MAX, "a preset directory", "the agent could widen a preset "
 		    "a profile uses", presets[i], false);
+	for (i = 0; kits != NULL && kits[i] != NULL; i++)
+		protect_push(v, &n, PROTECT_MAX, "a kit directory", "the agent could change a kit's "
+		    "image recipe or profile defaults", kits[i], false);
 	protect_push(v, &n, PROTECT_MAX, "the Storage Root (data_root)", "the agent could rewrite "
 	    "every domain's state.db (the audit trail) and Sentry files", cfg->data_root, false);
 	/* Where Podman keeps images by default ($XDG_DATA_HOME), and where
@@ -180,5 +183,6 @@ cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
 	for (i = 0; i < n; i++)
 		free(v[i].path);
 	lz_strv_free(presets);
+	lz_strv_free(kits);
 	return ret;
 }

@@ -471,36 +471,46 @@ load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
 	return 0;
 }
 
-static int
-load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cfg_node *n,
-    struct cfg_profile *p)
+/* Which CFG_PK_* bit a profile key sets. */
+static unsigned
+profile_key_bit(const char *k)
+{
+	static const struct { const char *k; unsigned bit; } t[] = {
+		{ "image", CFG_PK_IMAGE }, { "persistent_dirs", CFG_PK_PERSISTENT },
+		{ "persist_usr", CFG_PK_PERSIST_USR }, { "allow_egress", CFG_PK_EGRESS },
+		{ "network", CFG_PK_NETWORK }, { "env", CFG_PK_ENV }, { "volumes", CFG_PK_VOLUMES },
+		{ "limits", CFG_PK_LIMITS }, { "trust_host_ca", CFG_PK_TRUST_HOST_CA },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(t[i].k, k) == 0)
+			return t[i].bit;
+	return 0;
+}
+
+int
+cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
+    const struct cfg_node *n, struct cfg_profile *p)
 {
 	static const char *const keys[] = { "image", "persistent_dirs", "persist_usr",
-	    "allow_egress", "network", "env", "volumes", "limits", NULL };
-	_cleanup_free_ char *key = NULL, *k = NULL;
+	    "allow_egress", "network", "env", "volumes", "limits", "trust_host_ca", NULL };
+	_cleanup_free_ char *k = NULL;
 	const struct cfg_node *v;
+	size_t i;
 
-	if (!cfg_profile_name_valid(kn->str)) {
-		_cleanup_free_ char *q = cfg_esc(kn->str, 64);
-
-		return cfg_ctx_fail(c, kn->line, "profiles", "invalid profile name '%s': must match "
-		    "^[a-z0-9_-]{2,32}$ (lowercase letters, digits, '_' and '-')", q);
-	}
-	/* Its sandbox would be lazaret-net-<H>, the network sidecar's own name. */
-	if (strcmp(kn->str, "net") == 0)
-		return cfg_ctx_fail(c, kn->line, "profiles", "profile name 'net' is reserved (the "
-		    "network sidecar's container is lazaret-net-<domain>): rename the profile");
-	p->name = xstrdup(kn->str);
-	p->line = kn->line;
+	p->name = xstrdup(name);
+	p->line = line;
+	p->map_line = n->line;
 	p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
 	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
-	key = xasprintf("profiles.%s", p->name);
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;
+	for (i = 0; i < n->n_kids; i += 2)
+		p->keys |= profile_key_bit(n->kids[i]->str);
+	/* Missing: the kit named like the profile gives it (cfg_load checks). */
 	k = xasprintf("%s.image", key);
-	if ((v = cfg_map_get(n, "image")) == NULL)
-		return cfg_ctx_fail(c, n->line, k, "missing (every profile names its image)");
-	if (load_image(c, v, k, &p->image) < 0)
+	if ((v = cfg_map_get(n, "image")) != NULL && load_image(c, v, k, &p->image) < 0)
 		return -1;
 	free(k);
 	k = xasprintf("%s.persistent_dirs", key);
@@ -512,6 +522,11 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	if ((v = cfg_map_get(n, "persist_usr")) != NULL && cfg_get_bool(c, v, k, &p->persist_usr) < 0)
 		return -1;
 	persist_usr(p);
+	free(k);
+	k = xasprintf("%s.trust_host_ca", key);
+	if ((v = cfg_map_get(n, "trust_host_ca")) != NULL &&
+	    cfg_get_bool(c, v, k, &p->trust_host_ca) < 0)
+		return -1;
 	free(k);
 	k = xasprintf("%s.allow_egress", key);
 	if ((v = cfg_map_get(n, "allow_egress")) != NULL &&
@@ -535,6 +550,26 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	if ((v = cfg_map_get(n, "limits")) != NULL && load_limits(c, v, k, &p->limits) < 0)
 		return -1;
 	return 0;
+}
+
+static int
+load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cfg_node *n,
+    struct cfg_profile *p)
+{
+	_cleanup_free_ char *key = NULL;
+
+	if (!cfg_profile_name_valid(kn->str)) {
+		_cleanup_free_ char *q = cfg_esc(kn->str, 64);
+
+		return cfg_ctx_fail(c, kn->line, "profiles", "invalid profile name '%s': must match "
+		    "^[a-z0-9_-]{2,32}$ (lowercase letters, digits, '_' and '-')", q);
+	}
+	/* Its sandbox would be lazaret-net-<H>, the network sidecar's own name. */
+	if (strcmp(kn->str, "net") == 0)
+		return cfg_ctx_fail(c, kn->line, "profiles", "profile name 'net' is reserved (the "
+		    "network sidecar's container is lazaret-net-<domain>): rename the profile");
+	key = xasprintf("profiles.%s", kn->str);
+	return cfg_profile_load(c, kn->str, kn->line, key, n, p);
 }
 
 static int
@@ -595,7 +630,22 @@ load_tree(const struct cfg_ctx *c, const struct cfg_node *root)
 /* ---- public: load and free ---- */
 
 int
-cfg_load_buf(const char *name, const char *buf, size_t len, struct cfg **out, lz_err_t *err)
+cfg_profiles_check_image(const struct cfg *cfg, lz_err_t *err)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_profiles; i++)
+		if (cfg->profiles[i].image == NULL)
+			return lz_err_set(err, LZ_EINVAL, "%s:%d: profiles.%s.image: missing (every "
+			    "profile names its image, unless a kit of its name gives it: see "
+			    "docs/kits.md)", cfg->file, cfg->profiles[i].map_line, cfg->profiles[i].name);
+	return 0;
+}
+
+/* kits: apply the installed kits (cfg_load), else only check images. */
+static int
+load_buf(const char *name, const char *buf, size_t len, bool kits, struct cfg **out,
+    lz_err_t *err)
 {
 	struct cfg_ctx c = { name, err, NULL };
 	struct cfg_node *root = NULL;
@@ -608,6 +658,8 @@ cfg_load_buf(const char *name, const char *buf, size_t len, struct cfg **out, lz
 	c.cfg->file = xstrdup(name);
 	if (cfg_tree_build(&c, buf, len, &root) < 0 || load_tree(&c, root) < 0)
 		goto out;
+	if ((kits ? cfg_kits_apply(c.cfg, err) : cfg_profiles_check_image(c.cfg, err)) < 0)
+		goto out;
 	*out = lz_steal_ptr(&c.cfg);
 	ret = 0;
 out:
@@ -616,12 +668,19 @@ out:
 	return ret;
 }
 
-/* The file's own entries, then the grants file of each profile next to it. */
+int
+cfg_load_buf(const char *name, const char *buf, size_t len, struct cfg **out, lz_err_t *err)
+{
+	return load_buf(name, buf, len, false, out, err);
+}
+
+/* The file's own entries and the kits' defaults, then the grants file of
+ * each profile next to it. */
 static int
 load_with_grants(const char *name, const char *buf, size_t len, struct cfg **out,
     lz_err_t *err)
 {
-	if (cfg_load_buf(name, buf, len, out, err) < 0)
+	if (load_buf(name, buf, len, true, out, err) < 0)
 		return -1;
 	if (cfg_merge_grants(*out, err) < 0) {
 		cfg_free(*out);
@@ -669,8 +728,8 @@ cfg_volumes_free(struct cfg_volume *v, size_t n)
 	free(v);
 }
 
-static void
-profile_clear(struct cfg_profile *p)
+void
+cfg_profile_clear(struct cfg_profile *p)
 {
 	size_t i;
 
@@ -704,7 +763,10 @@ cfg_free(struct cfg *cfg)
 	free(cfg->wb_theme);
 	free(cfg->wb_prefix);
 	for (i = 0; i < cfg->n_profiles; i++)
-		profile_clear(&cfg->profiles[i]);
+		cfg_profile_clear(&cfg->profiles[i]);
+	for (i = 0; i < cfg->n_kits; i++)
+		cfg_kit_free(cfg->kits[i]);
+	free(cfg->kits);
 	free(cfg->profiles);
 	lz_strv_free(cfg->warnings);
 	lz_strv_free(cfg->refused);
@@ -727,18 +789,34 @@ profile_names(const struct cfg *cfg)
 	return s;
 }
 
+/* Profiles the config file itself defines; *only gets the last one. */
+static size_t
+profile_count_own(const struct cfg *cfg, const struct cfg_profile **only)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->n_profiles; i++)
+		if (!cfg->profiles[i].implicit) {
+			*only = &cfg->profiles[i];
+			n++;
+		}
+	return n;
+}
+
 const struct cfg_profile *
 cfg_profile_find(const struct cfg *cfg, const char *name, lz_err_t *err)
 {
+	const struct cfg_profile *only = NULL;
 	_cleanup_free_ char *have = profile_names(cfg), *q = NULL;
 	const char *names[CFG_LIST_MAX];
 	const char *m;
 	size_t i;
 
-	if (name == NULL && cfg->n_profiles == 1)
-		return &cfg->profiles[0];
+	if (name == NULL && profile_count_own(cfg, &only) == 1)
+		return only;
 	for (i = 0; i < cfg->n_profiles; i++) {
-		names[i] = cfg->profiles[i].name;
+		if (i < CFG_LIST_MAX)
+			names[i] = cfg->profiles[i].name;
 		if (strcmp(cfg->profiles[i].name, name ? name : "default") == 0)
 			return &cfg->profiles[i];
 	}
@@ -753,7 +831,8 @@ cfg_profile_find(const struct cfg *cfg, const char *name, lz_err_t *err)
 		    "^[a-z0-9_-]{2,32}$", q);
 		return NULL;
 	}
-	if ((m = cfg_did_you_mean(name, names, cfg->n_profiles)) != NULL)
+	if ((m = cfg_did_you_mean(name, names, cfg->n_profiles < CFG_LIST_MAX ? cfg->n_profiles :
+	    CFG_LIST_MAX)) != NULL)
 		lz_err_set(err, LZ_EUSAGE, "no profile '%s' in %s; did you mean '%s'?", q,
 		    cfg->file, m);
 	else

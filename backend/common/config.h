@@ -37,6 +37,7 @@ struct cfg_env {
 	char *name;
 	char *value;		/* as written; "env:VAR" pulls VAR from the host */
 	int line;
+	bool from_kit;		/* a default of the profile's kit, not the config file */
 };
 
 /* profiles.X.network: how the sandbox reaches the network. */
@@ -63,8 +64,41 @@ struct cfg_limits {
 #define CFG_LIMIT_PIDS_MIN		16
 #define CFG_LIMIT_DISK_MIN		(64ULL << 20)
 
+/* Keys a profile set (cfg_profile.keys, .kit_keys): a kit's defaults fill
+ * in what the user's own profile leaves out. */
+enum {
+	CFG_PK_IMAGE = 1 << 0, CFG_PK_PERSISTENT = 1 << 1, CFG_PK_PERSIST_USR = 1 << 2,
+	CFG_PK_EGRESS = 1 << 3, CFG_PK_NETWORK = 1 << 4, CFG_PK_ENV = 1 << 5,
+	CFG_PK_VOLUMES = 1 << 6, CFG_PK_LIMITS = 1 << 7, CFG_PK_TRUST_HOST_CA = 1 << 8,
+};
+
+/* An agent kit (kits/NAME/kit.yaml, docs/kits.md): an image recipe, the
+ * profile defaults its agent needs and the command that starts it. */
+struct cfg_kit {
+	char *name;		/* the directory's name, a valid profile name */
+	char *file;		/* path of its kit.yaml */
+	char *description;
+	char *base;		/* NULL: a Debian base Lazaret makes from the host's mirror;
+				 * else an OCI image reference */
+	char *suite;		/* Debian suite; NULL: the host's */
+	char *mirror;		/* Debian mirror URL; NULL: the host's apt sources */
+	char **debian;		/* Debian packages (NULL-terminated or NULL) */
+	char **npm;		/* npm packages, installed globally */
+	char **run;		/* sh -c lines run as root after the packages */
+	char **command;		/* argv started by `lazaret run KIT` */
+	char **state;		/* the agent's state dirs (absolute, in /home/agent) */
+	char *hash;		/* the recipe's hash, 12 hex chars */
+	char *image;		/* localhost/lazaret-kit-NAME:HASH */
+	struct cfg_profile *defaults;	/* its `profile:`, until merged (config-kit.c) */
+};
+
 struct cfg_profile {
 	char *name;		/* ^[a-z0-9_-]{2,32}$ */
+	unsigned keys;		/* CFG_PK_* the config file set */
+	unsigned kit_keys;	/* CFG_PK_* taken from the kit's defaults */
+	const struct cfg_kit *kit;	/* the kit named like the profile, or NULL */
+	bool implicit;		/* a kit's profile the config file does not name */
+	bool trust_host_ca;	/* the host's CA bundle in the sandbox, read-only */
 	enum cfg_network network;
 	char *image;
 	char **persistent_dirs;	/* absolute container paths; /usr, /etc, /var
@@ -82,6 +116,7 @@ struct cfg_profile {
 	size_t n_volumes;
 	struct cfg_limits limits;
 	int line;
+	int map_line;		/* where its mapping starts (an error about a missing key) */
 };
 
 struct cfg {
@@ -109,6 +144,8 @@ struct cfg {
 	bool wb_mouse;		/* the workbench takes the mouse (tmux's mouse on) */
 	struct cfg_profile *profiles;
 	size_t n_profiles;
+	struct cfg_kit **kits;	/* every kit found, by name (config-kit.c) */
+	size_t n_kits;
 	char **warnings;	/* non-fatal notes (NULL-terminated), printed by the CLI */
 	char **refused;		/* files refused for safety and left out (a grants file
 				 * Lazaret did not write): also in warnings; the
@@ -148,7 +185,8 @@ int cfg_load_buf(const char *name, const char *buf, size_t len,
     struct cfg **out, lz_err_t *err);
 void cfg_free(struct cfg *);
 
-/* Profile by name; NULL name picks "default", or the only profile there is. */
+/* Profile by name; NULL name picks "default", or the only profile the
+ * config file defines (a kit's implicit profile is never picked by default). */
 const struct cfg_profile *cfg_profile_find(const struct cfg *, const char *name,
     lz_err_t *err);
 
@@ -173,6 +211,21 @@ char *cfg_cpus_text(long milli);
 
 /* ^[a-z0-9_-]{2,32}$ */
 bool cfg_profile_name_valid(const char *name);
+
+/* ---- kits (config-kit.c) ---- */
+
+/* Part of every recipe's hash: bump it when image-kit.c builds differently. */
+#define CFG_KIT_RECIPE_VERSION	1
+#define CFG_KIT_DIR	"kits"	/* under PREFIX/share/lazaret, $XDG_CONFIG_HOME/lazaret */
+#define CFG_KIT_HOME	"/home/agent"	/* where a kit's "~/" points */
+#define CFG_HOST_CA	"/etc/ssl/certs/ca-certificates.crt"	/* trust_host_ca's bundle */
+
+/* Parse one kit file (name: the kit's name); *out freed with cfg_kit_free. */
+int cfg_kit_load_buf(const char *file, const char *name, const char *buf, size_t len,
+    struct cfg_kit **out, lz_err_t *err);
+void cfg_kit_free(struct cfg_kit *);
+/* The kit of that name among those loaded, or NULL. */
+const struct cfg_kit *cfg_kit_find(const struct cfg *, const char *name);
 
 /* Validate one allow_egress entry (egress.h: a CIDR or an address, or a domain
  * name or "*." pattern, each with optional ":ports"). *norm gets its

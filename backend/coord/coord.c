@@ -337,8 +337,10 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		};
 
 		coord_volume_mode(r->volumes[i].mode, &m.ro, &m.opts);
-		/* Under a token's directory it is ours to create (0700), not the user's. */
-		if (r->profile->volumes[i].host[0] == '{' && coord_mkdir_p(m.src, err) < 0) {
+		/* Under a token's directory it is ours to create (0700), not the user's;
+		 * volumes past the profile's own are Lazaret's (trust_host_ca) */
+		if (i < r->profile->n_volumes && r->profile->volumes[i].host[0] == '{' &&
+		    coord_mkdir_p(m.src, err) < 0) {
 			free(m.opts);
 			lz_err_wrap(err, "volume %s", r->volumes[i].container);
 			goto out;

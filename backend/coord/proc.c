@@ -21,6 +21,9 @@ struct proc_buf {
 	char *data;
 	size_t len;
 	int open;
+	size_t seen;		/* bytes already handed to line_cb */
+	void (*line_cb)(const char *line, void *arg);
+	void *arg;
 };
 
 struct proc_ctx {
@@ -46,6 +49,30 @@ proc_close_cb(uv_handle_t *h)
 	(void)h;
 }
 
+/* Hand each complete line (all that is left at EOF) to the line callback. */
+static void
+proc_lines(struct proc_buf *b, int eof)
+{
+	char *nl;
+
+	if (b->line_cb == NULL)
+		return;
+	while (b->seen < b->len) {
+		if ((nl = memchr(b->data + b->seen, '\n', b->len - b->seen)) == NULL) {
+			if (!eof)
+				return;
+			nl = b->data + b->len;
+		}
+		{
+			char *line = xstrndup(b->data + b->seen, (size_t)(nl - (b->data + b->seen)));
+
+			b->line_cb(line, b->arg);
+			free(line);
+		}
+		b->seen = nl < b->data + b->len ? (size_t)(nl - b->data) + 1 : b->len;
+	}
+}
+
 static void
 proc_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
@@ -58,6 +85,7 @@ proc_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		b->data[b->len] = '\0';
 	}
 	free(buf->base);
+	proc_lines(b, n < 0);
 	if (n < 0 && b->open) {
 		b->open = 0;
 		uv_close((uv_handle_t *)s, proc_close_cb);
@@ -101,7 +129,14 @@ proc_spawn(struct proc_job *j, char *const argv[], char *const env[], const char
 	struct proc_ctx *c = &j->c;
 	int r;
 
-	memset(c, 0, sizeof *c);
+	{
+		void (*cb)(const char *, void *) = (flags & PROC_LINE_CB) ? c->out.line_cb : NULL;
+		void *arg = (flags & PROC_LINE_CB) ? c->out.arg : NULL;
+
+		memset(c, 0, sizeof *c);
+		c->out.line_cb = c->err.line_cb = cb;
+		c->out.arg = c->err.arg = arg;
+	}
 	memset(&o, 0, sizeof o);
 	j->spawned = 0;
 	if ((r = uv_loop_init(&j->loop)) != 0) {
@@ -182,6 +217,25 @@ proc_wait(struct proc_job *j, struct proc_result *res)
 		free(c->out.data);
 		free(c->err.data);
 	}
+}
+
+int
+proc_run_lines(char *const argv[], void (*line_cb)(const char *line, void *arg), void *arg,
+    struct proc_result *res, lz_err_t *err)
+{
+	struct proc_job j;
+	int r;
+
+	/* proc_spawn keeps these when PROC_LINE_CB is set */
+	j.c.out.line_cb = j.c.err.line_cb = line_cb;
+	j.c.out.arg = j.c.err.arg = arg;
+	r = proc_spawn(&j, argv, NULL, NULL, PROC_LINE_CB, err);
+	if (r == -2) {
+		memset(res, 0, sizeof *res);
+		return -1;
+	}
+	proc_wait(&j, res);
+	return r < 0 ? -1 : 0;
 }
 
 int

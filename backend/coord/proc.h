@@ -22,6 +22,7 @@ struct proc_result {
 /* Flags for proc_run. */
 #define PROC_INHERIT_STDERR 0x1	/* child's stderr goes to ours (progress) */
 #define PROC_INHERIT_STDOUT 0x2	/* child's stdout goes to ours */
+#define PROC_LINE_CB        0x4	/* internal: proc_run_lines */
 
 /* Run argv[0] (searched in PATH) with argv; env NULL = inherit ours; input
  * (may be NULL) is written to its stdin. Returns 0 when the child ran (check
@@ -29,6 +30,10 @@ struct proc_result {
 int proc_run(char *const argv[], char *const env[], const char *input,
     int flags, struct proc_result *res, lz_err_t *err);
 void proc_result_clear(struct proc_result *);
+/* proc_run (no input, our environment) that also hands each line of stdout
+ * and of stderr to line_cb as it comes (progress of a long build). */
+int proc_run_lines(char *const argv[], void (*line_cb)(const char *line, void *arg), void *arg,
+    struct proc_result *res, lz_err_t *err);
 
 /* A program started by proc_start, not yet waited for. */
 struct proc_job;

@@ -450,7 +450,7 @@ out:
 	return ret;
 }
 
-static double
+double
 image_now(void)
 {
 	struct timespec ts;
@@ -472,8 +472,7 @@ image_rmtree(const char *dir)
 	}
 }
 
-/* The image's full ID, or NULL. */
-static char *
+char *
 image_id(const char *name)
 {
 	char *argv[] = { (char *)"podman", (char *)"image", (char *)"inspect", (char *)"--format",
@@ -486,8 +485,7 @@ image_id(const char *name)
 	return id;
 }
 
-/* After --force the old image is untagged: drop it unless a container uses it. */
-static void
+void
 image_remove_old(const char *old_id, FILE *progress)
 {
 	char *argv[] = { (char *)"podman", (char *)"image", (char *)"rm", (char *)old_id, NULL };

@@ -16,10 +16,20 @@
 #define IMAGE_DEFAULT "localhost/lazaret-default:latest"
 /* Label set on every image Lazaret builds (lazaret image ls). */
 #define IMAGE_LABEL "org.lazaret.image"
+/* A kit image's kit name and recipe hash (image-kit.c, lazaret image ls). */
+#define IMAGE_LABEL_KIT "org.lazaret.kit"
+#define IMAGE_LABEL_RECIPE "org.lazaret.recipe"
+
+struct cfg_kit;
 
 /* Build image `name` (IMAGE_DEFAULT when NULL) unless it exists and !force.
  * Progress lines go to progress (may be NULL). */
 int image_build_default(const char *name, bool force, FILE *progress, lz_err_t *err);
+
+/* Build kit k's image (k->image) from its recipe unless it exists and
+ * !force (then one `podman image exists`). Progress lines go to progress
+ * (may be NULL); a failure names the kit and the step and tags nothing. */
+int image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *err);
 
 /* Library paths in `ldd FILE...` output (absolute, de-duplicated, in order
  * of first appearance). Returns the count; caller frees *paths (strv). */
@@ -37,6 +47,13 @@ int image_import_dir(const char *root, const char *tar, const char *name, char *
     char **id, lz_err_t *err);
 /* A new directory $TMPDIR/lazaret-image.XXXXXX (TMPDIR absolute, else /var/tmp). */
 int image_mkdtemp(char tmpl[PATH_MAX], lz_err_t *err);
+/* The image's full ID, or NULL; caller frees. */
+char *image_id(const char *name);
+/* A rebuild left old_id untagged: drop it unless a container uses it (a
+ * note on progress, may be NULL, says it was kept). */
+void image_remove_old(const char *old_id, FILE *progress);
+/* CLOCK_MONOTONIC in seconds (a build's duration). */
+double image_now(void);
 /* rm -rf --one-file-system dir; errors are printed, not returned. */
 void image_rmtree(const char *dir);
 

@@ -44,6 +44,7 @@ done
 mkdir -p "$T/share/lazaret"
 cp "$LZ_SRC/data/surface.tsv" "$T/share/lazaret/"
 cp -r "$LZ_SRC/presets" "$T/share/lazaret/"
+cp -r "$LZ_SRC/kits" "$T/share/lazaret/"
 [ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T"
 
 LZ_CLEANUPS=()

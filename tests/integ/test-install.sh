@@ -21,10 +21,14 @@ libexec/lazaret/lazaret-statx.so
 libexec/lazaret/setup-host
 share/bash-completion/completions/lazaret
 share/bash-completion/completions/lazaret-workbench
+share/lazaret/kits/claude/kit.yaml
+share/lazaret/kits/codex/kit.yaml
+share/lazaret/kits/shell/kit.yaml
 share/lazaret/packages
 share/lazaret/presets/anthropic
 share/lazaret/presets/github
 share/lazaret/presets/npm
+share/lazaret/presets/openai
 share/lazaret/presets/pypi
 share/lazaret/surface.tsv
 share/lazaret/themes/default.yaml
@@ -67,6 +71,14 @@ printf 'profiles:\n  web:\n    image: x\n    allow_egress: ["@npm", "@pypi"]\n' 
 out=$(as_user "$I/lazaret" config check "$T/pre/c.yaml" --profile web -w "$T/pre")
 assert_contains "$out" '- "registry.npmjs.org:443"  # from @npm' "@npm found in the installed PREFIX/share/lazaret/presets"
 assert_contains "$out" '- "files.pythonhosted.org:443"  # from @pypi' "@pypi too"
+# kits from PREFIX/share/lazaret/kits, a user's own kit shadowing a shipped one
+out=$(as_user "$I/lazaret" config check "$T/pre/c.yaml" --profile claude -w "$T/pre")
+assert_contains "$out" "# kit: \"$S$P/share/lazaret/kits/claude/kit.yaml\"" "the claude kit found in PREFIX/share/lazaret/kits"
+mkdir -p "$T/home/config/lazaret/kits/claude"
+printf 'command: [mine]\nimage: {debian: [git]}\n' >"$T/home/config/lazaret/kits/claude/kit.yaml"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/config"
+out=$(as_user "$I/lazaret" config check "$T/pre/c.yaml" --profile claude -w "$T/pre")
+assert_contains "$out" "# kit: \"$T/home/config/lazaret/kits/claude/kit.yaml\"" "the user's kit shadows the shipped one"
 
 # --- man pages: lint clean, found through MANPATH, rendered
 for m in "$S$P"/share/man/man*/*; do
@@ -120,7 +132,7 @@ assert_contains "$comp" "lazaret status --|--help --json --profile --workspace" 
 assert_contains "$comp" "run -p |web ml-gpu" "profile names from --config FILE on the line"
 assert_contains "$comp" "lazaret run -p |default" "profile names from the config in effect"
 assert_contains "$comp" "lazaret run -m |isolated direct" "modes"
-assert_contains "$comp" "lazaret image |build-default ls" "image subcommands"
+assert_contains "$comp" "lazaret image |build build-default ls" "image subcommands"
 assert_contains "$comp" "lazaret config check --p|--profile" "config check options"
 assert_contains "$comp" "lazaret-workbench --theme |default high-contrast light" "installed theme names"
 assert_contains "$comp" "lazaret-workbench |attach" "workbench attach"
@@ -129,7 +141,7 @@ cat >"$T/opts.sh" <<'SH'
 . "$1"; shift
 COMP_WORDS=(lazaret "$@" -); COMP_CWORD=$(($# + 1)); _lazaret; echo "${COMPREPLY[*]}"
 SH
-for c in run status ls stop audit domain doctor "config check" "image build-default" "image ls"; do
+for c in run status ls stop audit domain doctor "config check" "image build" "image build-default" "image ls"; do
 	got=" $(as_user bash --norc "$T/opts.sh" "$S$P/share/bash-completion/completions/lazaret" $c) "
 	for o in $(as_user "$I/lazaret" $c --help | grep -E '^(usage:| +-)' | grep -oE -- '(^|[][ ,])--?[a-zA-Z][a-zA-Z-]*' | tr -d '[], ' | sort -u); do
 		case $got in *" $o "*) ;; *) fail "completion of '$c -' lacks $o: [$got]" ;; esac

@@ -459,7 +459,7 @@ test_cfg_unknown_preset_suggests_the_near_one(void **state)
 	(void)state;
 	assert_null(load_yaml(y, &err));
 	assert_string_equal(err.msg, "t.yaml:6: profiles.web.allow_egress[1]: unknown preset "
-	    "'@nmp'; did you mean @npm? (presets: @anthropic, @github, @npm, @pypi)");
+	    "'@nmp'; did you mean @npm? (presets: @anthropic, @github, @npm, @openai, @pypi)");
 	lz_err_clear(&err);
 	assert_null(load_yaml("allow_egress: [\"@../etc/passwd\"]\nprofiles:\n  web:\n"
 	    "    image: img:1\n", &err));
