@@ -36,7 +36,7 @@ static const char egress_help[] =
     "github.com:22,443, *.npmjs.org, [fd00::/8]:443.\n\n"
     "Requests: a new destination outside the policy (the first packet of a\n"
     "flow, or a DNS query) is held for network.ask_timeout seconds (default\n"
-    "10; 0 blocks at once) while you decide; unanswered, it is blocked.\n"
+    "30; 0 blocks at once) while you decide; unanswered, it is blocked.\n"
     "`--pending` lists them (ID, destination, the name it was resolved from,\n"
     "attempts) and the recent decisions. `approve ID` lets it through:\n"
     "  --scope once     only the attempts held now; the next connection asks\n"

@@ -118,7 +118,7 @@ wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
 		}
 	for (i = 0; i < wb->n_escs;)
 		if (wb->escs[i]->conn == conn)
-			wb_esc_remove(wb, wb->escs[i]);
+			wb_esc_gone(wb, wb->escs[i], "went away with its coordinator");
 		else
 			i++;
 	wb_netreq_conn_drop(wb, conn);
