@@ -559,8 +559,10 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 			if (wb->nreqs[i] != r && wb->nreqs[i]->conn == conn &&
 			    wb->nreqs[i]->it.state == NETREQ_PENDING)
 				first = false;
-		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, it.name,
-		    it.name[0] != '\0' ? " " : "", dst);
+		const char *name = it.kind != NETREQ_KIND_DNS ? it.name : "";	/* (a query's is in dst) */
+
+		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, name,
+		    name[0] != '\0' ? " " : "", dst);
 		if (!wb->panel_shown)
 			wb_draw_panel(wb, true);
 		if (first)
