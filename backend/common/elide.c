@@ -13,6 +13,7 @@
 #define ELIDE_MIN_TOKEN	12		/* shorter tokens are left alone */
 #define ELIDE_MAX_TOKENS 16
 #define ELIDE_HEAD	8		/* columns of a line's start that always stay */
+#define ELIDE_TAIL	16		/* at most this after the name, for the words before to go */
 
 /* A byte of a host name, a wildcard or an address as lines show them. */
 static bool
@@ -160,10 +161,11 @@ lz_elide_line(const char *s, size_t len, size_t excess)
 	if (!cut_any)
 		return NULL;
 	qsort(t, n, sizeof *t, elide_tok_first);
-	/* Still too wide: the words before the last name lose their middle
-	 * too, so that its end is on the line (the line's head stays). */
+	/* Still too wide, the last name near the line's end (its object, as in
+	 * "... waits: dns A NAME x1 29s"): the words before it lose their
+	 * middle too, so that its end is on the line (the line's head stays). */
 	last = t[n - 1].off;
-	if (excess > 0 && last > ELIDE_HEAD + excess + 1) {
+	if (excess > 0 && last > ELIDE_HEAD + excess + 1 && len - (last + t[n - 1].len) <= ELIDE_TAIL) {
 		gap_to = last - (last - ELIDE_HEAD - excess - 1) / 2;
 		gap_from = gap_to - excess - 1;
 		while (gap_from > 0 && ((unsigned char)s[gap_from] & 0xc0) == 0x80)

@@ -21,7 +21,9 @@ char *lz_elide_name_n(const char *name, size_t len, size_t cols);
 char *lz_elide_name(const char *name, size_t cols);
 /* s[0..len) about excess columns narrower, by cutting the middle of its
  * longest name-like words (host bytes with a dot, 12 or more), each down to
- * no less than its registrable domain and a mark; NULL when it has none to
+ * no less than its registrable domain and a mark; then, when the last
+ * name ends the line (16 bytes or fewer after it), the words before it
+ * lose their middle too (the first 8 stay); NULL when it has no name to
  * cut. What still does not fit is the caller's to cut at the right.
  * Caller frees. */
 char *lz_elide_line(const char *s, size_t len, size_t excess);
