@@ -65,6 +65,7 @@ struct coord {
 	char *limit_hit;	/* why the sandbox was stopped, or NULL */
 	char *effcfg;		/* the effective configuration (effcfg.h) */
 	char *image_id;		/* from the threadpool, for effcfg */
+	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
 };
 
@@ -113,6 +114,10 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
+/* coord.c: a profile grant applied (add) or revoked at run time, in the
+ * configuration clients compare theirs with (effcfg.h). */
+void coord_effcfg_egress(struct coord *, const char *entry, bool add);
+
 /* ---- coord-netreq.c: network requests (issue 13) ---- */
 
 /* From the router (net-coord.c callbacks). */

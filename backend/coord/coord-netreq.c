@@ -642,6 +642,8 @@ nr_decide(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_
 		    "saved in the profile's grants, but not applied to this run: " : "", err.msg);
 		goto out;
 	}
+	if (d.scope == NETREQ_SCOPE_PROFILE)
+		coord_effcfg_egress(c, res.grant, true);	/* applied: what the grants file says */
 	/* The router may have expired it between the list and the answer. */
 	e = nr_by_id(nr, d.id);
 	if (held == 0 && d.scope == NETREQ_SCOPE_ONCE) {
@@ -738,6 +740,8 @@ nr_revoke(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_
 
 		live = net_coord_edit(c->net, false, removed, &e2) == 0;
 		lz_err_clear(&e2);
+		if (live)
+			coord_effcfg_egress(c, removed, false);
 	}
 	snprintf(who, sizeof who, "client (uid %u pid %ld)", (unsigned)cl->uid, (long)cl->pid);
 	lz_jsonw_init(&w);

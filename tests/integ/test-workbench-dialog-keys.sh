@@ -14,11 +14,8 @@ source "$(dirname "$0")/lib-wb.sh"
 need_stack
 need_default_image
 [ -x "$T/bin/lazaret-sidecar" ] || fail "no lazaret-sidecar in $LZ_BUILD: run make"
-H="python3 $LZ_SRC/tests/integ/net-helper.py"
 
-lz_test_netns 10.217 2 3
-ip netns exec "$SRV" $H serve 0.0.0.0 8080 >"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
-wait_for 10 grep -q serving "$T/srv.log" || fail "test server did not start"
+lz_test_web 10.217
 
 ASK=3	# short, so that it passes while the user types
 lz_domain dkeys
@@ -44,12 +41,6 @@ open_view() { # the pending request's view, armed; prints its code
 	"${TM[@]}" send-keys -t wb Enter
 	wait_for 5 pane_has " Enter: allow once" || show_fail "the view did not open and arm"
 }
-pending_id() { lz egress -w "$repo" --pending --json | python3 -c '
-import json, sys
-for l in sys.stdin:
-    l = l.strip()
-    if l.startswith("{") and json.loads(l).get("state") == "pending":
-        print(json.loads(l)["id"]); break'; }
 # The shell's history and screen: none of the keys typed for a dialog.
 shell_clean() { # code marker
 	type_line "clear; history | tail -n 8 | sed 's/^/hist: /'; echo hist-end"
@@ -91,7 +82,7 @@ note "ok: typing a code while ask_timeout passes sends nothing to the shell"
 tcp deny1 $NET.3 8080
 open_view
 code=$(wb_code)
-id=$(pending_id)
+id=$(lz_pending_id)
 [ -n "$id" ] || show_fail "no pending request id from lazaret egress --pending"
 "${TM[@]}" send-keys -t wb a
 "${TM[@]}" send-keys -t wb -l "${code:0:1}"
