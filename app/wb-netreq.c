@@ -263,11 +263,26 @@ wb_netreq_view_restart(struct wb *wb)
 	wb_netreq_view_build(wb);
 }
 
+/* Tell the coordinator the view of the request is open (held past
+ * network.ask_timeout while it is) or closed. */
+static void
+wb_netreq_hold(struct wb *wb, struct wb_conn *conn, uint32_t id, bool on)
+{
+	struct wb_netreq *r = wb_netreq_find(wb, conn, id);
+	struct proto_buf b = { 0 };
+
+	if (r == NULL || r->it.state != NETREQ_PENDING)
+		return;
+	netreq_encode_hold(&b, id, on);
+	wb_conn_send(conn, &b);
+}
+
 void
 wb_netreq_view_close(struct wb *wb)
 {
 	if (wb->netview == NULL)
 		return;
+	wb_netreq_hold(wb, wb->netview->conn, wb->netview->id, false);
 	uv_timer_stop(&wb->narm);
 	textview_free(wb->netview->tv);
 	free(wb->netview);
@@ -300,6 +315,7 @@ wb_netreq_open(struct wb *wb, struct wb_netreq *r, uint32_t scope)
 	v->scope = scope;
 	v->n = wb_netreq_candidates(&r->it, v->c);
 	wb->netview = v;
+	wb_netreq_hold(wb, v->conn, v->id, true);
 	wb_input_focus_tab(wb);
 	wb_keys_cancel(wb->keys);
 	wb_netreq_view_restart(wb);

@@ -44,6 +44,7 @@ struct coord {
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
+	uv_timer_t nr_due;	/* the next network request due (coord-netreq.c) */
 	struct session **sessions;
 	size_t n_sessions;
 	uint32_t next_session;
@@ -134,6 +135,8 @@ void coord_netreq_event(struct coord *, const struct netctl_event *);
 void coord_netreq_frame(struct coord *, struct ctl_server_client *, const struct proto_header *,
     const uint8_t *p);
 void coord_netreq_client_gone(struct coord *, struct ctl_server_client *);
+/* (Re)start the timer that refuses the requests due and not held. */
+void coord_netreq_arm(struct coord *);
 /* The counters, for status (pending now, blocked unasked, denied attempts). */
 void coord_netreq_counts(struct coord *, struct netreq_summary *out);
 void coord_netreq_free(struct coord *);

@@ -121,6 +121,7 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->sig_hup, NULL);
 	uv_close((uv_handle_t *)&c->idle, NULL);
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
+	uv_close((uv_handle_t *)&c->nr_due, NULL);
 	if (c->guard_watch)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
 	coord_limits_close(c);
@@ -749,6 +750,8 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.idle.data = &c;
 	uv_timer_init(&loop, &c.stop_timer);
 	c.stop_timer.data = &c;
+	uv_timer_init(&loop, &c.nr_due);
+	c.nr_due.data = &c;
 	uv_signal_init(&loop, &c.sig_int);
 	uv_signal_init(&loop, &c.sig_term);
 	uv_signal_init(&loop, &c.sig_hup);
