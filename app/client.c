@@ -638,8 +638,8 @@ client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *n
 }
 
 int
-client_config_diff(struct client *cl, const char *ours, char ***lines, char **running,
-    lz_err_t *err)
+client_config_diff(struct client *cl, const char *ours, const char *profile, char ***lines,
+    char **running, lz_err_t *err)
 {
 	_cleanup_free_ char *text = NULL;
 	struct proto_buf b = { 0 };
@@ -652,7 +652,7 @@ client_config_diff(struct client *cl, const char *ours, char ***lines, char **ru
 	proto_encode_status_req(&b, PROTO_STATUS_CONFIG);
 	if (client_request(cl, &b, PROTO_STATUS, 30000, &h, &p, err) < 0 ||
 	    proto_decode_text(p, h.length, &text, err) < 0 ||
-	    effcfg_diff(text, strlen(text), ours, lines, err) < 0)
+	    effcfg_diff(text, strlen(text), ours, profile, lines, err) < 0)
 		return -1;
 	if (running != NULL)
 		*running = lz_steal_ptr(&text);

@@ -77,11 +77,11 @@ int client_stream(struct client *, struct proto_buf *b, bool follow, client_fram
 int client_error_frame(const uint8_t *payload, size_t len, lz_err_t *err);
 
 /* Ask the coordinator for the configuration it runs (effcfg.h) and compare
- * it with ours: *lines (NULL when they agree; lz_strv_free) says what differs;
+ * it with ours (of profile, to name its keys): *lines (NULL when they agree; lz_strv_free) says what differs;
  * *running (may be NULL) gets its text. -1 with err when it could not be
  * asked (an older coordinator). */
-int client_config_diff(struct client *, const char *ours, char ***lines, char **running,
-    lz_err_t *err);
+int client_config_diff(struct client *, const char *ours, const char *profile, char ***lines,
+    char **running, lz_err_t *err);
 
 /* Is a coordinator of a alive (its lifetime lock held)? */
 bool client_coordinator_alive(const struct anchor *a);

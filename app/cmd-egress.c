@@ -36,7 +36,7 @@ static const char egress_help[] =
     "github.com:22,443, *.npmjs.org, [fd00::/8]:443.\n\n"
     "Requests: a new destination outside the policy (the first packet of a\n"
     "flow, or a DNS query) is held for network.ask_timeout seconds (default\n"
-    "10; 0 blocks at once) while you decide; unanswered, it is blocked. It is\n"
+    "30; 0 blocks at once) while you decide; unanswered, it is blocked. It is\n"
     "held only while a workbench is attached or `--pending --follow` runs;\n"
     "with no one to answer it is blocked at once and listed as `unasked`.\n"
     "`--pending` lists them (ID, destination, the name it was resolved from,\n"

@@ -60,7 +60,7 @@ run_drift(struct client *cl, const struct anchor *a, const struct cfg_resolved *
 	int ret = 0;
 
 	ours = effcfg_build(res, NULL, mode);
-	if (client_config_diff(cl, ours, &lines, &running, &err) < 0)
+	if (client_config_diff(cl, ours, a->profile, &lines, &running, &err) < 0)
 		goto out;	/* an older coordinator: nothing to compare */
 	/* Its image id known (it did not just start for us): compare ours too, a
 	 * rebuilt image is a difference (one podman call). */
@@ -68,7 +68,7 @@ run_drift(struct client *cl, const struct anchor *a, const struct cfg_resolved *
 	    podman_ops.image_id(res->profile->image, &id, &err) == 0) {
 		free(ours);
 		ours = effcfg_build(res, id, mode);
-		if (effcfg_diff(running, strlen(running), ours, &lines, &err) < 0)
+		if (effcfg_diff(running, strlen(running), ours, a->profile, &lines, &err) < 0)
 			goto out;
 	}
 	if (lines == NULL)

@@ -98,7 +98,7 @@ wb_conn_work_cb(uv_work_t *req)
 		return;
 	}
 	/* Before the loop takes the socket: one request and its answer. */
-	if (c->config != NULL && client_config_diff(c->cl, c->config, &lines, NULL, &err) == 0)
+	if (c->config != NULL && client_config_diff(c->cl, c->config, c->a->profile, &lines, NULL, &err) == 0)
 		for (i = 0; lines != NULL && lines[i] != NULL; i++) {
 			char *t = xasprintf("%s%s%s", c->drift ? c->drift : "", i ? "; " : "",
 			    lines[i]);

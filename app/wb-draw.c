@@ -83,6 +83,7 @@ wb_draw_relayout(struct wb *wb)
 		editform_resize(wb->edit, LINES, COLS);
 	wb_review_resize(wb);
 	wb_netreq_view_resize(wb);
+	wb_gone_resize(wb);
 	wb->redraw_all = true;
 }
 
@@ -120,6 +121,7 @@ wb_draw_bars(struct wb *wb)
 		state = xasprintf("[%s:%s]%s%s%s%s", tab->profile, wb_tabs_base(tab->workspace),
 		    wb_keys_pending(wb->keys) ? " PREFIX" : "",
 		    tab->scrolling ? " SCROLL /:find n/N:next y:copy q:leave" : "",
+		    wb->gone != NULL ? " NOTICE" :
 		    wb->prompt != NULL || wb->edit != NULL || wb->netview != NULL ? " REQUEST" :
 		    wb->review != NULL ? " REVIEW" : sidelist_focused(wb->side) ? " PANEL" : "",
 		    wb->n_escs > 0 ? " ESCALATION" : wb_netreq_pending(wb) ? " NETWORK" : "");
@@ -183,6 +185,7 @@ wb_draw(struct wb *wb)
 	wb_netreq_view_draw(wb);
 	if (wb->edit != NULL)
 		editform_draw(wb->edit, &wb->pal);
+	wb_gone_draw(wb);
 	update_panels();
 	if (wb->edit != NULL) {
 		editform_cursor(wb->edit);
@@ -193,7 +196,7 @@ wb_draw(struct wb *wb)
 	}
 	if (!cursor_set) {
 		if (tab != NULL && wb->help == NULL && wb->prompt == NULL && wb->review == NULL &&
-		    wb->netview == NULL &&
+		    wb->netview == NULL && wb->gone == NULL &&
 		    !sidelist_focused(wb->side) && !wb->lay.too_small &&
 		    term_draw_cursor(tab->t, wb->termwin))
 			wnoutrefresh(wb->termwin);	/* nothing touched: just the cursor */

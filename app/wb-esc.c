@@ -112,6 +112,21 @@ wb_esc_remove(struct wb *wb, struct wb_esc *e)
 	wb_esc_changed(wb);
 }
 
+/* e goes without the user's decision: a dialog open on it leaves a notice
+ * that takes the keys typed for it (wb-gone.c). */
+void
+wb_esc_gone(struct wb *wb, struct wb_esc *e, const char *why)
+{
+	bool open = wb->prompt_esc == e && (wb->prompt != NULL || wb->edit != NULL);
+	char rid[16];
+
+	open = open || wb->quit_esc == e;
+	snprintf(rid, sizeof rid, "%.8s", e->p.request_id);
+	wb_esc_remove(wb, e);
+	if (open)
+		wb_gone_open(wb, "Request closed", "Request %s %s while it was open.", rid, why);
+}
+
 static struct wb_esc *
 wb_esc_by_key(struct wb *wb, const char *key)
 {
@@ -389,7 +404,7 @@ wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket)
 	for (i = 0; i < wb->n_escs; i++)
 		if (wb->escs[i]->conn == conn && wb->escs[i]->ticket == ticket) {
 			wb_draw_log(wb, false, "request %.8s withdrawn", wb->escs[i]->p.request_id);
-			wb_esc_remove(wb, wb->escs[i]);
+			wb_esc_gone(wb, wb->escs[i], "was withdrawn (expired, or decided elsewhere)");
 			return;
 		}
 }

@@ -447,7 +447,7 @@ wb_input_mouse(struct wb *wb, const struct wb_mouse *m)
 
 	/* Off: the terminal was not asked, so this came some other way; a dialog
 	 * (the request view above all) and the review view take no clicks. */
-	if (!wb->mouse || wb->help != NULL || wb->edit != NULL || wb->prompt != NULL || wb->netview != NULL ||
+	if (!wb->mouse || wb->gone != NULL || wb->help != NULL || wb->edit != NULL || wb->prompt != NULL || wb->netview != NULL ||
 	    wb->review != NULL || wb->newtab != NULL || wb->quit_esc != NULL || wb->close_ask != NULL || wb->lay.too_small)
 		return;
 	wb_keys_cancel(wb->keys);
@@ -490,6 +490,11 @@ wb_input_key(struct wb *wb, int key)
 	if (key == WB_MOUSE_KEY) {
 		if (wb->mevs != NULL && wb->mevs_i < wb->mevs_n)
 			wb_input_mouse(wb, &wb->mevs[wb->mevs_i++]);
+		return;
+	}
+	/* A dialog closed under the user: what was typed for it goes nowhere. */
+	if (wb->gone != NULL) {
+		wb_gone_key(wb, key);
 		return;
 	}
 	/* (In the request view messages stay: they are about what it discarded.) */

@@ -263,16 +263,44 @@ wb_netreq_view_restart(struct wb *wb)
 	wb_netreq_view_build(wb);
 }
 
+/* Tell the coordinator the view of the request is open (held past
+ * network.ask_timeout while it is) or closed. */
+static void
+wb_netreq_hold(struct wb *wb, struct wb_conn *conn, uint32_t id, bool on)
+{
+	struct wb_netreq *r = wb_netreq_find(wb, conn, id);
+	struct proto_buf b = { 0 };
+
+	if (r == NULL || r->it.state != NETREQ_PENDING)
+		return;
+	netreq_encode_hold(&b, id, on);
+	wb_conn_send(conn, &b);
+}
+
 void
 wb_netreq_view_close(struct wb *wb)
 {
 	if (wb->netview == NULL)
 		return;
+	wb_netreq_hold(wb, wb->netview->conn, wb->netview->id, false);
 	uv_timer_stop(&wb->narm);
 	textview_free(wb->netview->tv);
 	free(wb->netview);
 	wb->netview = NULL;
 	wb->redraw_all = true;
+}
+
+/* The view's request went without the user's decision at it (expired,
+ * decided elsewhere, its coordinator gone): a notice takes its keys. */
+static void
+wb_netreq_view_lost(struct wb *wb, uint32_t id, const char *why)
+{
+	bool sent = wb->netview->sent;
+
+	wb_netreq_view_close(wb);
+	if (!sent)
+		wb_gone_open(wb, "Network request closed", "Network request %u %s while its view "
+		    "was open.", id, why);
 }
 
 static void
@@ -287,6 +315,7 @@ wb_netreq_open(struct wb *wb, struct wb_netreq *r, uint32_t scope)
 	v->scope = scope;
 	v->n = wb_netreq_candidates(&r->it, v->c);
 	wb->netview = v;
+	wb_netreq_hold(wb, v->conn, v->id, true);
 	wb_input_focus_tab(wb);
 	wb_keys_cancel(wb->keys);
 	wb_netreq_view_restart(wb);
@@ -319,7 +348,8 @@ wb_netreq_approve(struct wb *wb)
 	bool grant = v->scope != NETREQ_SCOPE_ONCE && c != NULL;
 
 	if (r == NULL || r->it.state != NETREQ_PENDING) {
-		wb_netreq_view_close(wb);
+		wb_netreq_view_lost(wb, v->id, r == NULL ? "went away" :
+		    r->it.state == NETREQ_EXPIRED ? "expired" : "was decided elsewhere");
 		return;
 	}
 	if (grant && c->reach.broad && !v->broad_stage) {
@@ -347,7 +377,11 @@ wb_netreq_view_key(struct wb *wb, int key)
 	char rid[24];
 
 	wb->dirty = true;
-	if (r == NULL || (v->sent && key == WIDGET_KEY_ESC)) {
+	if (r == NULL) {
+		wb_netreq_view_lost(wb, v->id, "went away");
+		return;
+	}
+	if (v->sent && key == WIDGET_KEY_ESC) {
 		wb_netreq_view_close(wb);
 		return;
 	}
@@ -480,7 +514,7 @@ wb_netreq_drop(struct wb *wb, size_t i)
 	struct wb_netreq *r = wb->nreqs[i];
 
 	if (wb->netview != NULL && wb->netview->conn == r->conn && wb->netview->id == r->it.id)
-		wb_netreq_view_close(wb);
+		wb_netreq_view_lost(wb, r->it.id, "went away (its coordinator or the list's bound)");
 	free(r);
 	memmove(&wb->nreqs[i], &wb->nreqs[i + 1], (wb->n_nreqs - i - 1) * sizeof *wb->nreqs);
 	wb->n_nreqs--;
@@ -541,8 +575,10 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 			if (wb->nreqs[i] != r && wb->nreqs[i]->conn == conn &&
 			    wb->nreqs[i]->it.state == NETREQ_PENDING)
 				first = false;
-		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, it.name,
-		    it.name[0] != '\0' ? " " : "", dst);
+		const char *name = it.kind != NETREQ_KIND_DNS ? it.name : "";	/* (a query's is in dst) */
+
+		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, name,
+		    name[0] != '\0' ? " " : "", dst);
 		if (!wb->panel_shown)
 			wb_draw_panel(wb, true);
 		if (first)
@@ -554,9 +590,15 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 			    netreq_state_name(it.state), it.who[0] != '\0' ? " by " : "", it.who,
 			    it.grant[0] != '\0' ? ": " : "", it.grant);
 		if (wb->netview != NULL && wb->netview->conn == conn && wb->netview->id == it.id) {
-			wb_draw_message(wb, "network request %u: %s%s%s", it.id, netreq_state_name(it.state),
-			    it.who[0] != '\0' ? " by " : "", it.who);
-			wb_netreq_view_close(wb);
+			char why[sizeof it.who + 32];
+
+			if (it.state == NETREQ_EXPIRED)
+				snprintf(why, sizeof why, "expired");
+			else
+				snprintf(why, sizeof why, "was %s%s%s", netreq_state_name(it.state),
+				    it.who[0] != '\0' ? " by " : "", it.who);
+			wb_draw_message(wb, "network request %u: %s", it.id, why);
+			wb_netreq_view_lost(wb, it.id, why);
 		}
 	}
 	wb_netreq_changed(wb);

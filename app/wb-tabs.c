@@ -118,7 +118,7 @@ wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn)
 		}
 	for (i = 0; i < wb->n_escs;)
 		if (wb->escs[i]->conn == conn)
-			wb_esc_remove(wb, wb->escs[i]);
+			wb_esc_gone(wb, wb->escs[i], "went away with its coordinator");
 		else
 			i++;
 	wb_netreq_conn_drop(wb, conn);
@@ -271,20 +271,29 @@ wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err)
 {
 	struct anchor *a = NULL;
 	struct cfg_resolved *res = NULL;
+	struct cfg *now = NULL;
 	const struct cfg_profile *p;
-	char *config;
+	lz_err_t lerr = LZ_ERR_INIT;
+	char *config = NULL;
 
 	if (cli_domain(wb->cfg, tab->profile, tab->workspace, &a, NULL, err) < 0)
 		return -1;
 	free(tab->workspace);
 	tab->workspace = xstrdup(a->workspace);
-	/* Resolved here, not by cli_domain: its warnings would print over the screen. */
-	config = (p = cfg_profile_find(wb->cfg, a->profile, NULL)) != NULL &&
-	    cfg_profile_resolve(wb->cfg, p, a->workspace, a->hash, &res, NULL) == 0 ?
-	    effcfg_build(res, NULL, tab->mode) : NULL;
+	/* Compared with the file as it is now (a coordinator started since an
+	 * edit runs the edit: no false alarm), and its grants; resolved here,
+	 * not by cli_domain: its warnings would print over the screen. A file
+	 * that does not load now is not compared. */
+	if (strcmp(wb->cfg->file, CFG_EMBEDDED_NAME) != 0 && cfg_load(wb->cfg->file, &now, &lerr) < 0)
+		lz_err_clear(&lerr);
+	else
+		config = (p = cfg_profile_find(now != NULL ? now : wb->cfg, a->profile, NULL)) != NULL &&
+		    cfg_profile_resolve(now != NULL ? now : wb->cfg, p, a->workspace, a->hash, &res,
+		    NULL) == 0 ? effcfg_build(res, NULL, tab->mode) : NULL;
 	tab->conn = wb_tabs_conn_for(wb, a, tab->mode, config);
 	free(config);
 	cfg_resolved_free(res);
+	cfg_free(now);
 	anchor_free(a);
 	tab->state = WB_TAB_STARTING;
 	switch (wb_conn_state(tab->conn)) {
@@ -403,11 +412,15 @@ wb_tabs_conn_state_cb(struct wb_conn *conn, void *arg)
 	struct wb *wb = arg;
 	size_t i;
 
-	/* A sandbox started from another configuration: say so once, on connect. */
-	if (wb_conn_state(conn) == WB_CONN_READY && wb_conn_drift(conn) != NULL)
-		wb_draw_message(wb, "domain %s runs another configuration (%s): lazaret stop and "
-		    "reopen, or lazaret run --replace, to apply yours", wb_conn_anchor(conn)->hash,
+	/* A sandbox started from another configuration: say so once, on connect
+	 * (and in the Audit list, where it stays). */
+	if (wb_conn_state(conn) == WB_CONN_READY && wb_conn_drift(conn) != NULL) {
+		wb_draw_log(wb, true, "domain %s is not running your configuration: %s",
+		    wb_conn_anchor(conn)->hash, wb_conn_drift(conn));
+		wb_draw_message(wb, "domain %s is not running your configuration: %s; to apply it: "
+		    "lazaret stop and reopen, or lazaret run --replace", wb_conn_anchor(conn)->hash,
 		    wb_conn_drift(conn));
+	}
 	if (wb_conn_state(conn) == WB_CONN_READY)
 		wb_netreq_subscribe(wb, conn);
 	for (i = 0; i < wb->n_tabs; i++) {

@@ -80,6 +80,11 @@ struct wb {
 	size_t n_nlist_wait;
 	struct wb_netview *netview;	/* a network request's detail view */
 	uv_timer_t narm;		/* redraws it when it arms */
+	struct textview *gone;		/* a dialog closed under the user (wb-gone.c) */
+	char *gone_title, *gone_text;
+	bool gone_armed;		/* Esc puts it away */
+	uint64_t gone_quiet;		/* the last key at it (reqprompt_now_ms) */
+	uv_timer_t gone_arm;		/* redraws it when it arms */
 	struct statusline *status;
 	char *hints;			/* the status line's key hints for the tab */
 	struct newtab *newtab;
@@ -202,9 +207,19 @@ void wb_netreq_view_close(struct wb *wb);
 void wb_netreq_tick(struct wb *wb);
 void wb_netreq_free(struct wb *wb);
 
+/* wb-gone.c: the notice left by a dialog that closed without the user's
+ * key; it takes every key until it has armed and the user presses Esc. */
+void wb_gone_open(struct wb *wb, const char *title, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void wb_gone_key(struct wb *wb, int key);
+void wb_gone_close(struct wb *wb);
+void wb_gone_draw(struct wb *wb);
+void wb_gone_resize(struct wb *wb);
+
 /* wb-esc.c */
 void wb_esc_changed(struct wb *wb);
 void wb_esc_remove(struct wb *wb, struct wb_esc *e);
+/* e goes without the user's decision (withdrawn, its coordinator gone). */
+void wb_esc_gone(struct wb *wb, struct wb_esc *e, const char *why);
 struct wb_esc *wb_esc_focused(struct wb *wb);
 void wb_esc_audit_request(struct wb *wb);
 void wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);

@@ -404,6 +404,8 @@ main(int argc, char **argv)
 	wb.arm.data = &wb;
 	uv_timer_init(wb.loop, &wb.narm);
 	wb.narm.data = &wb;
+	uv_timer_init(wb.loop, &wb.gone_arm);
+	wb.gone_arm.data = &wb;
 
 	/* The side panel is the cockpit's point: shown unless the last detach had it hidden. */
 	wb.panel_want = panel != 0;
@@ -472,6 +474,7 @@ out_loop:
 	(void)uv_loop_close(wb.loop);
 	reqprompt_free(wb.prompt);
 	wb_netreq_free(&wb);
+	wb_gone_close(&wb);
 	wb_egress_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);

@@ -9,8 +9,10 @@
 #include <langinfo.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "elide.h"
 #include "shellwords.h"
 #include "term-draw.h"
 #include "widget.h"
@@ -206,14 +208,23 @@ widget_put(WINDOW *win, int y, int x, const char *s, size_t len, int maxcols,
 	int pair = st != NULL ? st->pair : 0;
 	struct cell cell = { .n = 0 };
 	size_t off = 0;
-	int col = 0, limit = maxcols;
+	int col = 0, limit = maxcols, full;
 	bool cut = false;
+	char *elided;
 	struct tok t;
 
 	if (maxcols <= 0)
 		goto out;
 	if ((flags & WIDGET_PUT_ELLIPSIS) && ellipsis_width() == 1 &&
-	    widget_put(NULL, 0, 0, s, len, INT32_MAX, NULL, 0, NULL) > maxcols) {
+	    (full = widget_put(NULL, 0, 0, s, len, INT32_MAX, NULL, 0, NULL)) > maxcols) {
+		/* A long name loses its middle, never the domain at its end (elide.h). */
+		if (!(flags & WIDGET_PUT_ELIDED) && used == NULL &&
+		    (elided = lz_elide_line(s, len, (size_t)(full - maxcols))) != NULL) {
+			col = widget_put(win, y, x, elided, strlen(elided), maxcols, st,
+			    flags | WIDGET_PUT_ELIDED, NULL);
+			free(elided);
+			return col;
+		}
 		limit = maxcols - 1;
 		cut = true;
 	}

@@ -55,7 +55,9 @@ void widget_palette_init(struct widget_palette *, const struct theme *, struct t
 /* Attributes only (no colour pairs): for tests and monochrome terminals. */
 void widget_palette_mono(struct widget_palette *);
 
-#define WIDGET_PUT_ELLIPSIS	0x01u	/* when cut, end with an ellipsis */
+#define WIDGET_PUT_ELLIPSIS	0x01u	/* when cut, end with an ellipsis; a long host
+					 * name in s loses its middle first (elide.h) */
+#define WIDGET_PUT_ELIDED	0x02u	/* (internal: s is already elided) */
 
 /* Draw s[0..len) at (y, x) in at most maxcols columns with style st (NULL:
  * plain). Control characters, bytes that are not UTF-8 and invisible format

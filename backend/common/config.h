@@ -20,7 +20,8 @@
 #define CFG_EMBEDDED_NAME "<embedded default>"
 #define CFG_ESC_TIMEOUT_DEFAULT	120	/* escalation.timeout, seconds */
 #define CFG_ESC_TIMEOUT_MAX	86400
-#define CFG_ASK_TIMEOUT_DEFAULT	10	/* network.ask_timeout, seconds a destination is held */
+#define CFG_ASK_TIMEOUT_DEFAULT	30	/* network.ask_timeout: seconds a destination is held; room
+				 * to notice, open the view, read it, wait 0.7 s, type a code */
 #define CFG_ASK_TIMEOUT_MAX	600
 #define CFG_WB_HISTORY_DEFAULT	10000	/* workbench.history: scrollback lines a tab */
 #define CFG_WB_HISTORY_MAX	100000	/* ~16 bytes a cell: 100k lines of 200 columns, 320 MB */

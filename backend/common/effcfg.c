@@ -1,5 +1,6 @@
 /* effcfg.c - effective configuration text and its differences (effcfg.h). */
 #include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,25 @@ effcfg_build(const struct cfg_resolved *r, const char *image_id, const char *mod
 	return out;
 }
 
+char *
+effcfg_egress_edit(const char *text, const char *entry, bool add)
+{
+	_cleanup_free_ char *line = xasprintf("egress\t%s\n", entry);
+	size_t ll = strlen(line);
+	const char *at = NULL;
+
+	for (const char *s = text; s != NULL && *s != '\0'; s = strchr(s, '\n'), s = s != NULL ? s + 1 : s)
+		if (strncmp(s, line, ll) == 0) {
+			at = s;
+			break;
+		}
+	if (add)
+		return at != NULL ? xstrdup(text) : xasprintf("%s%s", text, line);
+	if (at == NULL)
+		return xstrdup(text);
+	return xasprintf("%.*s%s", (int)(at - text), text, at + ll);
+}
+
 /* Lines of text with key k (each "k\t..."), as the part after the tab. */
 static char **
 effcfg_lines(char *const *all, const char *k)
@@ -136,7 +156,8 @@ effcfg_head(const char *e, int fields)
 
 /* A keyed set (env NAME HASH; volume HOST CONTAINER MODE by CONTAINER...). */
 static void
-effcfg_diff_set(char **run, char **our, const char *what, int name_fields, char ***lines)
+effcfg_diff_set(char **run, char **our, const char *what, bool secret, int name_fields,
+    char ***lines)
 {
 	size_t i, j;
 
@@ -152,11 +173,11 @@ effcfg_diff_set(char **run, char **our, const char *what, int name_fields, char 
 			}
 		}
 		if (!found)
-			lz_strv_pushf(lines, "%s %s: in your configuration, not in the running sandbox",
+			lz_strv_pushf(lines, "%s%s: in your configuration, not in the running sandbox",
 			    what, n);
 		else if (!same)
-			lz_strv_pushf(lines, "%s %s: %s", what, n, strcmp(what, "env") == 0 ?
-			    "a different value" : "set differently");
+			lz_strv_pushf(lines, "%s%s: %s", what, n, secret ? "a different value" :
+			    "set differently");
 	}
 	for (j = 0; run != NULL && run[j] != NULL; j++) {
 		_cleanup_free_ char *n = effcfg_head(run[j], name_fields);
@@ -167,7 +188,7 @@ effcfg_diff_set(char **run, char **our, const char *what, int name_fields, char 
 			if (strncmp(our[i], n, nl) == 0 && (our[i][nl] == '\t' || our[i][nl] == '\0'))
 				found = true;
 		if (!found)
-			lz_strv_pushf(lines, "%s %s: in the running sandbox, not in your "
+			lz_strv_pushf(lines, "%s%s: in the running sandbox, not in your "
 			    "configuration", what, n);
 	}
 }
@@ -189,19 +210,81 @@ effcfg_rotate(char **v)
 	}
 }
 
-int
-effcfg_diff(const char *running, size_t len, const char *ours, char ***lines, lz_err_t *err)
+/* The configuration key a compared key comes from, as the user writes it;
+ * a set's label ends where the entry's name follows. Caller frees. */
+static char *
+effcfg_label(const char *key, const char *profile)
 {
-	static const char *const single[] = { "image", "image_id", "mode", "limits", "network",
+	if (strcmp(key, "image") == 0)
+		return xasprintf("profiles.%s.image", profile);
+	if (strcmp(key, "image_id") == 0)
+		return xasprintf("profiles.%s.image (its image id)", profile);
+	if (strcmp(key, "network") == 0)
+		return xasprintf("profiles.%s.network", profile);
+	if (strcmp(key, "ask_timeout") == 0)
+		return xstrdup("network.ask_timeout");
+	if (strcmp(key, "env") == 0)
+		return xasprintf("profiles.%s.env.", profile);
+	if (strcmp(key, "volume") == 0)
+		return xasprintf("profiles.%s.volumes, container ", profile);
+	if (strcmp(key, "persist") == 0)
+		return xasprintf("profiles.%s.persistent_dirs ", profile);
+	if (strcmp(key, "egress") == 0)
+		return xasprintf("allow_egress (the global list, profiles.%s.allow_egress or "
+		    "grants/%s.list) ", profile, profile);
+	return xasprintf("--%s", key);	/* mode */
+}
+
+/* Field NAME of "memory 1g, pids 64, ...": its value, or NULL. Caller frees. */
+static char *
+effcfg_limit(const char *text, const char *name, size_t nl)
+{
+	const char *s = text;
+
+	while (s != NULL && *s != '\0') {
+		const char *end = strstr(s, ", ");
+		size_t l = end != NULL ? (size_t)(end - s) : strlen(s);
+
+		if (l > nl && strncmp(s, name, nl) == 0 && s[nl] == ' ')
+			return xstrndup(s + nl + 1, l - nl - 1);
+		s = end != NULL ? end + 2 : NULL;
+	}
+	return NULL;
+}
+
+/* The limits of each side, field by field. */
+static void
+effcfg_diff_limits(const char *run, const char *our, const char *profile, char ***lines)
+{
+	const char *s = our;
+
+	while (s != NULL && *s != '\0') {
+		const char *sp = strchr(s, ' '), *end = strstr(s, ", ");
+		size_t nl = sp != NULL ? (size_t)(sp - s) : strlen(s);
+		_cleanup_free_ char *a = effcfg_limit(run, s, nl), *b = effcfg_limit(our, s, nl);
+
+		if (a != NULL && b != NULL && strcmp(a, b) != 0)
+			lz_strv_pushf(lines, "profiles.%s.limits.%.*s: running %s, yours %s", profile,
+			    (int)nl, s, a, b);
+		s = end != NULL ? end + 2 : NULL;
+	}
+}
+
+int
+effcfg_diff(const char *running, size_t len, const char *ours, const char *profile,
+    char ***lines, lz_err_t *err)
+{
+	static const char *const single[] = { "image", "image_id", "mode", "network",
 		"ask_timeout" };
-	static const struct { const char *key, *what; int fields; } sets[] = {
-		{ "env", "env", 1 }, { "volume", "volume", 1 }, { "persist", "persistent dir", 1 },
-		{ "egress", "allow_egress", 1 },
+	static const struct { const char *key; int fields; } sets[] = {
+		{ "env", 1 }, { "volume", 1 }, { "persist", 1 }, { "egress", 1 },
 	};
 	char **run = NULL, **our = NULL;
 	size_t i;
 
 	*lines = NULL;
+	if (profile == NULL || profile[0] == '\0')
+		profile = "PROFILE";
 	if (effcfg_split(running, len, &run, err) < 0)
 		return -1;
 	if (effcfg_split(ours, strlen(ours), &our, err) < 0) {
@@ -213,20 +296,32 @@ effcfg_diff(const char *running, size_t len, const char *ours, char ***lines, lz
 
 		/* image_id "-": one side could not tell; an older coordinator: no key. */
 		if (a != NULL && b != NULL && strcmp(a[0], b[0]) != 0 && strcmp(a[0], "-") != 0 &&
-		    strcmp(b[0], "-") != 0)
-			lz_strv_pushf(lines, "%s: running %s, yours %s", single[i], a[0], b[0]);
+		    strcmp(b[0], "-") != 0) {
+			_cleanup_free_ char *what = effcfg_label(single[i], profile);
+
+			lz_strv_pushf(lines, "%s: running %s, yours %s", what, a[0], b[0]);
+		}
+		lz_strv_free(a);
+		lz_strv_free(b);
+	}
+	{
+		char **a = effcfg_lines(run, "limits"), **b = effcfg_lines(our, "limits");
+
+		if (a != NULL && b != NULL && strcmp(a[0], b[0]) != 0)
+			effcfg_diff_limits(a[0], b[0], profile, lines);
 		lz_strv_free(a);
 		lz_strv_free(b);
 	}
 	for (i = 0; i < sizeof sets / sizeof sets[0]; i++) {
 		char **a = effcfg_lines(run, sets[i].key), **b = effcfg_lines(our, sets[i].key);
+		_cleanup_free_ char *what = effcfg_label(sets[i].key, profile);
 
 		/* A volume is named by its container path (field 2): host changed = differs. */
 		if (strcmp(sets[i].key, "volume") == 0) {
 			effcfg_rotate(a);
 			effcfg_rotate(b);
 		}
-		effcfg_diff_set(a, b, sets[i].what, sets[i].fields, lines);
+		effcfg_diff_set(a, b, what, strcmp(sets[i].key, "env") == 0, sets[i].fields, lines);
 		lz_strv_free(a);
 		lz_strv_free(b);
 	}

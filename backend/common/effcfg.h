@@ -11,6 +11,7 @@
 #ifndef LZ_EFFCFG_H
 #define LZ_EFFCFG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
@@ -21,11 +22,18 @@
 /* The text for r (image_id may be NULL: unknown). Caller frees. */
 char *effcfg_build(const struct cfg_resolved *r, const char *image_id, const char *mode);
 
-/* What differs between the running text and ours, one human line each
- * ("env GITHUB_TOKEN: a different value"), NULL-terminated; NULL when they
- * agree. A key missing on one side (an older coordinator) is not a
- * difference. -1 with err when running is malformed. */
-int effcfg_diff(const char *running, size_t len, const char *ours, char ***lines,
-    lz_err_t *err);
+/* text with the allow_egress entry added (once) or removed: a grant for
+ * the profile applied at run time, or revoked, is what the domain runs and
+ * what its grants file now says. Caller frees. */
+char *effcfg_egress_edit(const char *text, const char *entry, bool add);
+
+/* What differs between the running text and ours, one line each naming the
+ * configuration key of profile (NULL: "PROFILE") it comes from
+ * ("profiles.web.env.GITHUB_TOKEN: a different value", "profiles.web.limits.
+ * pids: running 64, yours 128"), NULL-terminated; NULL when they agree. A
+ * key missing on one side (an older coordinator) is not a difference. -1
+ * with err when running is malformed. */
+int effcfg_diff(const char *running, size_t len, const char *ours, const char *profile,
+    char ***lines, lz_err_t *err);
 
 #endif

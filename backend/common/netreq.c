@@ -30,6 +30,33 @@ netreq_encode_list(struct proto_buf *b, uint32_t flags)
 	proto_end(b, at);
 }
 
+void
+netreq_encode_hold(struct proto_buf *b, uint32_t id, bool on)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, NETREQ_HOLD);
+
+	proto_put32(b, id);
+	proto_put32(b, on ? 1 : 0);
+	proto_end(b, at);
+}
+
+int
+netreq_decode_hold(const uint8_t *p, size_t len, uint32_t *id, bool *on, lz_err_t *err)
+{
+	struct proto_rd r;
+	uint32_t v;
+
+	proto_rd_init(&r, p, len);
+	*id = proto_rd_u32(&r);
+	v = proto_rd_u32(&r);
+	if (proto_rd_end(&r, "NETREQ_HOLD", err) < 0)
+		return -1;
+	if (v > 1)
+		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NETREQ_HOLD: on is %u, not 0 or 1", v);
+	*on = v == 1;
+	return 0;
+}
+
 int
 netreq_decode_list(const uint8_t *p, size_t len, uint32_t *flags, lz_err_t *err)
 {

@@ -165,6 +165,10 @@ void netreq_encode_verdict(struct proto_buf *b, uint32_t rid, uint32_t verdict,
  * than its field, an unknown state/kind/scope/flag is an error
  * (PROTO_E_BAD_PAYLOAD) naming what is wrong. */
 int netreq_decode_list(const uint8_t *p, size_t len, uint32_t *flags, lz_err_t *err);
+/* NETREQ_HOLD: request id's view is open (on: held past network.ask_timeout,
+ * up to escalation.timeout from its first attempt) or closed. */
+void netreq_encode_hold(struct proto_buf *b, uint32_t id, bool on);
+int netreq_decode_hold(const uint8_t *p, size_t len, uint32_t *id, bool *on, lz_err_t *err);
 int netreq_decode_item(const uint8_t *p, size_t len, struct netreq_item *out, lz_err_t *err);
 int netreq_decode_summary(const uint8_t *p, size_t len, struct netreq_summary *out,
     lz_err_t *err);

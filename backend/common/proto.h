@@ -112,6 +112,7 @@ struct proto_suspect {
 #define NETREQ_REVOKE		227	/* c->s: entry or "#N" -> REVOKE (the entry removed) */
 #define NETCTL_ASK		228	/* r->c: a held destination */
 #define NETCTL_VERDICT		229	/* c->r: accept/refuse/deny a request */
+#define NETREQ_HOLD		230	/* c->s: u32 id, u32 on: its view is open (on) or closed */
 
 /* ERROR codes. */
 enum proto_errcode {

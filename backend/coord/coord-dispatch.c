@@ -669,7 +669,7 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		review_audit_serve(c->loop, c->store, cl, p, h->length);
 		return;
 	}
-	if (h->type >= NETREQ_LIST && h->type <= NETREQ_REVOKE) {
+	if ((h->type >= NETREQ_LIST && h->type <= NETREQ_REVOKE) || h->type == NETREQ_HOLD) {
 		coord_netreq_frame(c, cl, h, p);
 		return;
 	}

@@ -44,6 +44,7 @@ struct coord {
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
+	uv_timer_t nr_due;	/* the next network request due (coord-netreq.c) */
 	struct session **sessions;
 	size_t n_sessions;
 	uint32_t next_session;
@@ -65,6 +66,7 @@ struct coord {
 	char *limit_hit;	/* why the sandbox was stopped, or NULL */
 	char *effcfg;		/* the effective configuration (effcfg.h) */
 	char *image_id;		/* from the threadpool, for effcfg */
+	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
 };
 
@@ -116,6 +118,10 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
+/* coord.c: a profile grant applied (add) or revoked at run time, in the
+ * configuration clients compare theirs with (effcfg.h). */
+void coord_effcfg_egress(struct coord *, const char *entry, bool add);
+
 /* ---- coord-netreq.c: network requests (issue 13) ---- */
 
 /* From the router (net-coord.c callbacks). */
@@ -132,6 +138,8 @@ void coord_netreq_event(struct coord *, const struct netctl_event *);
 void coord_netreq_frame(struct coord *, struct ctl_server_client *, const struct proto_header *,
     const uint8_t *p);
 void coord_netreq_client_gone(struct coord *, struct ctl_server_client *);
+/* (Re)start the timer that refuses the requests due and not held. */
+void coord_netreq_arm(struct coord *);
 /* The counters, for status (pending now, blocked unasked, denied attempts). */
 void coord_netreq_counts(struct coord *, struct netreq_summary *out);
 /* Someone who can answer follows the requests (else they are refused unasked). */

@@ -146,7 +146,10 @@ coord_net_begin(struct coord *c, lz_err_t *err)
 		.loop = c->loop, .a = c->a, .drv = c->drv, .socket_dir = socket_dir,
 		.policy = r->allow_egress, .n_policy = r->n_allow_egress,
 		.upstream = c->o->cfg->dns_upstream,
-		.ask_timeout_ms = (unsigned)c->o->cfg->ask_timeout * 1000,
+		/* The router holds a request up to escalation.timeout (a view open on
+		 * it holds it, coord-netreq.c); network.ask_timeout is ours to keep. */
+		.ask_timeout_ms = c->o->cfg->ask_timeout == 0 ? 0 : (unsigned)(c->o->cfg->esc_timeout >
+		    c->o->cfg->ask_timeout ? c->o->cfg->esc_timeout : c->o->cfg->ask_timeout) * 1000,
 		.ask_cb = coord_net_ask_cb, .summary_cb = coord_net_summary_cb,
 		.asks_gone_cb = coord_net_gone_cb,
 		.event_cb = coord_net_event_cb, .audit_cb = coord_net_audit_cb,

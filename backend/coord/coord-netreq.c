@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
@@ -46,6 +47,8 @@ struct coord_netreq_seen {
 struct coord_netreq_ent {
 	struct netreq_item it;	/* it.id is ours */
 	uint32_t rid;		/* the router's */
+	uint64_t due_wall;	/* network.ask_timeout after it came: refused then, unless held */
+	struct ctl_server_client *holder;	/* its view is open there (not a ref) */
 };
 
 struct coord_netreq {
@@ -425,6 +428,8 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 	if (e != NULL) {
 		e->it.attempts = in->attempts;
 		e->it.last_ms = in->last_ms;
+		if (e->holder != NULL)
+			e->it.expires_ms = in->expires_ms;
 		if (in->state == NETREQ_EXPIRED) {
 			e->it.state = NETREQ_EXPIRED;
 			snprintf(e->it.who, sizeof e->it.who, "timeout");
@@ -453,8 +458,14 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 	e = &nr->pend[nr->npend++];
 	e->it = it;
 	e->rid = in->id;
+	e->holder = NULL;
+	/* The router holds it up to the bound (coord-net.c); ask_timeout is ours. */
+	e->due_wall = in->first_ms + (uint64_t)c->o->cfg->ask_timeout * 1000;
+	if (e->due_wall < e->it.expires_ms)
+		e->it.expires_ms = e->due_wall;
 	nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
 	nr_summary(c);
+	coord_netreq_arm(c);
 	nr_audit_request(c, &e->it);
 }
 
@@ -464,12 +475,13 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 	struct coord_netreq *nr = nr_get(c);
 
 	if (s->overflow == nr->sum.overflow && s->denied_hits + nr->denied_here == nr->sum.denied_hits &&
-	    s->ask_timeout_ms == nr->sum.ask_timeout_ms)
+	    (s->ask_timeout_ms == 0) == (nr->sum.ask_timeout_ms == 0))
 		return;
 	nr->sum.overflow = s->overflow;
 	nr->sum.denied_hits = s->denied_hits + nr->denied_here;
-	/* The router's word: 0 when this kernel cannot hold packets. */
-	nr->sum.ask_timeout_ms = s->ask_timeout_ms;
+	/* The router's word: 0 when this kernel cannot hold packets; else ours
+	 * (the router's is the bound a held request can reach). */
+	nr->sum.ask_timeout_ms = s->ask_timeout_ms == 0 ? 0 : (uint32_t)c->o->cfg->ask_timeout * 1000;
 	nr_summary(c);
 }
 
@@ -544,12 +556,105 @@ coord_netreq_client_gone(struct coord *c, struct ctl_server_client *cl)
 {
 	struct coord_netreq *nr = c->netreq;
 
+	for (size_t i = 0; nr != NULL && i < nr->npend; i++)
+		if (nr->pend[i].holder == cl)
+			nr->pend[i].holder = NULL;	/* its view went with it */
+	if (nr != NULL)
+		coord_netreq_arm(c);
 	for (size_t i = 0; nr != NULL && i < nr->nfollow; i++)
 		if (nr->follow[i] == cl) {
 			nr->follow[i] = nr->follow[--nr->nfollow];
 			ctl_server_client_unref(cl);
 			return;
 		}
+}
+
+/* ---- held while a view is open (issue 24 item 11) ---- */
+
+static uint64_t
+nr_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+nr_due_cb(uv_timer_t *t)
+{
+	struct coord *c = t->data;
+	struct coord_netreq *nr = c->netreq;
+	uint64_t now = nr_wall_ms();
+	lz_err_t err = LZ_ERR_INIT;
+	int held;
+
+	for (size_t i = 0; nr != NULL && i < nr->npend;) {
+		struct coord_netreq_ent *e = &nr->pend[i];
+
+		if (e->holder != NULL || e->due_wall > now) {
+			i++;
+			continue;
+		}
+		/* Nobody answered in network.ask_timeout: refused, as the router would. */
+		if (c->net != NULL && net_coord_verdict(c->net, e->rid, NETCTL_V_REFUSE, NULL, &held,
+		    &err) < 0) {
+			coord_log("network request %u: refusing at its timeout: %s", e->it.id, err.msg);
+			lz_err_clear(&err);
+		}
+		e->it.state = NETREQ_EXPIRED;
+		snprintf(e->it.who, sizeof e->it.who, "timeout");
+		e->it.grant[0] = '\0';
+		nr_retire(c, e);	/* (the last entry moves to i) */
+	}
+	coord_netreq_arm(c);
+}
+
+void
+coord_netreq_arm(struct coord *c)
+{
+	struct coord_netreq *nr = c->netreq;
+	uint64_t now = nr_wall_ms(), next = UINT64_MAX;
+
+	for (size_t i = 0; nr != NULL && i < nr->npend; i++)
+		if (nr->pend[i].holder == NULL && nr->pend[i].due_wall < next)
+			next = nr->pend[i].due_wall;
+	c->nr_due.data = c;
+	if (next == UINT64_MAX)
+		uv_timer_stop(&c->nr_due);
+	else
+		uv_timer_start(&c->nr_due, nr_due_cb, next > now ? next - now : 0, 0);
+}
+
+/* A client's view of a request opened (held past ask_timeout, up to the
+ * router's bound, escalation.timeout) or closed (its timeout again, and
+ * a closed view past it is refused now). */
+static void
+nr_hold(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+{
+	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq_ent *e;
+	lz_err_t err = LZ_ERR_INIT;
+	uint32_t id;
+	bool on;
+
+	if (netreq_decode_hold(p, len, &id, &on, &err) < 0) {
+		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	if ((e = nr_by_id(nr, id)) == NULL)
+		return;	/* decided or expired meanwhile: the ITEM says so */
+	if (on)
+		e->holder = cl;
+	else if (e->holder == cl)
+		e->holder = NULL;
+	else
+		return;
+	e->it.expires_ms = on ? e->it.first_ms + (uint64_t)c->o->cfg->esc_timeout * 1000 :
+	    e->due_wall;
+	nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
+	coord_netreq_arm(c);
 }
 
 /* ---- decisions ---- */
@@ -693,6 +798,8 @@ nr_decide(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_
 		    "saved in the profile's grants, but not applied to this run: " : "", err.msg);
 		goto out;
 	}
+	if (d.scope == NETREQ_SCOPE_PROFILE)
+		coord_effcfg_egress(c, res.grant, true);	/* applied: what the grants file says */
 	/* The router may have expired it between the list and the answer. */
 	e = nr_by_id(nr, d.id);
 	if (held == 0 && d.scope == NETREQ_SCOPE_ONCE) {
@@ -789,6 +896,8 @@ nr_revoke(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_
 
 		live = net_coord_edit(c->net, false, removed, &e2) == 0;
 		lz_err_clear(&e2);
+		if (live)
+			coord_effcfg_egress(c, removed, false);
 	}
 	snprintf(who, sizeof who, "client (uid %u pid %ld)", (unsigned)cl->uid, (long)cl->pid);
 	lz_jsonw_init(&w);
@@ -828,6 +937,9 @@ coord_netreq_frame(struct coord *c, struct ctl_server_client *cl, const struct p
 		break;
 	case NETREQ_REVOKE:
 		nr_revoke(c, cl, p, h->length);
+		break;
+	case NETREQ_HOLD:
+		nr_hold(c, cl, p, h->length);
 		break;
 	default:
 		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",

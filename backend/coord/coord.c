@@ -122,6 +122,7 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->sig_hup, NULL);
 	uv_close((uv_handle_t *)&c->idle, NULL);
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
+	uv_close((uv_handle_t *)&c->nr_due, NULL);
 	if (c->guard_watch)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
 	coord_limits_close(c);
@@ -452,6 +453,25 @@ coord_watch_log(void *arg, const char *msg)
 /* What this sandbox really runs, for clients to compare theirs with; the
  * image id (a podman call) is filled in off the loop, "-" until then. */
 static void
+coord_effcfg_apply(struct coord *c, const char *edit)
+{
+	char *t = effcfg_egress_edit(c->effcfg != NULL ? c->effcfg : "", edit + 1, edit[0] == '+');
+
+	free(c->effcfg);
+	c->effcfg = t;
+}
+
+/* A grant for the profile applied at run time (add), or revoked: the
+ * running configuration is what the grants file now says, so that a client
+ * reading that file sees no difference (issue 24 item 13). */
+void
+coord_effcfg_egress(struct coord *c, const char *entry, bool add)
+{
+	lz_strv_pushf(&c->effcfg_edits, "%c%s", add ? '+' : '-', entry);
+	coord_effcfg_apply(c, c->effcfg_edits[lz_strv_len(c->effcfg_edits) - 1]);
+}
+
+static void
 coord_effcfg_work_cb(uv_work_t *req)
 {
 	struct coord *c = req->data;
@@ -473,6 +493,8 @@ coord_effcfg_after_cb(uv_work_t *req, int status)
 		free(c->effcfg);
 		c->effcfg = effcfg_build(c->o->resolved, c->image_id,
 		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
+		for (size_t i = 0; c->effcfg_edits != NULL && c->effcfg_edits[i] != NULL; i++)
+			coord_effcfg_apply(c, c->effcfg_edits[i]);
 	}
 	free(c->image_id);
 	c->image_id = NULL;
@@ -543,6 +565,8 @@ coord_teardown(struct coord *c)
 	c->net = NULL;
 	free(c->effcfg);
 	c->effcfg = NULL;
+	lz_strv_free(c->effcfg_edits);
+	c->effcfg_edits = NULL;
 	if (c->store != NULL) {
 		store_close(c->store);
 		c->store = NULL;
@@ -748,6 +772,8 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.idle.data = &c;
 	uv_timer_init(&loop, &c.stop_timer);
 	c.stop_timer.data = &c;
+	uv_timer_init(&loop, &c.nr_due);
+	c.nr_due.data = &c;
 	uv_signal_init(&loop, &c.sig_int);
 	uv_signal_init(&loop, &c.sig_term);
 	uv_signal_init(&loop, &c.sig_hup);

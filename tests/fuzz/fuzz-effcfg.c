@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lz_err_t err = LZ_ERR_INIT;
 	char **lines = NULL;
 
-	if (effcfg_diff((const char *)data, size, ours, &lines, &err) < 0) {
+	if (effcfg_diff((const char *)data, size, ours, "p", &lines, &err) < 0) {
 		LZ_ASSERT(lines == NULL && err.msg != NULL);
 		lz_err_clear(&err);
 		return 0;

@@ -22,6 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct netreq_result r;
 		struct netreq_grant *g;
 		uint32_t u, v;
+		bool on;
 		size_t n;
 		char *e;
 		int rc = proto_frame_parse(data, size, &h, &p, &err);
@@ -30,6 +31,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc != PROTO_FRAME)
 			break;
 		(void)netreq_decode_list(p, h.length, &u, &err);
+		lz_err_clear(&err);
+		(void)netreq_decode_hold(p, h.length, &u, &on, &err);
 		lz_err_clear(&err);
 		if (netreq_decode_item(p, h.length, &it, &err) == 0)
 			free(netreq_text_item(&it, (h.flags & 1) != 0));

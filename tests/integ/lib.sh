@@ -231,3 +231,19 @@ lz_router_pid() {
 	done
 	return 1
 }
+
+# The test's namespace (lz_test_netns PREFIX 2 3) with a web server on
+# $NET.3:8080 that answers "hello-8080 LINE"; needs root.
+lz_test_web() { # prefix
+	lz_test_netns "$1" 2 3
+	ip netns exec "$SRV" python3 "$LZ_SRC/tests/integ/net-helper.py" serve 0.0.0.0 8080 \
+		>"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
+	wait_for 10 grep -q serving "$T/srv.log" || fail "test server did not start"
+}
+# The id of the first pending network request of the test's domain, or nothing.
+lz_pending_id() { lz egress -w "$repo" --pending --json | python3 -c '
+import json, sys
+for l in sys.stdin:
+    l = l.strip()
+    if l.startswith("{") and json.loads(l).get("state") == "pending":
+        print(json.loads(l)["id"]); break'; }

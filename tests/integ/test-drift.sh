@@ -40,9 +40,9 @@ out=$(lz run -w "$repo" -- sh -c 'echo FOO=$FOO' </dev/null 2>"$T/err")
 err=$(cat "$T/err")
 assert_eq "$out" "FOO=one" "the run joins the running sandbox (its FOO)"
 assert_contains "$err" "domain $hash runs with another configuration than yours" "drift is reported"
-assert_contains "$err" "env FOO: a different value" "names the variable"
+assert_contains "$err" "profiles.default.env.FOO: a different value" "names the variable"
 assert_not_contains "$err" "two" "never shows a value"
-assert_contains "$err" "limits: running memory 1g" "names the limit"
+assert_contains "$err" "profiles.default.limits.memory: running 1g, yours 2g" "names the limit"
 assert_contains "$err" "'lazaret run --replace'" "says how to apply it"
 
 # --- --replace: the sandbox restarts from the new configuration
@@ -70,11 +70,11 @@ YAML
 }
 netconfig 5
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
-assert_contains "$err" "network: running none, yours sidecar" "names the network mode"
+assert_contains "$err" "profiles.default.network: running none, yours sidecar" "names the network mode"
 lz run --replace -w "$repo" -- true </dev/null >/dev/null 2>&1 || fail "--replace with the sidecar failed"
 netconfig 20
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
-assert_contains "$err" "ask_timeout: running 5s, yours 20s" "names network.ask_timeout"
+assert_contains "$err" "network.ask_timeout: running 5s, yours 20s" "names network.ask_timeout"
 lz stop -w "$repo" >/dev/null
 # --- an image retagged under the running sandbox is a difference (its id,
 # read from podman's storage files while the sandbox keeps the image mounted)
@@ -97,7 +97,7 @@ chmod -R a+rX "$T/relabel"
 as_user podman build -q -t "$TAG" "$T/relabel" >/dev/null ||
 	fail "cannot build a relabelled image"
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
-assert_contains "$err" "image_id: running" "a rebuilt image under the same tag is reported"
+assert_contains "$err" "profiles.default.image (its image id): running" "a rebuilt image under the same tag is reported"
 lz stop -w "$repo" >/dev/null
 wait || true
 
@@ -109,8 +109,8 @@ if [ -x "$T/bin/lazaret-workbench" ] && command -v tmux >/dev/null; then
 	wait_for 40 sessions_are 1 || fail "session for the workbench did not start"
 	config four 2g
 	"${TM[@]}" new-session -d -s wb -x 200 -y 30 "$(wb_line -w "$repo")"
-	wait_for 30 pane_has "runs another configuration" || show_fail "the workbench did not say the configuration differs"
-	assert_contains "$(pane)" "env FOO: a different value" "the workbench names the variable"
+	wait_for 30 pane_has "not running your configuration" || show_fail "the workbench did not say the configuration differs"
+	assert_contains "$(pane)" "profiles.default.env.FOO: a different value" "the workbench names the variable"
 	lz stop -w "$repo" >/dev/null
 	wait || true
 else

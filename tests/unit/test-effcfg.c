@@ -59,14 +59,14 @@ test_effcfg_names_differences_never_values(void **state)
 
 	(void)state;
 	assert_null(strstr(a, "secret"));
-	assert_int_equal(effcfg_diff(a, strlen(a), a, &lines, &err), 0);
+	assert_int_equal(effcfg_diff(a, strlen(a), a, "web", &lines, &err), 0);
 	assert_null(lines);
-	assert_int_equal(effcfg_diff(a, strlen(a), b, &lines, &err), 0);
-	assert_true(has(lines, "env FOO: a different value"));
-	assert_false(has(lines, "env B"));
-	assert_true(has(lines, "limits: running memory 1g"));
-	assert_true(has(lines, "volume /data: set differently"));
-	assert_true(has(lines, "image_id: running sha256:aa, yours sha256:bb"));
+	assert_int_equal(effcfg_diff(a, strlen(a), b, "web", &lines, &err), 0);
+	assert_true(has(lines, "profiles.web.env.FOO: a different value"));
+	assert_false(has(lines, "env.B"));
+	assert_true(has(lines, "profiles.web.limits.memory: running 1g, yours 2g"));
+	assert_true(has(lines, "profiles.web.volumes, container /data: set differently"));
+	assert_true(has(lines, "profiles.web.image (its image id): running sha256:aa, yours sha256:bb"));
 	assert_false(has(lines, "secret"));
 	lz_strv_free(lines);
 	free(a);
@@ -81,7 +81,7 @@ test_effcfg_unknown_image_id_is_no_difference(void **state)
 	lz_err_t err = LZ_ERR_INIT;
 
 	(void)state;
-	assert_int_equal(effcfg_diff(a, strlen(a), b, &lines, &err), 0);
+	assert_int_equal(effcfg_diff(a, strlen(a), b, "web", &lines, &err), 0);
 	assert_null(lines);
 	free(a);
 	free(b);
@@ -110,17 +110,17 @@ test_effcfg_network_and_ask_timeout(void **state)
 	r.ask_timeout = 30;
 	side30 = effcfg_build(&r, NULL, "isolated");
 
-	assert_int_equal(effcfg_diff(side10, strlen(side10), side30, &lines, &err), 0);
-	assert_true(has(lines, "ask_timeout: running 10s, yours 30s"));
+	assert_int_equal(effcfg_diff(side10, strlen(side10), side30, "web", &lines, &err), 0);
+	assert_true(has(lines, "network.ask_timeout: running 10s, yours 30s"));
 	lz_strv_free(lines);
 	lines = NULL;
-	assert_int_equal(effcfg_diff(none, strlen(none), side10, &lines, &err), 0);
-	assert_true(has(lines, "network: running none, yours sidecar"));
+	assert_int_equal(effcfg_diff(none, strlen(none), side10, "web", &lines, &err), 0);
+	assert_true(has(lines, "profiles.web.network: running none, yours sidecar"));
 	lz_strv_free(lines);
 	lines = NULL;
-	assert_int_equal(effcfg_diff(side10, strlen(side10), side10, &lines, &err), 0);
+	assert_int_equal(effcfg_diff(side10, strlen(side10), side10, "web", &lines, &err), 0);
 	assert_null(lines);
-	assert_int_equal(effcfg_diff(old, strlen(old), side10, &lines, &err), 0);
+	assert_int_equal(effcfg_diff(old, strlen(old), side10, "web", &lines, &err), 0);
 	assert_false(has(lines, "network"));
 	assert_false(has(lines, "ask_timeout"));
 	lz_strv_free(lines);
@@ -136,13 +136,39 @@ test_effcfg_refuses_malformed_text(void **state)
 	lz_err_t err = LZ_ERR_INIT;
 
 	(void)state;
-	assert_int_equal(effcfg_diff("no tab here\n", 12, "image\tx\n", &lines, &err), -1);
+	assert_int_equal(effcfg_diff("no tab here\n", 12, "image\tx\n", "web", &lines, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(effcfg_diff("image\tx\001\n", 9, "image\tx\n", &lines, &err), -1);
+	assert_int_equal(effcfg_diff("image\tx\001\n", 9, "image\tx\n", "web", &lines, &err), -1);
 	lz_err_clear(&err);
-	assert_int_equal(effcfg_diff("env\tONLY_THERE\tabc\n", 19, "", &lines, &err), 0);
-	assert_true(has(lines, "env ONLY_THERE: in the running sandbox, not in your"));
+	assert_int_equal(effcfg_diff("env\tONLY_THERE\tabc\n", 19, "", "web", &lines, &err), 0);
+	assert_true(has(lines, "profiles.web.env.ONLY_THERE: in the running sandbox, not in your"));
 	lz_strv_free(lines);
+}
+
+/* A grant for the profile applied, or revoked, at run time edits the
+ * running text as it edits the grants file: no difference after either. */
+static void
+test_effcfg_egress_edit_follows_grants(void **state)
+{
+	const char *run = "image\timg:1\negress\t10.0.0.1/32:443\n";
+	const char *ours = "image\timg:1\negress\t10.0.0.1/32:443\negress\t10.0.0.3/32:8080\n";
+	char *added = effcfg_egress_edit(run, "10.0.0.3/32:8080", true), *again, *gone, **lines = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(effcfg_diff(run, strlen(run), ours, "web", &lines, &err), 0);
+	assert_true(has(lines, "allow_egress (the global list, profiles.web.allow_egress or "
+	    "grants/web.list) 10.0.0.3/32:8080: in your configuration"));
+	lz_strv_free(lines);
+	assert_int_equal(effcfg_diff(added, strlen(added), ours, "web", &lines, &err), 0);
+	assert_null(lines);
+	again = effcfg_egress_edit(added, "10.0.0.3/32:8080", true);
+	assert_string_equal(again, added);
+	gone = effcfg_egress_edit(added, "10.0.0.1/32:443", false);
+	assert_string_equal(gone, "image\timg:1\negress\t10.0.0.3/32:8080\n");
+	free(added);
+	free(again);
+	free(gone);
 }
 
 int
@@ -153,6 +179,7 @@ main(void)
 		cmocka_unit_test(test_effcfg_unknown_image_id_is_no_difference),
 		cmocka_unit_test(test_effcfg_network_and_ask_timeout),
 		cmocka_unit_test(test_effcfg_refuses_malformed_text),
+		cmocka_unit_test(test_effcfg_egress_edit_follows_grants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,25 @@ test_netreq_result_summary_list_round_trip(void **state)
 	assert_non_null(strstr(err.msg, "unknown flags"));
 	lz_err_clear(&err);
 	proto_buf_clear(&b);
+	{
+		uint32_t id;
+		bool on;
+
+		netreq_encode_hold(&b, 7, true);
+		p = one_frame(&b, &h);
+		assert_int_equal(h.type, NETREQ_HOLD);
+		assert_int_equal(netreq_decode_hold(p, h.length, &id, &on, &err), 0);
+		assert_int_equal(id, 7);
+		assert_true(on);
+		assert_int_equal(netreq_decode_hold(p, h.length - 1, &id, &on, &err), -1);
+		lz_err_clear(&err);
+		proto_buf_clear(&b);
+		netreq_encode_list(&b, 0);	/* one u32: no hold */
+		p = one_frame(&b, &h);
+		assert_int_equal(netreq_decode_hold(p, h.length, &id, &on, &err), -1);
+		lz_err_clear(&err);
+		proto_buf_clear(&b);
+	}
 }
 
 static void
