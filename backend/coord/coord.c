@@ -123,6 +123,8 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->stop_timer, NULL);
 	if (c->guard_watch)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
+	/* A session end still waiting for an import is answered (teardown imports). */
+	sentry_watch_stop(c->watch);
 	coord_limits_close(c);
 }
 

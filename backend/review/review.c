@@ -9,6 +9,7 @@
 
 #include "jsonw.h"
 #include "review/review.h"
+#include "sandbox/sentry.h"
 #include "xmalloc.h"
 
 static int
@@ -51,9 +52,12 @@ review_open(const struct anchor *a, const char *into, bool with_checkout,
 	const char *a_head[] = { "symbolic-ref", "-q", "HEAD", NULL };
 	_cleanup_free_ char *head = NULL, *range = NULL, *cnt = NULL, *tt = NULL;
 	struct proc_result res = { 0 };
+	_cleanup_close_ int lock = -1;
 
 	r->a = a;
-	if (review_git_open(a->workspace, &r->g, err) < 0)
+	/* Never the agent tip of an import that is still writing it. */
+	if (sentry_import_lock(a->domain_root, false, SENTRY_LOCK_MS, &lock, err) < 0 ||
+	    review_git_open(a->workspace, &r->g, err) < 0)
 		goto fail;
 	r->agent_ref = xasprintf("refs/heads/%s", a->branch);
 	if (review_oid(r, true, r->agent_ref, r->tip, err) < 0) {

@@ -491,7 +491,7 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 	_cleanup_free_ char *main_ref = xasprintf("refs/heads/%s", a->branch);
 	_cleanup_free_ char *packed = xstrdup(""), *fp = NULL, *last = NULL;
 	_cleanup_free_ char *fpf = xasprintf("%s/imported", p->sdir);
-	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int sfd = -1, lock = -1;
 	struct sentry_refs refs;
 	size_t i, bad_packs = 0;
 	bool has_main = false;
@@ -524,7 +524,8 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 	}
 	if (sentry_write_at(sfd, "packed-refs", packed, strlen(packed), 0600, err) < 0)
 		goto out;
-	if (sentry_fetch(r->common, p->shadow, a->profile, has_main, err) < 0) {
+	if (sentry_import_lock(p->dr, true, SENTRY_LOCK_MS, &lock, err) < 0 ||
+	    sentry_fetch(r->common, p->shadow, a->profile, has_main, err) < 0) {
 		lz_err_wrap(err, "the agent's commits were not imported");
 		goto out;
 	}

@@ -73,6 +73,14 @@ void sentry_layout_clear(struct sentry_layout *);
  * sentry-import.c). *notice (may be NULL) gains what was left out. */
 int sentry_import(const struct anchor *a, char **notice, lz_err_t *err);
 
+/* How long an import waits for reviews, and a review for an import. */
+#define SENTRY_LOCK_MS 30000
+/* Take the domain's import lock (sentry-lock.c): exclusive to write the
+ * host's Lazaret refs, shared to read them; wait up to timeout_ms. *fd
+ * holds it (close to drop); -1 when the domain has no Sentry state yet. */
+int sentry_import_lock(const char *domain_root, bool exclusive, int timeout_ms, int *fd,
+    lz_err_t *err);
+
 /* Teardown: the last import, any .git the agent created quarantined, its
  * refs scrubbed. The checkout, repository and branches (the user's data)
  * are kept. *notice (may be NULL) gains what was done. */
