@@ -299,14 +299,20 @@ sentry_release(const struct anchor *a, char **notice, lz_err_t *err)
 		return 0;
 	}
 	git = sentry_host_common(&p, &r, NULL) == 0 && sentry_is_dir(p.priv);
-	/* The last import, then the agent's .git elsewhere taken away. */
-	if (git && sentry_import_run(a, &p, &r, &rep, &ierr) < 0)
-		ret = -1;
+	/* The last import, then the agent's .git elsewhere taken away. An
+	 * import git refuses is reported, not a failed teardown: no retry of
+	 * the teardown would change its verdict, and a domain left dead for it
+	 * could never be cleared. The commits stay in the agent's repository. */
+	if (git && sentry_import_run(a, &p, &r, &rep, &ierr) < 0) {
+		sentry_notice_add(&rep, xasprintf("%s (they stay in the agent's repository %s; "
+		    "the next session imports them)", ierr.msg, p.priv));
+		lz_err_clear(&ierr);
+	}
 	if (rep != NULL && notice != NULL)
 		sentry_notice_add(notice, lz_steal_ptr(&rep));
 	free(lz_steal_ptr(&rep));
 	if (sentry_quarantine(&p, strcmp(mode, "direct") == 0 ? a->workspace : p.checkout,
-	    &rep, ret < 0 ? NULL : err) < 0)
+	    &rep, err) < 0)
 		ret = -1;
 	if (rep != NULL && notice != NULL)
 		sentry_notice_add(notice, lz_steal_ptr(&rep));
@@ -316,10 +322,6 @@ sentry_release(const struct anchor *a, char **notice, lz_err_t *err)
 		(void)sentry_scrub_tree(refs, &first);
 		(void)sentry_scrub_tree(logs, &first);
 		sentry_repo_clear(&r);
-	}
-	if (ierr.msg != NULL) {
-		lz_err_set(err, ierr.code, "%s", ierr.msg);
-		lz_err_clear(&ierr);
 	}
 	sentry_paths_clear(&p);
 	return ret;

@@ -7,7 +7,8 @@
  * or working tree), creates what must exist before the container starts
  * and returns the mounts in podman order. See sentry.c for the theory of
  * operation; the parts are sentry-repo.c (host probe, private repository),
- * sentry-import.c and sentry-refs.c (import), sentry-guard.c (nested .git,
+ * sentry-import.c, sentry-fetch.c and sentry-refs.c (import; sentry-lock.c
+ * its lock), sentry-guard.c (nested .git,
  * submodule placeholders, quarantine), sentry-workspace.c (which
  * directories may be workspaces), sentry-watch.c (import on ref change),
  * sentry-util.c (tools).

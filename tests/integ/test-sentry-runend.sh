@@ -13,9 +13,7 @@ lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command"
 lz_domain "git repo"
 git_u() { as_user git -C "$repo" "$@"; }
 commit_in_box() { # subject: one commit on the agent's main line, then return
-	lz run -T -w "$repo" -- sh -c "export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=a@example.invalid \
-		GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=a@example.invalid; set -e
-		echo '$1' >> work.txt && git add work.txt && git commit -qm '$1'" </dev/null
+	sx_run_agent "echo '$1' >> work.txt && git add work.txt && git commit -qm '$1'"
 }
 host_tip() { git_u log -1 --format=%s lazaret/agent-default 2>/dev/null || echo none; }
 
