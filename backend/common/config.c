@@ -420,7 +420,7 @@ static int
 load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_limits *l)
 {
-	static const char *const keys[] = { "memory", "pids", "disk", "cpus", NULL };
+	static const char *const keys[] = { "memory", "pids", "disk", "cpus", "git_object", NULL };
 	_cleanup_free_ char *k = NULL;
 	const struct cfg_node *v;
 	const char *s;
@@ -438,6 +438,12 @@ load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
 		free(k);
 		k = xasprintf("%s.disk", key);
 		if (load_size(c, v, k, CFG_LIMIT_DISK_MIN, &l->disk) < 0)
+			return -1;
+	}
+	if ((v = cfg_map_get(n, "git_object")) != NULL) {
+		free(k);
+		k = xasprintf("%s.git_object", key);
+		if (load_size(c, v, k, CFG_LIMIT_GIT_OBJECT_MIN, &l->git_object) < 0)
 			return -1;
 	}
 	if ((v = cfg_map_get(n, "pids")) != NULL) {
@@ -483,7 +489,7 @@ load_profile(const struct cfg_ctx *c, const struct cfg_node *kn, const struct cf
 	p->name = xstrdup(kn->str);
 	p->line = kn->line;
 	p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
-	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
+	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0, CFG_LIMIT_GIT_OBJECT_DEFAULT };
 	key = xasprintf("profiles.%s", p->name);
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;

@@ -15,10 +15,12 @@
  * import.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "coord/proc.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
@@ -39,7 +41,13 @@ struct sentry_fetch {
 	char **why;		/* per ref: NULL (taken) or why it was left out */
 	size_t n_bad;
 	unsigned tries;
+	uint64_t cap;		/* limits.git_object: largest blob taken, 0 none */
+	char **host_tips;	/* the host's ref values (rev-list's ^ lines), or NULL */
 };
+
+/* Does the subset lo..hi pass? 0 yes, 1 no (*why), -1 error. */
+typedef int (*sentry_fetch_test_fn)(struct sentry_fetch *f, size_t lo, size_t hi, char **why,
+    lz_err_t *err);
 
 /* The host's name for shadow ref name. */
 static char *
@@ -157,7 +165,6 @@ sentry_fetch_run(struct sentry_fetch *f, bool main, bool prune, char **why, lz_e
 	struct proc_result res = { 0 };
 	int ret = -1;
 
-	f->tries++;
 	lz_strv_push(&argv, "-c");
 	lz_strv_push(&argv, "protocol.file.allow=always");
 	lz_strv_push(&argv, "-c");
@@ -190,44 +197,140 @@ sentry_fetch_run(struct sentry_fetch *f, bool main, bool prune, char **why, lz_e
 	return ret;
 }
 
-/* Fetch refs lo..hi alone; split what git refuses down to the bad refs. */
+/* A trial fetch of refs lo..hi alone (no prune). */
 static int
-sentry_fetch_sift(struct sentry_fetch *f, size_t lo, size_t hi, lz_err_t *err)
+sentry_fetch_try(struct sentry_fetch *f, size_t lo, size_t hi, char **why, lz_err_t *err)
+{
+	bool main;
+
+	if (sentry_fetch_packed(f, lo, hi, false, &main, err) < 0)
+		return -1;
+	return sentry_fetch_run(f, main, false, why, err);
+}
+
+/* The host's ref values, once: where the walk of the agent's objects stops. */
+static int
+sentry_fetch_tips(struct sentry_fetch *f, lz_err_t *err)
+{
+	char **argv = sentry_fetch_git(f->g), **env = sentry_fetch_env();
+	struct proc_result res = { 0 };
+	char *l, *nl;
+	int ret = -1;
+
+	if (f->host_tips != NULL)
+		return 0;
+	lz_strv_push(&f->host_tips, "");
+	lz_strv_push(&argv, "for-each-ref");
+	lz_strv_push(&argv, "--format=^%(objectname)");
+	if (proc_run(argv, env, NULL, 0, &res, err) == 0) {
+		if (res.status != 0)
+			lz_err_set(err, EIO, "git for-each-ref (in %s) failed", f->g);
+		else
+			ret = 0;
+		for (l = res.out; ret == 0 && l != NULL && *l != '\0'; l = nl + 1) {
+			if ((nl = strchr(l, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			lz_strv_push(&f->host_tips, l);
+		}
+	}
+	proc_result_clear(&res);
+	lz_strv_free(argv);
+	lz_strv_free(env);
+	return ret;
+}
+
+/* Do refs lo..hi reach a blob of the agent's over the cap? rev-list's
+ * blob:limit filter reads each blob's size from its header, never its
+ * bytes, and the walk stops at what the host has. */
+static int
+sentry_fetch_sizes(struct sentry_fetch *f, size_t lo, size_t hi, char **why, lz_err_t *err)
+{
+	char **argv = NULL, **env = sentry_fetch_env();
+	_cleanup_free_ char *in = NULL, *cap = cfg_size_text(f->cap);
+	struct proc_result res = { 0 };
+	const char *om;
+	size_t i, n = 0;
+	int ret = -1;
+
+	if (sentry_fetch_tips(f, err) < 0)
+		goto out;
+	for (i = 0; f->host_tips[i] != NULL; i++)
+		n += strlen(f->host_tips[i]) + 1;
+	for (i = lo; i < hi; i++)
+		n += strlen(f->refs->v[i].hex) + 1;
+	in = xmalloc(n + 1);
+	n = 0;
+	for (i = lo; i < hi; i++)
+		if (f->why[i] == NULL)
+			n += (size_t)sprintf(in + n, "%s\n", f->refs->v[i].hex);
+	for (i = 1; f->host_tips[i] != NULL; i++)
+		n += (size_t)sprintf(in + n, "%s\n", f->host_tips[i]);
+	in[n] = '\0';
+	lz_strv_push(&argv, "git");
+	lz_strv_pushf(&argv, "--git-dir=%s", f->shadow);
+	lz_strv_push(&argv, "rev-list");
+	lz_strv_push(&argv, "--objects");
+	lz_strv_push(&argv, "--no-object-names");
+	lz_strv_pushf(&argv, "--filter=blob:limit=%llu", (unsigned long long)f->cap);
+	lz_strv_push(&argv, "--filter-print-omitted");
+	lz_strv_push(&argv, "--stdin");
+	if (proc_run(argv, env, in, 0, &res, err) < 0)
+		goto out;
+	/* A walk git cannot make (a missing object): the fetch will say. */
+	ret = 0;
+	om = res.status != 0 || res.out == NULL ? NULL : res.out[0] == '~' ? res.out :
+	    strstr(res.out, "\n~");
+	if (om != NULL) {
+		om += om[0] == '\n' ? 2 : 1;
+		ret = 1;
+		*why = xasprintf("blob %.*s is over limits.git_object (%s)",
+		    (int)strcspn(om, "\n"), om, cap);
+	}
+out:
+	proc_result_clear(&res);
+	lz_strv_free(argv);
+	lz_strv_free(env);
+	return ret;
+}
+
+/* Test refs lo..hi together; split what fails down to the bad refs. */
+static int
+sentry_fetch_sift(struct sentry_fetch *f, sentry_fetch_test_fn test, size_t lo, size_t hi,
+    lz_err_t *err)
 {
 	_cleanup_free_ char *why = NULL;
 	size_t i, mid;
-	bool main;
 	int r;
 
 	if (f->tries >= SENTRY_FETCH_TRIES) {
-		for (i = lo; i < hi; i++) {
-			f->why[i] = xasprintf("not tried: git refused more than %d fetches",
-			    SENTRY_FETCH_TRIES);
-			f->n_bad++;
-		}
+		for (i = lo; i < hi; i++)
+			if (f->why[i] == NULL) {
+				f->why[i] = xasprintf("not tried: more than %d checks",
+				    SENTRY_FETCH_TRIES);
+				f->n_bad++;
+			}
 		return 0;
 	}
-	if (sentry_fetch_packed(f, lo, hi, false, &main, err) < 0 ||
-	    (r = sentry_fetch_run(f, main, false, &why, err)) < 0)
-		return -1;
-	if (r == 0)
-		return 0;
+	f->tries++;
+	if ((r = test(f, lo, hi, &why, err)) <= 0)
+		return r;
 	if (hi - lo == 1) {
 		f->why[lo] = lz_steal_ptr(&why);
 		f->n_bad++;
 		return 0;
 	}
 	mid = lo + (hi - lo) / 2;
-	if (sentry_fetch_sift(f, lo, mid, err) < 0)
+	if (sentry_fetch_sift(f, test, lo, mid, err) < 0)
 		return -1;
-	return sentry_fetch_sift(f, mid, hi, err);
+	return sentry_fetch_sift(f, test, mid, hi, err);
 }
 
 /* What was left out, for the audit trail. */
 static char *
 sentry_fetch_report(const struct sentry_fetch *f)
 {
-	char *s = xasprintf("import left out %zu ref(s) git refused:", f->n_bad), *t;
+	char *s = xasprintf("import left out %zu ref(s):", f->n_bad), *t;
 	size_t i, k = 0;
 
 	for (i = 0; i < f->refs->n; i++) {
@@ -253,16 +356,23 @@ sentry_fetch_report(const struct sentry_fetch *f)
 
 int
 sentry_fetch_refs(const char *g, const char *shadow, int sfd, const struct anchor *a,
-    struct sentry_refs *refs, char **report, lz_err_t *err)
+    uint64_t cap, struct sentry_refs *refs, char **report, lz_err_t *err)
 {
-	struct sentry_fetch f = { g, shadow, a->profile, a->branch, sfd, refs, NULL, 0, 0 };
+	struct sentry_fetch f = { g, shadow, a->profile, a->branch, sfd, refs, NULL, 0, 0, cap,
+	    NULL };
 	_cleanup_free_ char *why = NULL;
 	bool main;
 	size_t i;
 	int r, ret = -1;
 
 	f.why = xcalloc(refs->n + 1, sizeof *f.why);
-	if (sentry_fetch_packed(&f, 0, refs->n, false, &main, err) < 0 ||
+	/* Refs that reach a blob over the cap are never fetched: the host
+	 * would inflate it (index-pack, fsck), and every review after it. */
+	if (cap > 0 && refs->n > 0 && sentry_fetch_sift(&f, sentry_fetch_sizes, 0, refs->n,
+	    err) < 0)
+		goto out;
+	f.tries = 0;
+	if (sentry_fetch_packed(&f, 0, refs->n, true, &main, err) < 0 ||
 	    (r = sentry_fetch_run(&f, main, true, &why, err)) < 0)
 		goto out;
 	if (r == 1 && refs->n == 0) {
@@ -271,7 +381,7 @@ sentry_fetch_refs(const char *g, const char *shadow, int sfd, const struct ancho
 	}
 	if (r == 1) {
 		/* The whole fetch refused: find the refs git refuses. */
-		if (sentry_fetch_sift(&f, 0, refs->n, err) < 0)
+		if (sentry_fetch_sift(&f, sentry_fetch_try, 0, refs->n, err) < 0)
 			goto out;
 		free(lz_steal_ptr(&why));
 		if (sentry_fetch_packed(&f, 0, refs->n, true, &main, err) < 0 ||
@@ -282,13 +392,14 @@ sentry_fetch_refs(const char *g, const char *shadow, int sfd, const struct ancho
 			    "without the %zu ref(s) it refused: %s", f.n_bad, why);
 			goto out;
 		}
-		if (report != NULL && f.n_bad > 0)
-			*report = sentry_fetch_report(&f);
 	}
+	if (report != NULL && f.n_bad > 0)
+		*report = sentry_fetch_report(&f);
 	ret = 0;
 out:
 	for (i = 0; i < refs->n; i++)
 		free(f.why[i]);
 	free(f.why);
+	lz_strv_free(f.host_tips);
 	return ret;
 }

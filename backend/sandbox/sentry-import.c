@@ -477,7 +477,8 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 		goto out;
 	}
 	if (sentry_import_lock(p->dr, true, SENTRY_LOCK_MS, &lock, err) < 0 ||
-	    sentry_fetch_refs(r->common, p->shadow, sfd, a, &refs, &refused, err) < 0) {
+	    sentry_fetch_refs(r->common, p->shadow, sfd, a, sentry_object_cap(p), &refs,
+	    &refused, err) < 0) {
 		lz_err_wrap(err, "the agent's commits were not imported");
 		goto out;
 	}

@@ -1,6 +1,6 @@
 /* sentry-lock.c - the import lock: an import of the agent's refs holds it
  * exclusively while it writes the host's Lazaret refs, a review (lazaret
- * diff, merge, the workbench's view, the auto_approve gate) shared while it
+ * diff, merge, the workbench's view) shared while it
  * reads them, so a review never sees a branch half-way through an import
  * (the agent tip of one import beside the checkout of the next).
  *

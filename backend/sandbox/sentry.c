@@ -66,6 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
@@ -258,6 +259,46 @@ sentry_layout_clear(struct sentry_layout *l)
 	free(l->user_email);
 	lz_strv_free(l->env);
 	memset(l, 0, sizeof *l);
+}
+
+/* <sdir>/git-object-cap: the cap in bytes, so that every import of the
+ * domain (the coordinator's, a guard's or lazaret stop's clean-up) uses the
+ * profile's, though only the coordinator reads the configuration. */
+int
+sentry_object_cap_set(const struct anchor *a, uint64_t cap, lz_err_t *err)
+{
+	struct sentry_paths p;
+	_cleanup_free_ char *f = NULL, *v = xasprintf("%llu\n", (unsigned long long)cap);
+	int ret;
+
+	if (sentry_paths_init(a, false, &p, err) < 0)
+		return -1;
+	f = xasprintf("%s/git-object-cap", p.sdir);
+	ret = sentry_write_file(f, v, 0600, err);
+	sentry_paths_clear(&p);
+	return ret;
+}
+
+uint64_t
+sentry_object_cap(const struct sentry_paths *p)
+{
+	return sentry_object_cap_of(p->dr);
+}
+
+uint64_t
+sentry_object_cap_of(const char *domain_root)
+{
+	_cleanup_free_ char *f = xasprintf("%s/sentry/git-object-cap", domain_root), *v = NULL;
+	char *end;
+	unsigned long long cap;
+
+	if (sentry_read_small(f, &v, NULL) < 0)
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	errno = 0;
+	cap = strtoull(v, &end, 10);
+	if (errno != 0 || end == v || (*end != '\n' && *end != '\0'))
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	return cap;
 }
 
 int

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "anchor.h"
@@ -69,6 +70,12 @@ void sentry_job_free(struct sentry_job *);
 int sentry_prepare_probed(const struct anchor *a, enum sentry_mode mode, struct sentry_job *probe,
     struct sentry_layout *out, lz_err_t *err);
 void sentry_layout_clear(struct sentry_layout *);
+
+/* Record limits.git_object (bytes, 0: none) for the domain's imports: a
+ * ref that reaches a blob larger is left out (audited). Unset: 100 MiB. */
+int sentry_object_cap_set(const struct anchor *a, uint64_t cap, lz_err_t *err);
+/* The cap recorded for the domain whose root is domain_root (reviews). */
+uint64_t sentry_object_cap_of(const char *domain_root);
 
 /* Import the agent's branches and tags into the host repository (see
  * sentry-import.c). *notice (may be NULL) gains what was left out. */
