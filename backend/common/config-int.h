@@ -132,6 +132,8 @@ void cfg_volumes_free(struct cfg_volume *v, size_t n);
 struct cfg_profile;
 /* A profile's mapping n (keys under `key` in messages); image may be left
  * out (a kit gives it). */
+/* With persist_usr, /usr, /etc and /var first among the persistent dirs. */
+void cfg_profile_persist_usr(struct cfg_profile *p);
 int cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
     const struct cfg_node *n, struct cfg_profile *p);
 void cfg_profile_clear(struct cfg_profile *p);

@@ -258,10 +258,8 @@ kit_profile(const struct cfg_ctx *c, const struct cfg_node *n, struct cfg_kit *k
 	} else {
 		p->name = xstrdup(k->name);
 		p->persist_usr = true;
-		p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
-		    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
-		lz_strv_push(&p->persistent_dirs, "/usr");
-		p->n_persistent_dirs = 1;
+		p->limits = cfg_limits_default();
+		cfg_profile_persist_usr(p);	/* /usr, /etc, /var: what apt and dpkg keep */
 	}
 	if (!(p->keys & CFG_PK_TRUST_HOST_CA)) {
 		p->trust_host_ca = true;

@@ -80,6 +80,9 @@ print_limits(FILE *f, const struct cfg_limits *l)
 	else
 		fputs("none\n", f);
 	fprintf(f, "      disk: %s\n      cpus: %s\n", disk, cpus);
+	free(disk);
+	disk = cfg_size_text(l->git_object);
+	fprintf(f, "      git_object: %s\n", disk);
 }
 
 /* "  # from kit K" after a key the profile took from its kit, then the newline. */

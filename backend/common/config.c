@@ -284,14 +284,21 @@ load_persistent(const struct cfg_ctx *c, const struct cfg_node *n, const char *k
 	return 0;
 }
 
+struct cfg_limits
+cfg_limits_default(void)
+{
+	return (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
+	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0, CFG_LIMIT_GIT_OBJECT_DEFAULT };
+}
+
 /* Spec 4.3.3: /usr is always a State Anchor (what apt or pip installs there
  * survives), and so are /etc and /var, where dpkg and apt keep what they know
  * of it (/var/lib/dpkg, /var/lib/apt, conffiles): /usr alone left `node`
  * running while `dpkg -s nodejs` said "not installed". Added first, in that
  * order, unless listed; the overlays mount parents first whatever the order.
  * persist_usr: false opts out of all three. */
-static void
-persist_usr(struct cfg_profile *p)
+void
+cfg_profile_persist_usr(struct cfg_profile *p)
 {
 	static const char *const pkg_dirs[] = { "/usr", "/etc", "/var" };
 	char **v = NULL;
@@ -430,7 +437,7 @@ static int
 load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_limits *l)
 {
-	static const char *const keys[] = { "memory", "pids", "disk", "cpus", NULL };
+	static const char *const keys[] = { "memory", "pids", "disk", "cpus", "git_object", NULL };
 	_cleanup_free_ char *k = NULL;
 	const struct cfg_node *v;
 	const char *s;
@@ -448,6 +455,12 @@ load_limits(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
 		free(k);
 		k = xasprintf("%s.disk", key);
 		if (load_size(c, v, k, CFG_LIMIT_DISK_MIN, &l->disk) < 0)
+			return -1;
+	}
+	if ((v = cfg_map_get(n, "git_object")) != NULL) {
+		free(k);
+		k = xasprintf("%s.git_object", key);
+		if (load_size(c, v, k, CFG_LIMIT_GIT_OBJECT_MIN, &l->git_object) < 0)
 			return -1;
 	}
 	if ((v = cfg_map_get(n, "pids")) != NULL) {
@@ -502,8 +515,7 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
 	p->name = xstrdup(name);
 	p->line = line;
 	p->map_line = n->line;
-	p->limits = (struct cfg_limits){ CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
-	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
+	p->limits = cfg_limits_default();
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;
 	for (i = 0; i < n->n_kids; i += 2)
@@ -521,7 +533,7 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
 	p->persist_usr = true;
 	if ((v = cfg_map_get(n, "persist_usr")) != NULL && cfg_get_bool(c, v, k, &p->persist_usr) < 0)
 		return -1;
-	persist_usr(p);
+	cfg_profile_persist_usr(p);
 	free(k);
 	k = xasprintf("%s.trust_host_ca", key);
 	if ((v = cfg_map_get(n, "trust_host_ca")) != NULL &&

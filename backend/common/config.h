@@ -55,11 +55,14 @@ struct cfg_limits {
 	uint64_t disk;		/* bytes: writable layer, State Anchor uppers, Domain Root */
 	long cpus_milli;	/* CPUs x 1000 */
 	int line;		/* where limits: is, 0 = defaults */
+	uint64_t git_object;	/* bytes: the largest object of the agent's imported; 0 none */
 };
 
 #define CFG_LIMIT_MEMORY_DEFAULT	(4ULL << 30)	/* a -j2 C/C++/Rust build */
 #define CFG_LIMIT_PIDS_DEFAULT		4096
 #define CFG_LIMIT_DISK_DEFAULT		(20ULL << 30)
+#define CFG_LIMIT_GIT_OBJECT_DEFAULT	(100ULL << 20)	/* no source file comes near */
+#define CFG_LIMIT_GIT_OBJECT_MIN	(1ULL << 20)
 #define CFG_LIMIT_CPUS_DEFAULT		2000
 #define CFG_LIMIT_MEMORY_MIN		(256ULL << 20)	/* below it gVisor cannot boot */
 #define CFG_LIMIT_PIDS_MIN		16
@@ -207,6 +210,8 @@ int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
 int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
 /* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
 char *cfg_size_text(uint64_t bytes);
+/* The limits a profile has when it sets none (docs/config.md#limits). */
+struct cfg_limits cfg_limits_default(void);
 /* "2", "0.500" or "none"; caller frees. */
 char *cfg_cpus_text(long milli);
 

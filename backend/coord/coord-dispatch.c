@@ -16,12 +16,16 @@
 #include "coord/screen.h"
 #include "cred-fd.h"
 #include "review/review-audit.h"
+#include "sandbox/sentry-watch.h"
 #include "store/audit.h"
 #include "store/audit-text.h"
 #include "jsonw.h"
 #include "strv.h"
 #include "trace.h"
 #include "xmalloc.h"
+
+/* A session's end waits this long for the import of the agent's commits. */
+#define COORD_IMPORT_WAIT_MS 30000
 
 /* A session record for the store. */
 struct coord_store_job {
@@ -185,21 +189,19 @@ coord_secret_safe(const struct coord *c)
 	    c->drv->direct_secret_fd(c->direct);
 }
 
+/* The rest of a session's end, once the agent's last commits are imported
+ * (finished) or the wait for them ran out. */
 static void
-coord_exit_cb(struct session *s, void *arg)
+coord_exit_finish(struct coord *c, struct session *s, bool finished)
 {
-	struct coord *c = arg;
 	struct proto_exit e = { s->id, s->status };
 	struct proto_buf b = { 0 };
 	size_t i;
 
-	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
-	if (s->id == 1)
-		lz_trace("session 1 ran (%s)", coord_exec_label(c, s->direct));
-	/* A session that dies with its sandbox: say why, in the user's terminal too. */
-	coord_limits_check(c);
-	if (c->limit_hit != NULL) {
-		char *m = xasprintf("lazaret: %s\r\n", c->limit_hit);
+	if (!finished) {
+		char *m = xasprintf("lazaret: the import of the agent's commits into %s has "
+		    "not finished after %d s; it goes on, and lazaret diff and merge wait for it\r\n",
+		    c->a->branch, COORD_IMPORT_WAIT_MS / 1000);
 
 		for (i = 0; i < s->n_clients; i++) {
 			proto_encode_data(&b, s->id, PROTO_STREAM_ERR, (const uint8_t *)m, strlen(m));
@@ -232,6 +234,58 @@ coord_exit_cb(struct session *s, void *arg)
 		coord_shutdown(c, NULL);
 	else
 		coord_check_idle(c);
+}
+
+struct coord_exit_wait {
+	struct coord *c;
+	struct session *s;
+};
+
+static void
+coord_exit_imported_cb(void *arg, bool finished)
+{
+	struct coord_exit_wait *x = arg;
+
+	/* The loop is closing: coord_finish has closed the session already. */
+	if (!x->c->finished)
+		coord_exit_finish(x->c, x->s, finished);
+	session_unref(x->s);
+	free(x);
+}
+
+static void
+coord_exit_cb(struct session *s, void *arg)
+{
+	struct coord *c = arg;
+	struct proto_buf b = { 0 };
+	size_t i;
+
+	coord_log("session %u (%s) exited with status %d", s->id, s->command, s->status);
+	if (s->id == 1)
+		lz_trace("session 1 ran (%s)", coord_exec_label(c, s->direct));
+	/* A session that dies with its sandbox: say why, in the user's terminal too. */
+	coord_limits_check(c);
+	if (c->limit_hit != NULL) {
+		char *m = xasprintf("lazaret: %s\r\n", c->limit_hit);
+
+		for (i = 0; i < s->n_clients; i++) {
+			proto_encode_data(&b, s->id, PROTO_STREAM_ERR, (const uint8_t *)m, strlen(m));
+			ctl_server_send(s->clients[i], &b);
+		}
+		free(m);
+	}
+	/* What the agent committed is on the host before its client hears of the
+	 * exit: `lazaret run ... && git log lazaret/agent-P` sees it. */
+	if (c->watch != NULL) {
+		struct coord_exit_wait *x = xcalloc(1, sizeof *x);
+
+		x->c = c;
+		x->s = s;
+		session_ref(s);
+		sentry_watch_flush(c->watch, COORD_IMPORT_WAIT_MS, coord_exit_imported_cb, x);
+		return;
+	}
+	coord_exit_finish(c, s, true);
 }
 
 static char *

@@ -125,6 +125,8 @@ coord_finish(struct coord *c)
 	uv_close((uv_handle_t *)&c->nr_due, NULL);
 	if (c->guard_watch)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
+	/* A session end still waiting for an import is answered (teardown imports). */
+	sentry_watch_stop(c->watch);
 	coord_limits_close(c);
 }
 
@@ -683,6 +685,9 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (sentry_prepare_probed(a, c->o->mode, lz_steal_ptr(&probe), &c->layout, err) < 0)
 		goto out;
 	c->layout_ok = true;
+	if (c->layout.is_git && sentry_object_cap_set(a,
+	    c->o->resolved->profile->limits.git_object, err) < 0)
+		goto out;
 	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);

@@ -130,7 +130,7 @@ review_gate_check(struct review_gate *gate, char **names, uint8_t key[32], bool 
 	gate->ran++;
 	uv_mutex_unlock(&gate->mu);
 	if (review_git_ok(g, true, NULL, hd, &head, err) < 0 ||
-	    review_git_tree_of(g, gate->checkout, head, true, wt, err) < 0)
+	    review_git_tree_of(g, gate->checkout, head, true, NULL, wt, err) < 0)
 		goto out;
 	if (strcmp(wt, head) == 0) {
 		ret = 0;

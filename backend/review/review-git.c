@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "review/review-git.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 extern char **environ;
@@ -359,22 +360,67 @@ review_git_open_host(const char *ws, struct review_git **out, lz_err_t *err)
 
 int
 review_git_tree_of(struct review_git *g, const char *work_tree, const char *start, bool ignored,
-    char out[65], lz_err_t *err)
+    const struct review_big *big, char out[65], lz_err_t *err)
 {
 	const char *rt[] = { "read-tree", start, NULL };
-	const char *add[] = { "add", "-A", "--ignore-errors", ignored ? "--force" : "--", ignored ?
-		"--" : ".", ignored ? "." : NULL, NULL };
 	const char *wt[] = { "write-tree", NULL };
 	_cleanup_free_ char *o = NULL;
+	const char **add = NULL;
+	char **excl = NULL;
+	size_t i, n = 0;
+	int ret = -1;
 
+	add = xreallocarray(NULL, 8 + (big != NULL ? big->n : 0), sizeof *add);
+	add[n++] = "add";
+	add[n++] = "-A";
+	add[n++] = "--ignore-errors";
+	if (ignored)
+		add[n++] = "--force";
+	add[n++] = "--";
+	add[n++] = ".";
+	for (i = 0; big != NULL && i < big->n; i++) {
+		lz_strv_pushf(&excl, ":(top,exclude,literal)%s", big->paths[i]);
+		add[n++] = excl[i];
+	}
+	add[n] = NULL;
 	if (review_git_ok(g, false, work_tree, rt, NULL, err) < 0 ||
-	    review_git_ok(g, false, work_tree, add, NULL, err) < 0 ||
-	    review_git_ok(g, false, work_tree, wt, &o, err) < 0)
-		return -1;
-	if (strlen(o) == 0 || strlen(o) > 64)
-		return lz_err_set(err, EIO, "git write-tree: unexpected output");
+	    review_git_ok(g, false, work_tree, add, NULL, err) < 0)
+		goto out;
+	/* Each big file: a placeholder blob at its path, its bytes never read. */
+	for (i = 0; big != NULL && i < big->n; i++) {
+		const char *ho[] = { "hash-object", "-w", "--stdin", NULL };
+		_cleanup_free_ char *text = review_big_text(big, i), *oid = NULL, *ci = NULL;
+		struct proc_result res = { 0 };
+
+		if (review_git_run(g, false, NULL, ho, text, 0, &res, err) < 0)
+			goto out;
+		if (res.status != 0 || res.out == NULL) {
+			proc_result_clear(&res);
+			lz_err_set(err, EIO, "git hash-object failed");
+			goto out;
+		}
+		oid = xstrndup(res.out, strcspn(res.out, "\n"));
+		proc_result_clear(&res);
+		ci = xasprintf("100644,%s,%s", oid, big->paths[i]);
+		{
+			const char *ui[] = { "update-index", "--add", "--cacheinfo", ci, NULL };
+
+			if (review_git_ok(g, false, work_tree, ui, NULL, err) < 0)
+				goto out;
+		}
+	}
+	if (review_git_ok(g, false, work_tree, wt, &o, err) < 0)
+		goto out;
+	if (strlen(o) == 0 || strlen(o) > 64) {
+		lz_err_set(err, EIO, "git write-tree: unexpected output");
+		goto out;
+	}
 	strcpy(out, o);
-	return 0;
+	ret = 0;
+out:
+	free(add);
+	lz_strv_free(excl);
+	return ret;
 }
 
 /* One `git cat-file --batch` for every blob a review reads: no process per

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "coord/proc.h"
+#include "review/review-big.h"
 #include "err.h"
 
 struct review_git {
@@ -64,10 +65,11 @@ int review_git_wait(FILE *out, pid_t pid);
 /* The files of work_tree (no filter runs) as a tree in the scratch
  * repository: an index of tree start, then git add -A (so a file deleted
  * from start is gone). ignored: also the files its .gitignore names (the
- * agent writes .gitignore too); else as git status shows them. out takes
- * the hex id. */
+ * agent writes .gitignore too); else as git status shows them. big (may be
+ * NULL): files never read, each a placeholder blob instead. out takes the
+ * hex id. */
 int review_git_tree_of(struct review_git *, const char *work_tree, const char *start,
-    bool ignored, char out[65], lz_err_t *err);
+    bool ignored, const struct review_big *big, char out[65], lz_err_t *err);
 
 /* surface_blob_fn (surface.h) over the scratch repository; arg is the
  * struct review_git. Only the first max bytes are kept. */

@@ -9,6 +9,7 @@
 
 #include "jsonw.h"
 #include "review/review.h"
+#include "sandbox/sentry.h"
 #include "xmalloc.h"
 
 static int
@@ -32,11 +33,19 @@ static int
 review_checkout_tree(struct review *r, lz_err_t *err)
 {
 	char t[REVIEW_OID_MAX + 1];
+	struct review_big big = { 0 };
 	struct stat st;
+	int ret;
 
 	if (r->a->worktree == NULL || lstat(r->a->worktree, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
-	if (review_git_tree_of(r->g, r->a->worktree, r->tip_tree, false, t, err) < 0)
+	/* Files over limits.git_object are stood for, never read. */
+	if (review_big_find(r->a->worktree, sentry_object_cap_of(r->a->domain_root), &big,
+	    err) < 0)
+		return -1;
+	ret = review_git_tree_of(r->g, r->a->worktree, r->tip_tree, false, &big, t, err);
+	review_big_clear(&big);
+	if (ret < 0)
 		return lz_err_wrap(err, "the agent checkout %s", r->a->worktree);
 	if (strcmp(t, r->tip_tree) != 0)
 		strcpy(r->wt_tree, t);
@@ -51,9 +60,12 @@ review_open(const struct anchor *a, const char *into, bool with_checkout,
 	const char *a_head[] = { "symbolic-ref", "-q", "HEAD", NULL };
 	_cleanup_free_ char *head = NULL, *range = NULL, *cnt = NULL, *tt = NULL;
 	struct proc_result res = { 0 };
+	_cleanup_close_ int lock = -1;
 
 	r->a = a;
-	if (review_git_open(a->workspace, &r->g, err) < 0)
+	/* Never the agent tip of an import that is still writing it. */
+	if (sentry_import_lock(a->domain_root, false, SENTRY_LOCK_MS, &lock, err) < 0 ||
+	    review_git_open(a->workspace, &r->g, err) < 0)
 		goto fail;
 	r->agent_ref = xasprintf("refs/heads/%s", a->branch);
 	if (review_oid(r, true, r->agent_ref, r->tip, err) < 0) {

@@ -488,8 +488,7 @@ doctor_cgroups(struct doctor_ctx *c)
 static void
 doctor_limits(struct doctor_ctx *c)
 {
-	struct cfg_limits dflt = { CFG_LIMIT_MEMORY_DEFAULT, CFG_LIMIT_PIDS_DEFAULT,
-	    CFG_LIMIT_DISK_DEFAULT, CFG_LIMIT_CPUS_DEFAULT, 0 };
+	struct cfg_limits dflt = cfg_limits_default();
 	const struct cfg_limits *l = c->opts->limits != NULL ? c->opts->limits : &dflt;
 	_cleanup_free_ char *why = NULL, *mem = cfg_size_text(l->memory);
 	_cleanup_free_ char *disk = cfg_size_text(l->disk), *cpus = cfg_cpus_text(l->cpus_milli);

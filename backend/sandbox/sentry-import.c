@@ -17,7 +17,7 @@
  *   3. writes S's packed-refs from the refs of step 1 (agent main line at
  *      refs/lazaret/main, its branches at refs/heads/<name>, tags at refs/tags/<name>)
  *      and its config (ours);
- *   4. runs, in the host repository, `git fetch S` with transfer.fsckObjects
+ *   4. runs, in the host repository, `git fetch S` (sentry-fetch.c) with transfer.fsckObjects
  *      on, no hooks, no system or global config, no tag following, no
  *      FETCH_HEAD, into the Lazaret namespace only:
  *        refs/lazaret/main -> refs/heads/lazaret/agent-<profile>
@@ -26,8 +26,9 @@
  *      Host index-pack receives the objects and names each by hashing its
  *      bytes: an id the host already has keeps the host's bytes (git's
  *      collision check), a forged one is a new, unreferenced object. A
- *      broken or unreadable agent object fails the import (reported), never
- *      reaches the host.
+ *      broken or unreadable agent object, or one git's fsck refuses, never
+ *      reaches the host: the refs that reach it are left out (audited with
+ *      git's reason), the others imported (sentry-fetch.c).
  *
  * Git never runs in P with P's config: the only programs that touch P's
  * files are ours (readdir/link/open O_NOFOLLOW). Forced updates: the agent
@@ -395,46 +396,6 @@ sentry_shadow_write(const char *shadow, const char *g, unsigned hexlen, lz_err_t
 	return sentry_write_at(info, "alternates", alt, strlen(alt), 0600, err);
 }
 
-/* Run the fetch into the host repository g's Lazaret namespace. */
-static int
-sentry_fetch(const char *g, const char *shadow, const char *profile, bool has_main,
-    lz_err_t *err)
-{
-	char **argv = NULL, **env = sentry_git_env();
-	int ret;
-
-	lz_strv_push(&env, "GIT_CONFIG_NOSYSTEM=1");
-	lz_strv_push(&env, "GIT_CONFIG_GLOBAL=/dev/null");
-	lz_strv_push(&argv, "git");
-	lz_strv_pushf(&argv, "--git-dir=%s", g);
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "core.hooksPath=/dev/null");
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "protocol.file.allow=always");
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "transfer.fsckObjects=true");
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "fetch.fsckObjects=true");
-	lz_strv_push(&argv, "-c");
-	lz_strv_push(&argv, "fetch.writeCommitGraph=false");
-	lz_strv_push(&argv, "fetch");
-	lz_strv_push(&argv, "--quiet");
-	lz_strv_push(&argv, "--no-tags");
-	lz_strv_push(&argv, "--no-write-fetch-head");
-	lz_strv_push(&argv, "--no-recurse-submodules");
-	lz_strv_push(&argv, "--no-auto-gc");
-	lz_strv_push(&argv, "--prune");
-	lz_strv_push(&argv, shadow);
-	if (has_main)
-		lz_strv_pushf(&argv, "+refs/lazaret/main:refs/heads/lazaret/agent-%s", profile);
-	lz_strv_pushf(&argv, "+refs/heads/*:refs/heads/lazaret/%s/*", profile);
-	lz_strv_pushf(&argv, "+refs/tags/*:refs/tags/lazaret/%s/*", profile);
-	ret = sentry_run(argv, env, "git fetch (import of the agent's refs)", NULL, NULL, err);
-	lz_strv_free(argv);
-	lz_strv_free(env);
-	return ret;
-}
-
 static uint64_t
 sentry_fp_mix(uint64_t h, const struct stat *st)
 {
@@ -489,12 +450,11 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 	_cleanup_free_ char *pobj = xasprintf("%s/objects", p->priv);
 	_cleanup_free_ char *sobj = xasprintf("%s/objects", p->shadow);
 	_cleanup_free_ char *main_ref = xasprintf("refs/heads/%s", a->branch);
-	_cleanup_free_ char *packed = xstrdup(""), *fp = NULL, *last = NULL;
+	_cleanup_free_ char *fp = NULL, *last = NULL, *refused = NULL;
 	_cleanup_free_ char *fpf = xasprintf("%s/imported", p->sdir);
-	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int sfd = -1, lock = -1;
 	struct sentry_refs refs;
 	size_t i, bad_packs = 0;
-	bool has_main = false;
 	int ret = -1;
 
 	/* Nothing changed since the last import: nothing to do. */
@@ -506,25 +466,19 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 	if (sentry_shadow_write(p->shadow, r->common, r->hexlen, err) < 0 ||
 	    sentry_stage(pobj, p->shadow, sobj, r->hexlen, &bad_packs, err) < 0)
 		goto out;
-	for (i = 0; i < refs.n; i++) {
-		const char *name = refs.v[i].name;
-		char *t;
-
-		if (strcmp(name, main_ref) == 0) {
-			name = "refs/lazaret/main";
-			has_main = true;
+	/* The shadow's names: the agent's main line at refs/lazaret/main. */
+	for (i = 0; i < refs.n; i++)
+		if (strcmp(refs.v[i].name, main_ref) == 0) {
+			free(refs.v[i].name);
+			refs.v[i].name = xstrdup("refs/lazaret/main");
 		}
-		t = xasprintf("%s%s %s\n", packed, refs.v[i].hex, name);
-		free(packed);
-		packed = t;
-	}
 	if ((sfd = open(p->shadow, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		lz_err_sys(err, errno, "shadow gitdir '%s'", p->shadow);
 		goto out;
 	}
-	if (sentry_write_at(sfd, "packed-refs", packed, strlen(packed), 0600, err) < 0)
-		goto out;
-	if (sentry_fetch(r->common, p->shadow, a->profile, has_main, err) < 0) {
+	if (sentry_import_lock(p->dr, true, SENTRY_LOCK_MS, &lock, err) < 0 ||
+	    sentry_fetch_refs(r->common, p->shadow, sfd, a, sentry_object_cap(p), &refs,
+	    &refused, err) < 0) {
 		lz_err_wrap(err, "the agent's commits were not imported");
 		goto out;
 	}
@@ -534,6 +488,8 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 		*report = xasprintf("import left out %zu ref(s) of the agent's (first: %s) and "
 		    "%zu unreadable pack(s)", refs.skipped,
 		    refs.first_skipped != NULL ? refs.first_skipped : "-", bad_packs);
+	if (report != NULL && refused != NULL)
+		sentry_notice_add(report, lz_steal_ptr(&refused));
 	ret = 0;
 out:
 	sentry_refs_clear(&refs);

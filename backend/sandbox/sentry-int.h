@@ -1,5 +1,5 @@
 /* sentry-int.h - what the Git Sentry's files share (sentry.c, sentry-util.c,
- * sentry-repo.c, sentry-import.c, sentry-refs.c, sentry-guard.c,
+ * sentry-repo.c, sentry-import.c, sentry-fetch.c, sentry-refs.c, sentry-guard.c,
  * sentry-cfgz.c, sentry-workspace.c). Not for use outside backend/sandbox/. */
 #ifndef LZ_SENTRY_INT_H
 #define LZ_SENTRY_INT_H
@@ -129,6 +129,14 @@ int sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_e
 uint64_t sentry_refs_fingerprint(const char *priv);
 int sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **report, lz_err_t *err);
+
+/* sentry-fetch.c: fetch refs (shadow names) from the shadow, open as sfd,
+ * into g; refs that reach a blob over cap bytes (0: no cap) and refs git
+ * refuses are left out, *report (may be NULL) says which and why. */
+int sentry_fetch_refs(const char *g, const char *shadow, int sfd, const struct anchor *a,
+    uint64_t cap, struct sentry_refs *refs, char **report, lz_err_t *err);
+/* The cap the coordinator recorded for the domain (sentry_object_cap_set). */
+uint64_t sentry_object_cap(const struct sentry_paths *p);
 
 /* sentry-guard.c */
 /* The config read sentry_tree_guards needs, started early (it takes and

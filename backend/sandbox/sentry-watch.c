@@ -13,6 +13,12 @@
  * directories at will, and one inotify watch per directory would let it
  * exhaust the user's fs.inotify.max_user_watches, which every other
  * program of the user shares.
+ *
+ * When a session ends, the coordinator asks for a flush (sentry_watch_flush):
+ * a scan that starts after the request, queued at once, and a callback when
+ * it has finished, so that the agent's last commit is on the host before the
+ * client hears of the exit. Bounded: past its timeout the waiter is told the
+ * import has not finished (the import itself goes on).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -34,8 +40,16 @@
  * than SENTRY_WATCH_MS / SENTRY_WATCH_DUTY spaces the next ones out. */
 #define SENTRY_WATCH_DUTY 20
 
+struct sentry_watch_waiter {
+	sentry_watch_done_fn done;
+	void *arg;
+	uint64_t want;		/* the job number whose end answers it */
+	uint64_t deadline;	/* uv_now() */
+};
+
 struct sentry_watch {
 	uv_timer_t timer;
+	uv_timer_t flush_timer;	/* the nearest waiter's deadline */
 	uv_work_t work;
 	const struct anchor *a;
 	char *priv;
@@ -45,6 +59,9 @@ struct sentry_watch {
 	bool imported;		/* the job ran an import (rc, msg) */
 	bool running;		/* a job is queued or running */
 	bool closed;
+	uint64_t queued;	/* jobs queued so far (the running one's number) */
+	struct sentry_watch_waiter *waiters;
+	size_t n_waiters;
 	uint64_t scan_ns;	/* the last scan's CPU time */
 	int rc;
 	char *msg;		/* the import's report or error */
@@ -85,6 +102,41 @@ sentry_watch_work_cb(uv_work_t *req)
 	lz_err_clear(&err);
 }
 
+static void sentry_watch_queue(struct sentry_watch *w);
+static void sentry_watch_flush_timer_cb(uv_timer_t *t);
+
+/* Answer the waiters that job number done (0: none) satisfies, and those
+ * past their deadline (all of them when the watch has stopped). */
+static void
+sentry_watch_answer(struct sentry_watch *w, uint64_t done)
+{
+	uint64_t now = uv_now(w->timer.loop), next = 0;
+	size_t i = 0;
+
+	while (i < w->n_waiters) {
+		struct sentry_watch_waiter x = w->waiters[i];
+		bool ok = done != 0 && done >= x.want;
+
+		if (!ok && !w->closed && now < x.deadline) {
+			if (next == 0 || x.deadline < next)
+				next = x.deadline;
+			i++;
+			continue;
+		}
+		w->waiters[i] = w->waiters[--w->n_waiters];
+		x.done(x.arg, ok);
+		/* A callback may have added waiters: start over. */
+		i = 0;
+		next = 0;
+	}
+	if (w->closed)
+		return;
+	if (next != 0)
+		uv_timer_start(&w->flush_timer, sentry_watch_flush_timer_cb, next - now, 0);
+	else
+		uv_timer_stop(&w->flush_timer);
+}
+
 static void
 sentry_watch_after_cb(uv_work_t *req, int status)
 {
@@ -93,6 +145,10 @@ sentry_watch_after_cb(uv_work_t *req, int status)
 
 	(void)status;
 	w->running = false;
+	sentry_watch_answer(w, w->queued);
+	/* A flush asked during this job wants one that starts after it. */
+	if (w->n_waiters > 0)
+		sentry_watch_queue(w);
 	/* Thousands of refs: the agent's to make; the scan's cost stays bounded. */
 	uv_timer_set_repeat(&w->timer, every > SENTRY_WATCH_MS ? every : SENTRY_WATCH_MS);
 	if (!w->imported)
@@ -110,16 +166,49 @@ sentry_watch_after_cb(uv_work_t *req, int status)
 }
 
 static void
-sentry_watch_timer_cb(uv_timer_t *t)
+sentry_watch_queue(struct sentry_watch *w)
 {
-	struct sentry_watch *w = t->data;
-
 	if (w->running || w->closed)
 		return;
 	w->running = true;
 	w->work.data = w;
-	if (uv_queue_work(t->loop, &w->work, sentry_watch_work_cb, sentry_watch_after_cb) != 0)
+	w->queued++;
+	if (uv_queue_work(w->timer.loop, &w->work, sentry_watch_work_cb,
+	    sentry_watch_after_cb) != 0)
 		w->running = false;
+}
+
+static void
+sentry_watch_timer_cb(uv_timer_t *t)
+{
+	sentry_watch_queue(t->data);
+}
+
+static void
+sentry_watch_flush_timer_cb(uv_timer_t *t)
+{
+	sentry_watch_answer(t->data, 0);
+}
+
+void
+sentry_watch_flush(struct sentry_watch *w, unsigned timeout_ms, sentry_watch_done_fn done,
+    void *arg)
+{
+	struct sentry_watch_waiter *x;
+
+	if (w->closed) {
+		done(arg, false);
+		return;
+	}
+	w->waiters = xreallocarray(w->waiters, w->n_waiters + 1, sizeof *w->waiters);
+	x = &w->waiters[w->n_waiters++];
+	x->done = done;
+	x->arg = arg;
+	/* The job in flight may have read the refs before the change. */
+	x->want = w->queued + 1;
+	x->deadline = uv_now(w->timer.loop) + timeout_ms;
+	sentry_watch_queue(w);
+	sentry_watch_answer(w, 0);
 }
 
 struct sentry_watch *
@@ -142,6 +231,9 @@ sentry_watch_start(uv_loop_t *loop, const struct anchor *a, sentry_watch_log_fn 
 	w->seen = w->pending = sentry_refs_fingerprint(w->priv);
 	uv_timer_init(loop, &w->timer);
 	w->timer.data = w;
+	uv_timer_init(loop, &w->flush_timer);
+	w->flush_timer.data = w;
+	uv_unref((uv_handle_t *)&w->flush_timer);
 	uv_timer_start(&w->timer, sentry_watch_timer_cb, SENTRY_WATCH_MS, SENTRY_WATCH_MS);
 	/* The loop ends when the coordinator's own handles do. */
 	uv_unref((uv_handle_t *)&w->timer);
@@ -157,6 +249,9 @@ sentry_watch_stop(struct sentry_watch *w)
 	uv_timer_stop(&w->timer);
 	if (!uv_is_closing((uv_handle_t *)&w->timer))
 		uv_close((uv_handle_t *)&w->timer, NULL);
+	if (!uv_is_closing((uv_handle_t *)&w->flush_timer))
+		uv_close((uv_handle_t *)&w->flush_timer, NULL);
+	sentry_watch_answer(w, 0);
 }
 
 void
@@ -167,5 +262,6 @@ sentry_watch_free(struct sentry_watch *w)
 	free(w->priv);
 	free(w->msg);
 	free(w->last_msg);
+	free(w->waiters);
 	free(w);
 }

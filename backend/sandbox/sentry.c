@@ -66,6 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
@@ -260,6 +261,46 @@ sentry_layout_clear(struct sentry_layout *l)
 	memset(l, 0, sizeof *l);
 }
 
+/* <sdir>/git-object-cap: the cap in bytes, so that every import of the
+ * domain (the coordinator's, a guard's or lazaret stop's clean-up) uses the
+ * profile's, though only the coordinator reads the configuration. */
+int
+sentry_object_cap_set(const struct anchor *a, uint64_t cap, lz_err_t *err)
+{
+	struct sentry_paths p;
+	_cleanup_free_ char *f = NULL, *v = xasprintf("%llu\n", (unsigned long long)cap);
+	int ret;
+
+	if (sentry_paths_init(a, false, &p, err) < 0)
+		return -1;
+	f = xasprintf("%s/git-object-cap", p.sdir);
+	ret = sentry_write_file(f, v, 0600, err);
+	sentry_paths_clear(&p);
+	return ret;
+}
+
+uint64_t
+sentry_object_cap(const struct sentry_paths *p)
+{
+	return sentry_object_cap_of(p->dr);
+}
+
+uint64_t
+sentry_object_cap_of(const char *domain_root)
+{
+	_cleanup_free_ char *f = xasprintf("%s/sentry/git-object-cap", domain_root), *v = NULL;
+	char *end;
+	unsigned long long cap;
+
+	if (sentry_read_small(f, &v, NULL) < 0)
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	errno = 0;
+	cap = strtoull(v, &end, 10);
+	if (errno != 0 || end == v || (*end != '\n' && *end != '\0'))
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	return cap;
+}
+
 int
 sentry_import(const struct anchor *a, char **notice, lz_err_t *err)
 {
@@ -299,14 +340,20 @@ sentry_release(const struct anchor *a, char **notice, lz_err_t *err)
 		return 0;
 	}
 	git = sentry_host_common(&p, &r, NULL) == 0 && sentry_is_dir(p.priv);
-	/* The last import, then the agent's .git elsewhere taken away. */
-	if (git && sentry_import_run(a, &p, &r, &rep, &ierr) < 0)
-		ret = -1;
+	/* The last import, then the agent's .git elsewhere taken away. An
+	 * import git refuses is reported, not a failed teardown: no retry of
+	 * the teardown would change its verdict, and a domain left dead for it
+	 * could never be cleared. The commits stay in the agent's repository. */
+	if (git && sentry_import_run(a, &p, &r, &rep, &ierr) < 0) {
+		sentry_notice_add(&rep, xasprintf("%s (they stay in the agent's repository %s; "
+		    "the next session imports them)", ierr.msg, p.priv));
+		lz_err_clear(&ierr);
+	}
 	if (rep != NULL && notice != NULL)
 		sentry_notice_add(notice, lz_steal_ptr(&rep));
 	free(lz_steal_ptr(&rep));
 	if (sentry_quarantine(&p, strcmp(mode, "direct") == 0 ? a->workspace : p.checkout,
-	    &rep, ret < 0 ? NULL : err) < 0)
+	    &rep, err) < 0)
 		ret = -1;
 	if (rep != NULL && notice != NULL)
 		sentry_notice_add(notice, lz_steal_ptr(&rep));
@@ -316,10 +363,6 @@ sentry_release(const struct anchor *a, char **notice, lz_err_t *err)
 		(void)sentry_scrub_tree(refs, &first);
 		(void)sentry_scrub_tree(logs, &first);
 		sentry_repo_clear(&r);
-	}
-	if (ierr.msg != NULL) {
-		lz_err_set(err, ierr.code, "%s", ierr.msg);
-		lz_err_clear(&ierr);
 	}
 	sentry_paths_clear(&p);
 	return ret;

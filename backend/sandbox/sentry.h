@@ -7,7 +7,8 @@
  * or working tree), creates what must exist before the container starts
  * and returns the mounts in podman order. See sentry.c for the theory of
  * operation; the parts are sentry-repo.c (host probe, private repository),
- * sentry-import.c and sentry-refs.c (import), sentry-guard.c (nested .git,
+ * sentry-import.c, sentry-fetch.c and sentry-refs.c (import; sentry-lock.c
+ * its lock), sentry-guard.c (nested .git,
  * submodule placeholders, quarantine), sentry-workspace.c (which
  * directories may be workspaces), sentry-watch.c (import on ref change),
  * sentry-util.c (tools).
@@ -17,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "anchor.h"
@@ -69,9 +71,23 @@ int sentry_prepare_probed(const struct anchor *a, enum sentry_mode mode, struct 
     struct sentry_layout *out, lz_err_t *err);
 void sentry_layout_clear(struct sentry_layout *);
 
+/* Record limits.git_object (bytes, 0: none) for the domain's imports: a
+ * ref that reaches a blob larger is left out (audited). Unset: 100 MiB. */
+int sentry_object_cap_set(const struct anchor *a, uint64_t cap, lz_err_t *err);
+/* The cap recorded for the domain whose root is domain_root (reviews). */
+uint64_t sentry_object_cap_of(const char *domain_root);
+
 /* Import the agent's branches and tags into the host repository (see
  * sentry-import.c). *notice (may be NULL) gains what was left out. */
 int sentry_import(const struct anchor *a, char **notice, lz_err_t *err);
+
+/* How long an import waits for reviews, and a review for an import. */
+#define SENTRY_LOCK_MS 30000
+/* Take the domain's import lock (sentry-lock.c): exclusive to write the
+ * host's Lazaret refs, shared to read them; wait up to timeout_ms. *fd
+ * holds it (close to drop); -1 when the domain has no Sentry state yet. */
+int sentry_import_lock(const char *domain_root, bool exclusive, int timeout_ms, int *fd,
+    lz_err_t *err);
 
 /* Teardown: the last import, any .git the agent created quarantined, its
  * refs scrubbed. The checkout, repository and branches (the user's data)

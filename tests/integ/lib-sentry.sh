@@ -70,3 +70,10 @@ sx_host_state() {
 		find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
 	as_user git -C "$r" --no-optional-locks status --porcelain --untracked-files=all
 }
+
+# A shell script run by `lazaret run -T` in the domain's workspace ($repo,
+# from lz_domain) with an agent's git identity; stops at the first failure.
+sx_run_agent() {
+	lz run -T -w "$repo" -- sh -c "export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=a@example.invalid \
+		GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=a@example.invalid; set -e; $1" </dev/null
+}

@@ -76,8 +76,8 @@ no_bad_blob() { ! git_u "$repo" cat-file -e "$B" 2>/dev/null || [ "$(git_u "$rep
 check "forged loose object: never in the host repository with other bytes" no_bad_blob
 fsck_ok() { git_u "$repo" fsck --no-progress --no-dangling >/dev/null 2>&1; }
 check "host repository passes git fsck" fsck_ok
-reported() { grep -q "were not imported" "$T/unmount.out"; }
-check "the refused import is reported" reported
+reported() { grep -q "import left out 1 ref(s): refs/heads/lazaret/agent-default" "$T/unmount.out"; }
+check "the refused import is reported, naming the ref" reported
 
 # --- 3 and 4: refs, logs, HEAD
 repo=$(make_repo "refs")

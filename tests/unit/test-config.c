@@ -1406,6 +1406,7 @@ test_cfg_limits_default_sized_for_builds(void **state)
 	assert_int_equal(l->pids, 4096);
 	assert_true(l->disk == 20ULL << 30);
 	assert_int_equal(l->cpus_milli, 2000);
+	assert_true(l->git_object == 100ULL << 20);
 	cfg_free(cfg);
 }
 
@@ -1413,7 +1414,7 @@ static void
 test_cfg_limits_take_k_m_g_and_none(void **state)
 {
 	_cleanup_free_ char *y = with_profile("    limits: {memory: 1536m, pids: 64, disk: none, "
-	    "cpus: 0.5}\n");
+	    "cpus: 0.5, git_object: 20m}\n");
 	struct cfg *cfg = load_ok(y);
 	const struct cfg_limits *l = &cfg->profiles[0].limits;
 	uint64_t b;
@@ -1425,6 +1426,7 @@ test_cfg_limits_take_k_m_g_and_none(void **state)
 	assert_int_equal(l->pids, 64);
 	assert_true(l->disk == 0);
 	assert_int_equal(l->cpus_milli, 500);
+	assert_true(l->git_object == 20ULL << 20);
 	cfg_free(cfg);
 	assert_int_equal(cfg_size_parse("4g", &b, &err), 0);
 	assert_true(b == 4ULL << 30);
@@ -1453,6 +1455,7 @@ test_cfg_limits_errors_name_file_line_and_key(void **state)
 	expect_profile_err("    limits: {memory: 1m}\n", "below the smallest sandbox that works "
 	    "(256m)");
 	expect_profile_err("    limits: {disk: 1k}\n", "profiles.web.limits.disk");
+	expect_profile_err("    limits: {git_object: 1k}\n", "profiles.web.limits.git_object");
 	expect_profile_err("    limits: {pids: 3}\n", "profiles.web.limits.pids: 3 is out of range");
 	expect_profile_err("    limits: {pids: lots}\n", "expected an integer");
 	expect_profile_err("    limits: {cpus: 1.2345}\n", "profiles.web.limits.cpus: '1.2345' is "
