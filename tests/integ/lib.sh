@@ -247,3 +247,12 @@ for l in sys.stdin:
     l = l.strip()
     if l.startswith("{") and json.loads(l).get("state") == "pending":
         print(json.loads(l)["id"]); break'; }
+
+# Someone who can answer network requests of the test's domain ($repo):
+# Lazaret asks only while a workbench is attached or this runs, and refuses
+# at once otherwise (issue 24 item 11). Sets FOLLOW (its pid).
+lz_follow_requests() {
+	as_user lazaret egress -w "$repo" --pending --follow >"$T/follow.log" 2>&1 & FOLLOW=$!
+	lz_on_exit "kill $FOLLOW 2>/dev/null"
+	wait_for 20 test -s "$T/follow.log" || fail "egress --pending --follow printed nothing"
+}

@@ -38,6 +38,7 @@ sessions_are() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    $1\$";
 # --- approve --scope profile: applied and saved; a run that joins hears nothing
 (lz run -w "$repo" -- sleep 300 </dev/null >/dev/null 2>&1 || true) & first=$!
 wait_for 60 sessions_are 1 || fail "the first session did not start"
+lz_follow_requests	# someone who can answer, or the request is refused at once
 (lz run -w "$repo" -- bash -c "exec 3<>/dev/tcp/$NET.3/8080 && echo ok" </dev/null >"$T/tcp.out" 2>&1 || true) &
 id=""
 for i in $(seq 40); do id=$(lz_pending_id); [ -n "$id" ] && break; sleep 0.5; done	# a 20 s deadline

@@ -63,12 +63,7 @@ hold() {
 hold
 # Someone who can answer: Lazaret asks only while a workbench is attached or
 # this runs (issue 24: otherwise it refuses at once, checked below).
-follow() {
-	as_user lazaret egress -w "$repo" --pending --follow >"$T/follow.log" 2>&1 & FOLLOW=$!
-	lz_on_exit "kill $FOLLOW 2>/dev/null"
-	wait_for 20 test -s "$T/follow.log" || fail "egress --pending --follow printed nothing"
-}
-follow
+lz_follow_requests
 
 note "a new destination is held and shows as a pending request"
 probe connect $NET.3 8081 >"$T/p1" & P1=$!
@@ -164,7 +159,7 @@ assert_contains "$(lz egress -w "$repo" --pending)" "unasked" "the text list say
 assert_contains "$(lz audit -w "$repo")" "no one attached to answer" "the audit keeps it"
 assert_contains "$(lz status -w "$repo")" "no one attached to answer (workbench, egress --pending --follow): refused at once" "status says why nothing is asked"
 grep -qx nobody.lztest.internal "$T/dns.log" && fail "an unasked query reached the DNS server"
-follow
+lz_follow_requests
 note "ok: asked again once someone follows"
 
 note "the flood: 10,000 distinct destinations from the agent"
