@@ -104,6 +104,14 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 	}
 	print_list(f, "    ", "persistent_dirs", p->persistent_dirs, p->n_persistent_dirs);
 	fprintf(f, "    persist_usr: %s\n", p->persist_usr ? "true" : "false");
+	if (p->user == CFG_USER_AUTO)
+		fputs("    user: auto  # agent (uid 1000) when the image has uid 1000, else root\n", f);
+	else if (p->user == CFG_USER_AGENT)
+		fputs("    user: agent  # uid 1000\n", f);
+	else if (p->user == 0)
+		fputs("    user: root\n", f);
+	else
+		fprintf(f, "    user: %d\n", p->user);
 	if (r != NULL)
 		print_list_from(f, "    ", "allow_egress", r->allow_egress, r->allow_egress_from,
 		    r->n_allow_egress);

@@ -81,8 +81,14 @@ struct cfg_profile {
 	struct cfg_volume *volumes;
 	size_t n_volumes;
 	struct cfg_limits limits;
+	int user;		/* uid sessions run as: CFG_USER_AUTO (agent when the
+				 * image has uid 1000, else root), 0, 1000, ... */
 	int line;
 };
+
+#define CFG_USER_AUTO	(-1)
+#define CFG_USER_AGENT	1000		/* "agent": the image's uid 1000 */
+#define CFG_USER_MAX	65535		/* podman's rootless mapping: 65536 uids */
 
 struct cfg {
 	char *file;		/* path it was read from, or CFG_EMBEDDED_NAME */

@@ -150,6 +150,15 @@ need_debian_image() {
 	rm -f "$tar"
 }
 
+# Debian's hello .deb (no dependency beyond libc) in $T/debs, fetched on the
+# host (the sandbox has no network here), readable by the test user.
+need_hello_deb() {
+	mkdir -p "$T/debs"
+	(cd "$T/debs" && timeout "$TO" apt-get download hello >/dev/null 2>&1) ||
+		skip "apt-get download hello failed: no Debian mirror reachable from the host"
+	chmod -R a+rX "$T/debs"
+}
+
 # Processes of `lazaret coordinator` serving workspace $1 (canonical path);
 # a coordinator's own fork that has not exec'd podman yet is not counted.
 coord_count() {
