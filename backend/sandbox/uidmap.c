@@ -55,7 +55,7 @@ uidmap_mount(const struct anchor *a, const char *name, const char *src, unsigned
 	int st;
 
 	*mnt = NULL;
-	if (sentry_path_check("directory", src, false, err) < 0)
+	if (sentry_path_check("directory", src, true, err) < 0)
 		return -1;
 	rel = xasprintf("%s/overlay/-uidmap-%s/merged", a->domain_root + 1, name);
 	if (sentry_mkdirs("", rel, 0700, err) < 0)

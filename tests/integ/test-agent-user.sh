@@ -77,6 +77,11 @@ assert_contains "$out" "Setting up hello" "sudo apt-get install works for the ag
 lz stop -w "$repo" >/dev/null 2>&1 || true
 gone() { [ -z "$(as_user podman ps -aq --filter "name=^$ctr\$")" ]; }
 wait_for 60 gone || fail "container $ctr left after lazaret stop"
+pause=$(cat "$LZ_RUNDIR/libpod/tmp/pause.pid")
+maps() { grep -c "domains/$hash/overlay/-uidmap-" "/proc/$pause/mountinfo" || true; }
+unmapped() { [ "$(maps)" = 0 ] && [ "$(coord_count "$canon")" = 0 ]; }
+wait_for 30 unmapped || fail "lazaret stop left $(maps) bindfs maps mounted"
+note "ok: lazaret stop took the bindfs maps down"
 out=$(run 'dpkg -s hello | grep ^Status; hello; id -u') || fail "after a restart: $out"
 assert_eq "$out" $'Status: install ok installed\nHello, world!\n1000' \
 	"after lazaret stop, hello is still installed (and the agent is uid 1000 again)"
@@ -99,3 +104,16 @@ assert_eq "$out" $'agent commit\n1000' "git commit works as uid 1000"
 imported() { [ "$(as_user git -C "$repo" log -1 --format=%s lazaret/agent-plain 2>/dev/null)" = "agent commit" ]; }
 wait_for 30 imported || fail "the agent's commit was not imported on lazaret/agent-plain"
 note "ok: imported on lazaret/agent-plain"
+
+# --mode direct: the host checkout itself is mapped
+lz stop -p plain -w "$repo" >/dev/null 2>&1 || true
+lz_domain ws3 plain
+out=$(lz run -T -p plain --mode direct -w "$repo" -- sh -c 'id -u; echo agent line >> README; echo n > new.txt
+	git add new.txt && git -c user.name=a -c user.email=a@example.invalid commit -qm "direct commit" && echo committed' </dev/null 2>&1) ||
+	fail "direct mode as uid 1000: $out"
+assert_eq "$out" $'1000\ncommitted' "direct mode: uid 1000 edits and commits"
+assert_eq "$(tail -n 1 "$repo/README")" "agent line" "direct: the host's README edited in place"
+assert_eq "$(stat -c %U "$repo/new.txt")" "$LZ_USER" "direct: new.txt is the test user's on the host"
+direct_imported() { [ "$(as_user git -C "$repo" log -1 --format=%s lazaret/agent-plain 2>/dev/null)" = "direct commit" ]; }
+wait_for 30 direct_imported || fail "direct: the commit was not imported on lazaret/agent-plain"
+note "ok: direct: imported on lazaret/agent-plain"
