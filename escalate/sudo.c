@@ -205,7 +205,10 @@ esc_sudo_main(int argc, char **argv)
 		    "way here)\n", stderr);
 		return 1;
 	}
-	if (getcwd(cwd, sizeof cwd) == NULL)
+	/* -i: a login as root, in root's home (0700: not ours to check) */
+	if (shell == 'i')
+		strcpy(cwd, "/root");
+	else if (getcwd(cwd, sizeof cwd) == NULL)
 		strcpy(cwd, "/");
 	env = sudo_env();
 	if (sudo_req_encode(cwd, cmd, env, &req, &len, &err) < 0) {

@@ -56,8 +56,10 @@ set +e
 out=$(run 'sudo sh -c "exit 7"'); rc=$?
 set -e
 assert_eq "$rc" 7 "sudo returns the command's exit status"
-out=$(run 'echo hi | sudo cat; sudo -n true && echo n-ok') || fail "sudo stdio: $out"
-assert_eq "$out" $'hi\nn-ok' "sudo passes stdin and stdout through"
+out=$(run 'echo hi | sudo cat; sudo -n true && echo n-ok; sudo -i pwd; sudo -u nobody true 2>&1 || true') ||
+	fail "sudo stdio: $out"
+assert_eq "$out" $'hi\nn-ok\n/root\nsudo: only root is supported here, not \'nobody\'' \
+	"sudo passes stdin and stdout through, -n, -i in /root, -u only root"
 out=$(run 'for p in /proc/[0-9]*; do tr "\0" "\n" <$p/environ 2>/dev/null; done | grep -c LAZARET_CRED= || true')
 assert_eq "$out" "0" "no credential in any environ readable by the agent"
 # the root holders (this session's too) are out of the agent user's reach
