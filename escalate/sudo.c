@@ -5,9 +5,11 @@
  * (LAZARET_SUDO_FD, a SOCK_SEQPACKET end the holder gave COMMAND), then the
  * request (sudo-req.h) on its own end. The holder forks a runner per
  * request, still root: it reads the request, runs the command with those
- * fds, passes on the signal numbers the client writes (Ctrl-C reaches the
- * client, not the command, which is in the holder's process group), and
- * writes the command's exit status back. The gVisor boundary is the
+ * fds (in the terminal's foreground process group when stdin is the
+ * session's terminal: sudo's own job, so it reads the terminal and hears
+ * Ctrl-C), passes on the signal numbers the client writes (SIGTERM, SIGHUP;
+ * SIGINT, SIGQUIT too when not on a terminal), and writes the command's exit
+ * status back. The gVisor boundary is the
  * isolation, as in Docker's sandboxes: no password.
  */
 #include <errno.h>
@@ -231,10 +233,17 @@ esc_sudo_main(int argc, char **argv)
 		goto out;
 	}
 	sudo_fd = sv[0];
-	signal(SIGINT, sudo_forward_cb);
+	/* In the foreground of a terminal, the command joins our process group
+	 * (sudo_run) and gets the terminal's signals itself: not twice. */
+	if (isatty(0) && tcgetpgrp(0) == getpgrp()) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+	} else {
+		signal(SIGINT, sudo_forward_cb);
+		signal(SIGQUIT, sudo_forward_cb);
+	}
 	signal(SIGTERM, sudo_forward_cb);
 	signal(SIGHUP, sudo_forward_cb);
-	signal(SIGQUIT, sudo_forward_cb);
 	if (sudo_read_all(sv[0], st, sizeof st) < 0) {
 		fputs("sudo: the command's runner went away without a status\n", stderr);
 		goto out;
@@ -334,6 +343,14 @@ sudo_run(int fds[4])
 			(void)signal(i, SIG_DFL);
 		if (chdir(r.cwd) < 0)
 			(void)chdir("/");
+		/* Into the terminal's foreground group (sudo's job, same session):
+		 * it reads the terminal without SIGTTIN and hears Ctrl-C, Ctrl-Z. */
+		{
+			pid_t fg = isatty(0) ? tcgetpgrp(0) : -1;
+
+			if (fg > 0)
+				(void)setpgid(0, fg);
+		}
 		/* execvp looks in PATH of environ: root's, from the request */
 		environ = r.env;
 		execvp(r.argv[0], r.argv);

@@ -62,6 +62,27 @@ assert_eq "$out" $'hi\nn-ok\n/root\nsudo: only root is supported here, not \'nob
 	"sudo passes stdin and stdout through, -n, -i in /root, -u only root"
 out=$(run 'for p in /proc/[0-9]*; do tr "\0" "\n" <$p/environ 2>/dev/null; done | grep -c LAZARET_CRED= || true')
 assert_eq "$out" "0" "no credential in any environ readable by the agent"
+# sudo on the session's terminal: the root command joins sudo's foreground
+# job, so it reads the terminal (no SIGTTIN stop) and Ctrl-C reaches it
+if command -v tmux >/dev/null; then
+	lz_tmux_run -w "$repo"
+	wait_for 40 pane_has "agent@lazaret:/workspace" || { pane; fail "no shell prompt as agent"; }
+	"${TM[@]}" send-keys "sudo sh -c 'echo ask-\$(id -u); read x; echo got-\$x'" Enter
+	wait_for 30 pane_has "ask-0" || { pane; fail "sudo sh did not start on the terminal"; }
+	"${TM[@]}" send-keys "hello" Enter
+	wait_for 30 pane_has "got-hello" || { pane; fail "sudo's command could not read the terminal"; }
+	note "ok: sudo's root command reads the session's terminal"
+	# (markers the typed line does not hold itself)
+	"${TM[@]}" send-keys "sudo sh -c 'echo sleeping-\$((6*7)); exec sleep 100'; echo sudo-rc=\$?" Enter
+	wait_for 30 pane_has "sleeping-42" || { pane; fail "sudo sleep did not start"; }
+	"${TM[@]}" send-keys C-c
+	wait_for 30 pane_has "sudo-rc=130" || { pane; fail "Ctrl-C did not end sudo's command"; }
+	note "ok: Ctrl-C ends sudo's command (exit 130)"
+	"${TM[@]}" kill-server
+else
+	note "tmux missing: the terminal checks of sudo are not run"
+fi
+
 # the root holders (this session's too) are out of the agent user's reach
 out=$(run 'n=0; for p in /proc/[0-9]*; do case "$(tr "\0" " " <$p/cmdline 2>/dev/null)" in
 	*"lazaret-escalate --hold"*) n=$((n+1))
