@@ -88,7 +88,7 @@ coord_user_spec(struct coord *c, struct drv_spec *sp, lz_err_t *err)
 	for (i = 0; i < n; i++) {
 		struct drv_mount *m = &sp->mounts[i];
 
-		if (m->dst != NULL && strcmp(m->dst, ESC_COORD_BIN_DST) == 0)
+		if (strcmp(m->dst, ESC_COORD_BIN_DST) == 0)
 			have_bin = true;
 		if (!coord_user_maps(c, m))
 			continue;
