@@ -97,7 +97,7 @@ $(BUILD)/lazaret-workbench: $(call obj,app/workbench.c) $(LIBS_ORDER)
 # Static programs: plain libc (+ what each needs), no sanitizers, no NSS.
 STATIC_CFLAGS = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) -O2 -g -Ibackend/common
 ESC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c shellwords.c jsonw.c \
-              proto.c paths.c esc-payload.c sign.c trust.c cred-fd.c trace.c)
+              proto.c paths.c esc-payload.c sign.c trust.c cred-fd.c trace.c sudo-req.c)
 ESC_LIBS   := -lssl -lcrypto -lsodium -lpthread -ldl
 ESC_SRC := $(wildcard escalate/*.c)
 $(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) $(wildcard backend/common/*.h)

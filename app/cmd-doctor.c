@@ -15,7 +15,7 @@ int cmd_doctor(int argc, char **argv);
 
 static const char doctor_help[] =
     "Check that this host can run rootless Podman sandboxes under gVisor:\n"
-    "podman, runsc (registered with podman), crun, fuse-overlayfs, your\n"
+    "podman, runsc (registered with podman), crun, fuse-overlayfs, bindfs, your\n"
     "subuid/subgid ranges, /dev/fuse and /dev/net/tun, XDG_RUNTIME_DIR,\n"
     "mount propagation, the cgroup layout and the default profile's image.\n"
     "Each failure comes with the command that fixes it; exit status 1 when\n"

@@ -29,6 +29,7 @@
 #include "esc-payload.h"
 #include "shellwords.h"
 #include "sign.h"
+#include "sudo.h"
 #include "trace.h"
 #include "xmalloc.h"
 
@@ -416,6 +417,12 @@ main(int argc, char **argv)
 	int fd = -1, reply = -1, status = EXIT_FAILED, r;
 
 	memset(&req, 0, sizeof req);
+	{
+		const char *base = strrchr(argv[0], '/');
+
+		if (strcmp(base != NULL ? base + 1 : argv[0], "sudo") == 0)
+			return esc_sudo_main(argc, argv);
+	}
 	if (argc > 1 && strcmp(argv[1], "--hold") == 0)
 		return esc_hold_main(argc - 2, argv + 2);
 	signal(SIGPIPE, SIG_IGN);

@@ -258,6 +258,7 @@ kit_profile(const struct cfg_ctx *c, const struct cfg_node *n, struct cfg_kit *k
 	} else {
 		p->name = xstrdup(k->name);
 		p->persist_usr = true;
+		p->user = CFG_USER_AUTO;
 		p->limits = cfg_limits_default();
 		cfg_profile_persist_usr(p);	/* /usr, /etc, /var: what apt and dpkg keep */
 	}
@@ -443,9 +444,11 @@ kit_merge(const struct cfg_kit *k, struct cfg_profile *d, struct cfg_profile *u)
 		kit_strv_take(&u->persistent_dirs, &d->persistent_dirs);
 		u->n_persistent_dirs = d->n_persistent_dirs;
 	}
-	/* /usr first when persisted, gone when not (config.c's persist_usr rule) */
+	/* /usr, /etc, /var first when persisted, gone when not (config.c's rule) */
 	for (i = j = 0; i < u->n_persistent_dirs; i++) {
-		if (strcmp(u->persistent_dirs[i], "/usr") == 0)
+		if (strcmp(u->persistent_dirs[i], "/usr") == 0 ||
+		    strcmp(u->persistent_dirs[i], "/etc") == 0 ||
+		    strcmp(u->persistent_dirs[i], "/var") == 0)
 			free(u->persistent_dirs[i]);
 		else
 			u->persistent_dirs[j++] = u->persistent_dirs[i];
@@ -453,18 +456,11 @@ kit_merge(const struct cfg_kit *k, struct cfg_profile *d, struct cfg_profile *u)
 	u->n_persistent_dirs = j;
 	if (u->persistent_dirs != NULL)
 		u->persistent_dirs[j] = NULL;
-	if (u->persist_usr) {
-		char **v = NULL;
-
-		lz_strv_push(&v, "/usr");
-		for (i = 0; i < u->n_persistent_dirs; i++)
-			lz_strv_push(&v, u->persistent_dirs[i]);
-		lz_strv_free(u->persistent_dirs);
-		u->persistent_dirs = v;
-		u->n_persistent_dirs++;
-	}
+	cfg_profile_persist_usr(u);
 	if (KIT_TAKE(CFG_PK_TRUST_HOST_CA))
 		u->trust_host_ca = d->trust_host_ca;
+	if (KIT_TAKE(CFG_PK_USER))
+		u->user = d->user;
 	if (KIT_TAKE(CFG_PK_NETWORK))
 		u->network = d->network;
 	if (KIT_TAKE(CFG_PK_LIMITS))

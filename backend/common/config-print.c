@@ -128,6 +128,15 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 	print_from(f, p, CFG_PK_PERSIST_USR);
 	fprintf(f, "    trust_host_ca: %s", p->trust_host_ca ? "true" : "false");
 	print_from(f, p, CFG_PK_TRUST_HOST_CA);
+	if (p->user == CFG_USER_AUTO)
+		fputs("    user: auto  # agent (uid 1000) when the image has uid 1000, else root", f);
+	else if (p->user == CFG_USER_AGENT)
+		fputs("    user: agent  # uid 1000", f);
+	else if (p->user == 0)
+		fputs("    user: root", f);
+	else
+		fprintf(f, "    user: %d", p->user);
+	print_from(f, p, CFG_PK_USER);
 	if (r != NULL)
 		print_list_from(f, "    ", "allow_egress", r->allow_egress, r->allow_egress_from,
 		    r->n_allow_egress);

@@ -85,6 +85,38 @@ load_network(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
 	return 0;
 }
 
+/* user: agent (uid 1000), root (0), a uid that podman's rootless mapping
+ * covers, or auto (the default: agent when the image has uid 1000). */
+static int
+load_user(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
+    struct cfg_profile *p)
+{
+	const char *s;
+	char *end;
+	long v;
+
+	if (cfg_get_str(c, n, key, 0, &s) < 0)
+		return -1;
+	if (strcmp(s, "agent") == 0 || strcmp(s, "auto") == 0) {
+		p->user = s[1] == 'g' ? CFG_USER_AGENT : CFG_USER_AUTO;
+		return 0;
+	}
+	if (strcmp(s, "root") == 0) {
+		p->user = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v > CFG_USER_MAX) {
+		_cleanup_free_ char *q = cfg_esc(s, 64);
+
+		return cfg_ctx_fail(c, n->line, key, "expected 'agent', 'root', 'auto' or a uid "
+		    "from 0 to %d, got '%s'", CFG_USER_MAX, q);
+	}
+	p->user = (int)v;
+	return 0;
+}
+
 static int
 load_data_root(const struct cfg_ctx *c, const struct cfg_node *n)
 {
@@ -493,6 +525,7 @@ profile_key_bit(const char *k)
 		{ "persist_usr", CFG_PK_PERSIST_USR }, { "allow_egress", CFG_PK_EGRESS },
 		{ "network", CFG_PK_NETWORK }, { "env", CFG_PK_ENV }, { "volumes", CFG_PK_VOLUMES },
 		{ "limits", CFG_PK_LIMITS }, { "trust_host_ca", CFG_PK_TRUST_HOST_CA },
+		{ "user", CFG_PK_USER },
 	};
 	size_t i;
 
@@ -507,7 +540,7 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
     const struct cfg_node *n, struct cfg_profile *p)
 {
 	static const char *const keys[] = { "image", "persistent_dirs", "persist_usr",
-	    "allow_egress", "network", "env", "volumes", "limits", "trust_host_ca", NULL };
+	    "allow_egress", "network", "env", "volumes", "limits", "trust_host_ca", "user", NULL };
 	_cleanup_free_ char *k = NULL;
 	const struct cfg_node *v;
 	size_t i;
@@ -515,6 +548,7 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
 	p->name = xstrdup(name);
 	p->line = line;
 	p->map_line = n->line;
+	p->user = CFG_USER_AUTO;
 	p->limits = cfg_limits_default();
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;
@@ -560,6 +594,10 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
 	free(k);
 	k = xasprintf("%s.limits", key);
 	if ((v = cfg_map_get(n, "limits")) != NULL && load_limits(c, v, k, &p->limits) < 0)
+		return -1;
+	free(k);
+	k = xasprintf("%s.user", key);
+	if ((v = cfg_map_get(n, "user")) != NULL && load_user(c, v, k, p) < 0)
 		return -1;
 	return 0;
 }

@@ -74,6 +74,7 @@ enum {
 	CFG_PK_IMAGE = 1 << 0, CFG_PK_PERSISTENT = 1 << 1, CFG_PK_PERSIST_USR = 1 << 2,
 	CFG_PK_EGRESS = 1 << 3, CFG_PK_NETWORK = 1 << 4, CFG_PK_ENV = 1 << 5,
 	CFG_PK_VOLUMES = 1 << 6, CFG_PK_LIMITS = 1 << 7, CFG_PK_TRUST_HOST_CA = 1 << 8,
+	CFG_PK_USER = 1 << 9,
 };
 
 /* An agent kit (kits/NAME/kit.yaml, docs/kits.md): an image recipe, the
@@ -119,9 +120,15 @@ struct cfg_profile {
 	struct cfg_volume *volumes;
 	size_t n_volumes;
 	struct cfg_limits limits;
+	int user;		/* uid sessions run as: CFG_USER_AUTO (agent when the
+				 * image has uid 1000, else root), 0, 1000, ... */
 	int line;
 	int map_line;		/* where its mapping starts (an error about a missing key) */
 };
+
+#define CFG_USER_AUTO	(-1)
+#define CFG_USER_AGENT	1000		/* "agent": the image's uid 1000 */
+#define CFG_USER_MAX	65535		/* podman's rootless mapping: 65536 uids */
 
 struct cfg {
 	char *file;		/* path it was read from, or CFG_EMBEDDED_NAME */

@@ -363,7 +363,10 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 	ex.workdir = SENTRY_WORKSPACE_DST;
 	ex.tty = (ns.flags & PROTO_SESSION_TTY) != 0;
 	ex.env_fd3 = secret != NULL;
-	ex.hold = secret != NULL ? ESC_COORD_BIN_DST : NULL;
+	/* the holder also drops to the agent user and answers its sudo */
+	ex.hold = secret != NULL || c->uid != 0 ? ESC_COORD_BIN_DST : NULL;
+	ex.uid = c->uid;
+	ex.gid = c->gid;
 	/* sandbox-exec or runsc exec straight into the sandbox when the driver
 	 * found the way (rexec.c); podman exec otherwise. */
 	if (c->direct != NULL ? c->drv->direct_exec(c->direct, &ex, secret, &argv, &spec, &err) < 0 :

@@ -68,6 +68,7 @@ struct coord {
 	char *image_id;		/* from the threadpool, for effcfg */
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
+	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
 };
 
 /* ---- coord.c ---- */
@@ -97,6 +98,16 @@ int coord_esc_start(struct coord *c, lz_err_t *err);
 /* True when sessions start a way that hands a session its credential on an
  * inherited fd (lazaret sandbox-exec); no credential is given otherwise. */
 bool coord_secret_safe(const struct coord *c);
+
+/* ---- coord-user.c: the agent user ---- */
+
+/* Decide who sessions run as (the profile's user:, else uid 1000 when the
+ * image has one); after the overlays, before the container. */
+void coord_user_decide(struct coord *c);
+/* For a non-root user: the writable binds mapped onto the host user
+ * (uidmap.h), lazaret-escalate and its sudo mounted, the escalation socket
+ * open to the user. */
+int coord_user_spec(struct coord *c, struct drv_spec *sp, lz_err_t *err);
 
 /* ---- coord-net.c: the Network Sidecar ---- */
 

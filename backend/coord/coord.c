@@ -351,6 +351,8 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		coord_spec_add_mount(sp, &m);
 		free(m.opts);
 	}
+	if (coord_user_spec(c, sp, err) < 0)
+		goto out;
 	coord_limits_spec(c, sp);
 	sp->labels = xcalloc(2, sizeof *sp->labels);
 	sp->labels[sp->n_labels++] = xasprintf("lazaret.domain=%s", c->a->hash);
@@ -701,6 +703,7 @@ coord_start(struct coord *c, lz_err_t *err)
 		goto out;
 	}
 	lz_trace("overlays: fuse-overlayfs");
+	coord_user_decide(c);
 	/* Before the container: the socket and TLS files must exist to be mounted. */
 	if (c->o->cfg->esc_enabled && coord_esc_start(c, err) < 0)
 		goto out;

@@ -397,28 +397,13 @@ fail:
 	return -1;
 }
 
-static void
-esc_coord_add_mount(struct drv_spec *sp, enum drv_mount_type type, const char *src,
-    const char *dst, bool ro)
-{
-	struct drv_mount *m;
-
-	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
-	m = &sp->mounts[sp->n_mounts++];
-	memset(m, 0, sizeof *m);
-	m->type = type;
-	m->src = xstrdup(src);
-	m->dst = xstrdup(dst);
-	m->ro = ro;
-}
-
 int
 esc_coord_spec(struct esc_coord *ec, struct drv_spec *sp, lz_err_t *err)
 {
 	(void)err;
-	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->tls_dir, ESC_COORD_TLS_DST, true);
-	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->o.a->esc_socket, ESC_COORD_SOCK_DST, false);
-	esc_coord_add_mount(sp, DRV_MOUNT_BIND, ec->esc_bin, ESC_COORD_BIN_DST, true);
+	drv_spec_add_bind(sp, ec->tls_dir, ESC_COORD_TLS_DST, true);
+	drv_spec_add_bind(sp, ec->o.a->esc_socket, ESC_COORD_SOCK_DST, false);
+	drv_spec_add_bind(sp, ec->esc_bin, ESC_COORD_BIN_DST, true);
 	sp->runtime_flags = xreallocarray(sp->runtime_flags, sp->n_runtime_flags + 1,
 	    sizeof *sp->runtime_flags);
 	sp->runtime_flags[sp->n_runtime_flags++] = xstrdup("host-uds=open");

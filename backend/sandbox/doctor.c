@@ -767,6 +767,7 @@ doctor_run(const struct doctor_opts *opts, FILE *out)
 	doctor_sessions(&c, runsc);
 	free(doctor_program(&c, "crun", "crun"));
 	free(doctor_program(&c, "fuse-overlayfs", "fuse-overlayfs"));
+	free(doctor_program(&c, "bindfs", "bindfs"));	/* the agent user's workspace (uidmap.c) */
 	free(doctor_program(&c, "slirp4netns", "slirp4netns"));
 	doctor_init(&c);
 	doctor_subids(&c, "/etc/subuid", user, getuid());

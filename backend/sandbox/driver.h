@@ -67,6 +67,8 @@ struct drv_exec {
 	bool env_fd3;		/* more KEY=VALUE lines on the exec's fd 3 (never argv) */
 	const char *hold;	/* in-sandbox path of lazaret-escalate: the command
 				 * runs under its --hold (escalate/hold.c); NULL: not */
+	unsigned uid, gid;	/* with hold: the holder runs the command as
+				 * uid:gid (--user), 0: as root */
 };
 
 /* A faster way into one running container than exec_argv (the Podman
@@ -130,6 +132,8 @@ extern const struct drv_ops podman_ops;
  * Caller frees with lz_strv_free. */
 char **drv_exec_command(const struct drv_exec *ex);
 
+/* Append a bind mount src -> dst to sp (copies both). */
+void drv_spec_add_bind(struct drv_spec *sp, const char *src, const char *dst, bool ro);
 /* Free every member and the spec itself (allocated with xcalloc); NULL is a no-op. */
 void drv_spec_free(struct drv_spec *);
 /* Free a mount's strings and zero it (the mount itself is not freed). */

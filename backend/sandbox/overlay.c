@@ -505,6 +505,21 @@ fail:
 	return -1;
 }
 
+char *
+overlay_image_mount(const struct anchor *a)
+{
+	_cleanup_free_ char *root = NULL;
+	struct overlay_rec rec = { 0 };
+	char *path;
+
+	if (overlay_root(a, false, &root, NULL) < 0)
+		return NULL;
+	overlay_rec_read(root, &rec);
+	path = lz_steal_ptr(&rec.path);
+	overlay_rec_clear(&rec);
+	return path;
+}
+
 int
 overlay_unmount(const struct anchor *a, bool release_image, lz_err_t *err)
 {

@@ -32,6 +32,9 @@ int overlay_mount(const struct anchor *a, const char *image, char *const *dirs, 
  * also after a crash. */
 int overlay_unmount(const struct anchor *a, bool release_image, lz_err_t *err);
 
+/* The image mount the overlays of anchor a sit on (in podman's namespace),
+ * from their record; NULL when none. Caller frees. */
+char *overlay_image_mount(const struct anchor *a);
 /* The directory name under <domain_root>/overlay/ for container dir
  * ("/usr/local" -> "usr-local"; '-', '_' and other bytes escaped as _XX so
  * two dirs never share one). Caller frees. */

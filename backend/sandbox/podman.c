@@ -279,6 +279,8 @@ drv_exec_command(const struct drv_exec *ex)
 	if (ex->hold != NULL) {
 		lz_strv_push(&v, ex->hold);
 		lz_strv_push(&v, "--hold");
+		if (ex->uid != 0)
+			lz_strv_pushf(&v, "--user=%u:%u", ex->uid, ex->gid);
 		lz_strv_push(&v, "--");
 	}
 	if (ex->argv == NULL || ex->argv[0] == NULL) {
@@ -667,6 +669,20 @@ const struct drv_ops podman_ops = {
 	.direct_exec = rexec_exec,
 	.direct_free = rexec_free,
 };
+
+void
+drv_spec_add_bind(struct drv_spec *sp, const char *src, const char *dst, bool ro)
+{
+	struct drv_mount *m;
+
+	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
+	m = &sp->mounts[sp->n_mounts++];
+	memset(m, 0, sizeof *m);
+	m->type = DRV_MOUNT_BIND;
+	m->src = xstrdup(src);
+	m->dst = xstrdup(dst);
+	m->ro = ro;
+}
 
 void
 drv_mount_clear(struct drv_mount *m)

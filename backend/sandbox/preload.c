@@ -9,20 +9,6 @@
 #include "sandbox/preload.h"
 #include "xmalloc.h"
 
-static void
-preload_add(struct drv_spec *sp, const char *src, const char *dst)
-{
-	struct drv_mount *m;
-
-	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
-	m = &sp->mounts[sp->n_mounts++];
-	memset(m, 0, sizeof *m);
-	m->type = DRV_MOUNT_BIND;
-	m->src = xstrdup(src);
-	m->dst = xstrdup(dst);
-	m->ro = true;
-}
-
 /* Written again each start: a file renamed over, never edited in place. */
 int
 preload_file_write(const char *path, lz_err_t *err)
@@ -74,8 +60,8 @@ preload_spec(const struct anchor *a, struct drv_spec *sp, lz_err_t *err)
 	file = xasprintf("%s/ld.so.preload", a->domain_root);
 	if (preload_file_write(file, err) < 0)
 		goto out;
-	preload_add(sp, so, PRELOAD_SO_DST);
-	preload_add(sp, file, PRELOAD_FILE_DST);
+	drv_spec_add_bind(sp, so, PRELOAD_SO_DST, true);
+	drv_spec_add_bind(sp, file, PRELOAD_FILE_DST, true);
 	ret = 0;
 out:
 	free(so);

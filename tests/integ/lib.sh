@@ -82,6 +82,16 @@ wait_for() { # seconds cmd...
 	done
 }
 
+# A private tmux server (TM) whose pane runs `lazaret run ARGS...` as the
+# test user (then run-rc=N); pane prints its screen, pane_has TEXT finds TEXT.
+lz_tmux_run() {
+	TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
+	lz_on_exit "${TM[*]} kill-server"
+	"${TM[@]}" new-session -d -x 120 -y 40 "$(as_user_line lazaret run "$@"); echo run-rc=\$?; sleep 600"
+}
+pane() { "${TM[@]}" capture-pane -p; }
+pane_has() { pane | grep -qF -- "$1"; }
+
 # Stop the test's tmux server (TM) and wait until it is gone: a new-session
 # sent while it is still shutting down fails ("server exited unexpectedly").
 tm_gone() { ! "${TM[@]}" list-sessions >/dev/null 2>&1; }
@@ -153,6 +163,15 @@ need_debian_image() {
 	TO=300 as_user podman import --quiet --change CMD=/bin/bash "$tar" "$LZ_DEBIAN_IMG" >/dev/null ||
 		fail "podman import of $tar failed"
 	rm -f "$tar"
+}
+
+# Debian's hello .deb (no dependency beyond libc) in $T/debs, fetched on the
+# host (the sandbox has no network here), readable by the test user.
+need_hello_deb() {
+	mkdir -p "$T/debs"
+	(cd "$T/debs" && timeout "$TO" apt-get download hello >/dev/null 2>&1) ||
+		skip "apt-get download hello failed: no Debian mirror reachable from the host"
+	chmod -R a+rX "$T/debs"
 }
 
 # Processes of `lazaret coordinator` serving workspace $1 (canonical path);

@@ -43,11 +43,7 @@ mark=$T/marks; mkdir -p "$mark"; [ "$(id -u)" -ne 0 ] || chown "$LZ_USER" "$mark
 inbox() { as_user setsid -w lazaret run -T -w "$repo" -- "$@"; }
 
 # --- a lazaret run in a terminal: session 1 holds the domain and answers prompts
-TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
-lz_on_exit "${TM[*]} kill-server"
-pane() { "${TM[@]}" capture-pane -p; }
-pane_has() { pane | grep -qF -- "$1"; }
-"${TM[@]}" new-session -d -x 120 -y 40 "$(as_user_line lazaret run -w "$repo"); echo run-rc=\$?; sleep 600"
+lz_tmux_run -w "$repo"
 wait_for 40 pane_has "/workspace" || { pane; fail "no shell prompt"; }
 "${TM[@]}" send-keys 'echo $LAZARET_SESSION_ID >/workspace/.sid1; echo sid-saved' Enter
 wait_for 10 test -s "$wt/.sid1" || { pane; fail "session 1 wrote no id"; }

@@ -8,12 +8,8 @@ source "$(dirname "$0")/lib.sh"
 need_stack
 need_debian_image
 
-# A small package with no dependency beyond libc, fetched on the host (the
-# sandbox has no network here) and handed in read-only.
-mkdir -p "$T/debs"
-(cd "$T/debs" && timeout "$TO" apt-get download hello >/dev/null 2>&1) ||
-	skip "apt-get download hello failed: no Debian mirror reachable from the host"
-chmod -R a+rX "$T/debs"
+# A small package, handed in read-only.
+need_hello_deb
 lz_config <<EOF2
 profiles:
   default:

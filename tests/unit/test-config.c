@@ -1493,6 +1493,30 @@ test_cfg_usr_etc_var_are_state_anchors_unless_opted_out(void **state)
 	    "false");
 }
 
+static void
+test_cfg_user_agent_root_uid_or_auto(void **state)
+{
+	const char *const ok[] = { "", "    user: agent\n", "    user: root\n", "    user: 1234\n",
+	    "    user: auto\n" };
+	const int want[] = { CFG_USER_AUTO, CFG_USER_AGENT, 0, 1234, CFG_USER_AUTO };
+	struct cfg *cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		_cleanup_free_ char *y = with_profile(ok[i]);
+
+		cfg = load_ok(y);
+		assert_int_equal(cfg->profiles[0].user, want[i]);
+		cfg_free(cfg);
+	}
+	expect_profile_err("    user: nobody\n", "profiles.web.user: expected 'agent', 'root', "
+	    "'auto' or a uid from 0 to 65535, got 'nobody'");
+	expect_profile_err("    user: 65536\n", "profiles.web.user: expected 'agent'");
+	expect_profile_err("    user: -1\n", "profiles.web.user: expected 'agent'");
+	expect_profile_err("    user: [1]\n", "profiles.web.user");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_home, teardown_home)
 
 int
@@ -1500,6 +1524,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_cfg_loads_full_example),
+		T(test_cfg_user_agent_root_uid_or_auto),
 		T(test_cfg_network_ask_timeout_range_and_keys),
 		T(test_cfg_embedded_default_loads_with_profile_default),
 		T(test_cfg_defaults_follow_xdg_variables),
