@@ -190,6 +190,38 @@ overlay_podman(bool unshare, char **out, int *status, lz_err_t *err, ...)
 	return ret;
 }
 
+/* The merged dir takes its root's owner and mode from the upper dir, which
+ * we made (root in the sandbox): while nothing is kept in it, give it the
+ * image dir's (an agent user's ~/.claude stays the agent's), once (a mark
+ * beside it, so a warm start runs nothing). */
+static int
+overlay_upper_owner(const char *img, const char *dir, const char *base, const char *upper,
+    lz_err_t *err)
+{
+	_cleanup_free_ char *ref = xasprintf("--reference=%s%s", img, dir);
+	_cleanup_free_ char *mark = xasprintf("%s/owner-set", base);
+	struct dirent *de;
+	bool empty = true;
+	DIR *d;
+	int fd;
+
+	if (access(mark, F_OK) == 0)
+		return 0;
+	if ((d = opendir(upper)) == NULL)
+		return lz_err_sys(err, errno, "cannot read '%s'", upper);
+	while (empty && (de = readdir(d)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	if (!empty)
+		return 0;
+	if (overlay_podman(true, NULL, NULL, err, "chown", ref, "--", upper, NULL) < 0 ||
+	    overlay_podman(true, NULL, NULL, err, "chmod", ref, "--", upper, NULL) < 0)
+		return lz_err_wrap(err, "persistent dir %s (is it a directory in the image?)", dir);
+	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0)
+		close(fd);
+	return 0;
+}
+
 static int
 overlay_mkdir(const char *path, lz_err_t *err)
 {
@@ -463,6 +495,8 @@ overlay_mount(const struct anchor *a, const char *image, char *const *dirs, size
 		st = 1;
 		if (overlay_mkdir(base, err) < 0 || overlay_mkdir(upper, err) < 0 ||
 		    overlay_mkdir(work, err) < 0 || overlay_mkdir(merged, err) < 0)
+			goto fail;
+		if (overlay_upper_owner(img, dirs[i], base, upper, err) < 0)
 			goto fail;
 		if (same_image && mountinfo_has(info, merged)) {
 			/* Reuse when the daemon still answers: statfs always asks it, stat may

@@ -132,8 +132,8 @@ note "ok: imported on lazaret/agent-plain"
 lz stop -p plain -w "$repo" >/dev/null 2>&1 || true
 lz_domain ws3 plain
 out=$(lz run -T -p plain --mode direct -w "$repo" -- sh -c 'id -u; echo agent line >> README; echo n > new.txt
-	git add new.txt && git -c user.name=a -c user.email=a@example.invalid commit -qm "direct commit" && echo committed' </dev/null 2>&1) ||
-	fail "direct mode as uid 1000: $out"
+	git add new.txt && git -c user.name=a -c user.email=a@example.invalid commit -qm "direct commit" && echo committed' </dev/null 2>"$T/direct.err") ||
+	fail "direct mode as uid 1000: $out $(cat "$T/direct.err")"
 assert_eq "$out" $'1000\ncommitted' "direct mode: uid 1000 edits and commits"
 assert_eq "$(tail -n 1 "$repo/README")" "agent line" "direct: the host's README edited in place"
 assert_eq "$(stat -c %U "$repo/new.txt")" "$LZ_USER" "direct: new.txt is the test user's on the host"
