@@ -84,9 +84,11 @@ lz run -T -w "$repo" claude -- sleep 3600 </dev/null >/dev/null 2>&1 &
 lz_on_exit "kill $!"
 wait_for 120 sh -c "$(as_user_line lazaret status -p claude -w "$repo") | grep -q 'sessions:    1'" ||
 	fail "the background session did not start"
-note "a real turn: claude -p against the fake model"
+note "a real turn: claude -p against the fake model, unattended as the agent user"
+# --dangerously-skip-permissions, Claude Code's usual mode in a sandbox: it
+# refuses to start as root, so this also shows the agent is not root
 out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude -p "Write hello-from-agent.txt" \
-	--permission-mode acceptEdits --allowedTools Write 2>"$T/turn.err") ||
+	--dangerously-skip-permissions 2>"$T/turn.err") ||
 	fail "claude -p failed: $out $(cat "$T/turn.err") model log: $(cat "$T/model.log")"
 note "claude said: $out"
 log=$(cat "$T/model.log")
