@@ -64,9 +64,15 @@ net_build_child(const struct anchor *a, char *const *policy, size_t n, const cha
 	lz_err_t err = LZ_ERR_INIT;
 	uv_loop_t loop;
 	uv_poll_t gone;
-	int rc = 1;
+	int rc = 1, null;
 
 	signal(SIGINT, SIG_IGN);	/* ^C reaches the build; the parent takes us down */
+	/* The router's chatter is not the build's progress: errors come over report. */
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
 	if (uv_loop_init(&loop) != 0)
 		_exit(1);
 	o.loop = &loop;
