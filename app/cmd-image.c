@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-kit.h"
 #include "cli-suggest.h"
 #include "commands.h"
 #include "config.h"
@@ -78,7 +79,7 @@ image_cmd_kit(int argc, char **argv)
 		cfg_free(cfg);
 		return cli_fail(&err);
 	}
-	rc = image_kit_build(k, pull, stderr, &err) < 0 ? cli_fail(&err) : 0;
+	rc = cli_kit_build(cfg, k, pull, &err) < 0 ? cli_fail(&err) : 0;
 	if (rc == 0)
 		printf("%s\n", k->image);
 	cfg_free(cfg);

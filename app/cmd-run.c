@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-kit.h"
 #include "client-run.h"
 #include "client.h"
 #include "effcfg.h"
@@ -140,11 +141,11 @@ run_kit_operand(const struct cfg *cfg, int argc, char **argv, const char **profi
 /* A kit's profile on the kit's own image: build it when missing (cached by
  * the recipe's hash: one `podman image exists` when it is there). */
 static int
-run_kit_image(const struct cfg_profile *p, lz_err_t *err)
+run_kit_image(const struct cfg *cfg, const struct cfg_profile *p, lz_err_t *err)
 {
 	if (p->kit == NULL || strcmp(p->image, p->kit->image) != 0)
 		return 0;
-	return image_kit_build(p->kit, false, stderr, err);
+	return cli_kit_build(cfg, p->kit, false, err);
 }
 
 int
@@ -186,7 +187,7 @@ cmd_run(int argc, char **argv)
 	}
 	run_warn(res, sm == SENTRY_DIRECT);
 	lz_trace("configuration and domain");
-	if (run_kit_image(res->profile, &err) < 0) {
+	if (run_kit_image(cfg, res->profile, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}

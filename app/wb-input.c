@@ -129,16 +129,17 @@ wb_input_search_key(struct wb *wb, struct wb_tab *tab, int key)
 }
 
 /* y in scrollback: the current match's line (near the bottom it cannot
- * reach the top row; moving drops it), else the view's top line, to the outer terminal's clipboard; the
- * agent's own OSC 52 never goes there (libvterm eats it). */
+ * reach the top row; moving drops it), else the view's top line, with the rows
+ * it wrapped onto, to the outer terminal's clipboard; the agent's own OSC 52
+ * never goes there (libvterm eats it). */
 static void
 wb_input_copy(struct wb *wb, struct wb_tab *tab)
 {
 	char buf[WB_CLIP_MAX + 1];
-	size_t line = wb->search_at >= 0 ? (size_t)wb->search_at : term_view_top(tab->t), len;
+	size_t line = wb->search_at >= 0 ? (size_t)wb->search_at : term_view_top(tab->t), len, first, last;
 	lz_err_t err = LZ_ERR_INIT;
 
-	len = term_line_text(tab->t, line, buf, sizeof(buf));
+	len = term_wrapped_text(tab->t, line, buf, sizeof(buf), &first, &last);
 	if (len == 0) {
 		wb_draw_message(wb, "nothing to copy: line %zu is empty", line + 1);
 		return;
@@ -148,7 +149,38 @@ wb_input_copy(struct wb *wb, struct wb_tab *tab)
 		lz_err_clear(&err);
 		return;
 	}
-	wb_draw_message(wb, "copied line %zu (%zu bytes) to the terminal's clipboard", line + 1, len);
+	if (last > first)
+		wb_draw_message(wb, "copied lines %zu-%zu (%zu bytes) to the terminal's clipboard", first + 1,
+				last + 1, len);
+	else
+		wb_draw_message(wb, "copied line %zu (%zu bytes) to the terminal's clipboard", line + 1, len);
+}
+
+/* The newest URL at or above line from, whole across the rows it was wrapped
+ * onto (a login link), to the outer terminal's clipboard; in scrollback the
+ * view goes to it and u again takes the one above. */
+static void
+wb_input_copy_url(struct wb *wb, struct wb_tab *tab, size_t from, bool scrolling)
+{
+	char url[TERM_URL_MAX + 1];
+	lz_err_t err = LZ_ERR_INIT;
+	long at;
+
+	if ((at = term_find_url(tab->t, from, url, sizeof(url))) < 0) {
+		wb_draw_message(wb, scrolling ? "no URL above line %zu" : "no URL in the tab's history (%zu lines)",
+				from + 1);
+		return;
+	}
+	if (wb_clip_copy(STDOUT_FILENO, url, strlen(url), &err) < 0) {
+		wb_draw_message(wb, "%s", err.msg);
+		lz_err_clear(&err);
+		return;
+	}
+	if (scrolling) {
+		wb->search_at = at;
+		term_scroll_to(tab->t, (size_t)at);
+	}
+	wb_draw_message(wb, "copied URL (%zu bytes) to the terminal's clipboard: %s", strlen(url), url);
 }
 
 static void
@@ -177,6 +209,13 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 		break;
 	case 'y':
 		wb_input_copy(wb, tab);
+		break;
+	case 'u':
+		if (wb->search_at == 0)
+			wb_draw_message(wb, "no URL above line 1");
+		else
+			wb_input_copy_url(wb, tab, wb->search_at > 0 ? (size_t)wb->search_at - 1 :
+						   term_view_top(tab->t) + (size_t)rows - 1, true);
 		break;
 	case WIDGET_KEY_FN(KEY_PPAGE):
 		wb->search_at = -1;
@@ -251,6 +290,7 @@ wb_input_help(struct wb *wb)
 		"  PgUp PgDn Up Down k j  move     g G  oldest, newest     q Esc  back to live",
 		"  / or ?  find text (towards older lines)   n N  next older, newer",
 		"  y  copy the match's line (no match: the top line) to the terminal's clipboard",
+		"  u  copy the newest URL shown (a login link), whole; u again: the one above",
 		"Side panel (prefix Tab):",
 		"  Up Down  choose   a Enter  open the request   d deny   e edit   Esc  back",
 		"  q  stop the request's domain (asks y)",
@@ -359,6 +399,10 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		break;
 	case WB_KEYS_REVIEW:
 		wb_review_open(wb, tab);
+		break;
+	case WB_KEYS_COPY_URL:
+		if (tab != NULL)
+			wb_input_copy_url(wb, tab, term_lines(tab->t) - 1, false);
 		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:

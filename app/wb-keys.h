@@ -47,6 +47,7 @@ enum wb_keys_action {
 	WB_KEYS_HELP,
 	WB_KEYS_SEND_PREFIX,	/* send the prefix key itself to the tab */
 	WB_KEYS_REVIEW,		/* the review view of the tab's agent branch */
+	WB_KEYS_COPY_URL,	/* the newest URL of the tab to the outer clipboard */
 	WB_KEYS_N_ACTIONS
 };
 

@@ -4,7 +4,8 @@
 # time to agent-ready for `lazaret run claude`: from the command line until
 # Claude Code's own first screen ("Claude Code" under a terminal) is drawn,
 # cold domain (fresh workspace) and warm (a session live), against `podman
-# run --rm -it --runtime runsc` of the same image to the same screen. No
+# run --rm -it --runtime runsc` of the same image to the same screen and
+# (warm) `podman exec -it` into a live runsc container of it. No
 # model is reached: the profile has no network. Medians of RUNS (default 3).
 set -eu
 source "$(dirname "$0")/../tests/integ/lib.sh"
@@ -68,6 +69,14 @@ wait_for 60 sh -c "$(as_user_line lazaret status -p claude -w "$repo") | grep -q
 warm=$(for i in $(seq 1 "$RUNS"); do ready lazaret run -w "$repo" claude; done | med)
 lz stop -p claude -w "$repo" >/dev/null
 wait || true
+# the raw warm path: a live runsc container of the same image, podman exec -it
+ctr=lz-bench-kit-$$
+as_user podman run -d --rm --name "$ctr" --runtime runsc --network none "$IMG" sleep 3600 >/dev/null
+lz_on_exit "as_user podman rm -f -t0 $ctr >/dev/null 2>&1"
+rawexec=$(for i in $(seq 1 "$RUNS"); do
+	ready podman exec -it -u agent -e HOME=/home/agent -w /home/agent "$ctr" claude
+done | med)
+as_user podman rm -f -t0 "$ctr" >/dev/null 2>&1 || true
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "the claude kit:"
@@ -76,5 +85,5 @@ echo "  image build, cached (median of $RUNS)     $cached ms"
 echo "  image size                               $((size / 1000000)) MB ($IMG)"
 echo "  agent-ready (Claude Code's first screen), median of $RUNS:"
 echo "  lazaret run claude, cold domain          $cold ms   ($(ratio "$cold" "$raw")x podman run --rm -it: $raw ms)"
-echo "  lazaret run claude, warm domain          $warm ms"
+echo "  lazaret run claude, warm domain          $warm ms   ($(ratio "$warm" "$rawexec")x podman exec -it: $rawexec ms)"
 echo "  (load: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -549,8 +549,7 @@ term_view_cell(const struct term *t, int row, int col, VTermScreenCell *out)
 	return true;
 }
 
-/* Cell col of history line line (see term_lines); false past the end. */
-static bool
+bool
 term_line_cell(const struct term *t, size_t line, int col, VTermScreenCell *out)
 {
 	size_t count = term_sb_count(t->sb);

@@ -143,6 +143,18 @@ size_t term_lines(const struct term *);
 size_t term_view_top(const struct term *);
 /* UTF-8 text of history line line, as term_view_text. */
 size_t term_line_text(const struct term *, size_t line, char *buf, size_t size);
+/* Cell col of history line line (see term_lines); false past the end. */
+bool term_line_cell(const struct term *, size_t line, int col, VTermScreenCell *out);
+
+/* term-url.c. Longest text read back whole: a logical line, a URL. */
+#define TERM_URL_MAX	8192
+/* Line line's text with the rows it wrapped onto (a row wraps when its last
+ * column is used), from its first row *first to its last *last. */
+size_t term_wrapped_text(const struct term *, size_t line, char *buf, size_t size, size_t *first,
+    size_t *last);
+/* The newest URL (http:// or https://) starting at or above line from, whole
+ * across rows; its first row, or -1 when none is there. */
+long term_find_url(const struct term *, size_t from, char *url, size_t size);
 /* The first line from from (included) towards older (or newer) lines,
  * wrapping round, whose text holds needle; -1 when none does. */
 long term_find(const struct term *, const char *needle, size_t from, bool older);

@@ -13,8 +13,10 @@
  * worked, so a failed build leaves no image under the kit's tag. A kit with
  * `base: IMAGE` runs the same script in `podman build FROM IMAGE`.
  * The tag carries the recipe's hash: an unchanged recipe is one `podman
- * image exists`. Builds use the host's network and proxy variables; they
- * fetch only from the apt mirror and the npm registry the recipe names.
+ * image exists`. The steps that fetch run in a network of the build's own
+ * (the caller's image_net_ops: a Network Sidecar) that reaches only what
+ * the recipe needs: the apt mirror's hosts, the npm registry when it lists
+ * npm packages, and the proxy the environment names.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +45,8 @@
 struct kit_run {
 	const struct cfg_kit *k;
 	FILE *progress;
+	const struct image_net_ops *ops;
+	struct image_net *net;	/* up while a step fetches */
 	char *step;		/* the step running (from the script's markers) */
 	char *tail[KIT_TAIL_MAX];
 	size_t n_tail;
@@ -314,6 +318,112 @@ kit_host_cas(void)
 	return any;
 }
 
+/* An http(s) URI's host[:port] as an allow_egress entry, once. */
+static void
+kit_net_uri(char ***policy, const char *uri, size_t len)
+{
+	unsigned port = 0;
+	const char *h, *at;
+	char *e;
+	size_t n;
+
+	if (len > 7 && strncmp(uri, "http://", 7) == 0)
+		h = uri + 7, port = 80;
+	else if (len > 8 && strncmp(uri, "https://", 8) == 0)
+		h = uri + 8, port = 443;
+	else
+		return;	/* file:, cdrom:: no network */
+	n = len - (size_t)(h - uri);
+	n = strcspn(h, "/") < n ? strcspn(h, "/") : n;
+	if ((at = memchr(h, '@', n)) != NULL) {	/* user:password@ */
+		n -= (size_t)(at + 1 - h);
+		h = at + 1;
+	}
+	if (n == 0)
+		return;
+	e = memchr(h, ':', n) != NULL ? xstrndup(h, n) : xasprintf("%.*s:%u", (int)n, h, port);
+	if (!lz_strv_contains(*policy, e))
+		lz_strv_push(policy, e);
+	free(e);
+}
+
+/* Every http(s) URI of an apt sources file (one-line or deb822 form). */
+static void
+kit_net_sources(char ***policy, const char *buf)
+{
+	const char *p = buf;
+	size_t n;
+
+	while (*p != '\0') {
+		p += strspn(p, " \t\n");
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		n = strcspn(p, " \t\n");
+		kit_net_uri(policy, p, n);
+		p += n;
+	}
+}
+
+/* What a build may reach: its mirror's hosts, the npm registry (the @npm
+ * preset) when it installs npm packages, the proxy our environment names. */
+static char **
+kit_net_policy(const struct cfg_kit *k, char *const *src)
+{
+	static const char *const proxies[] = { "http_proxy", "https_proxy", "HTTP_PROXY",
+	    "HTTPS_PROXY" };
+	char **policy = NULL, *buf;
+	const char *v;
+	size_t len;
+
+	if (k->mirror != NULL)
+		kit_net_uri(&policy, k->mirror, strlen(k->mirror));
+	for (size_t i = 0; src != NULL && src[i] != NULL; i++) {
+		if (lz_path_read(src[i], 1 << 20, &buf, &len, NULL, NULL) < 0)
+			continue;
+		kit_net_sources(&policy, buf);
+		free(buf);
+	}
+	if (k->npm != NULL && !lz_strv_contains(policy, "registry.npmjs.org:443"))
+		lz_strv_push(&policy, "registry.npmjs.org:443");
+	for (size_t i = 0; i < sizeof proxies / sizeof proxies[0]; i++)
+		if ((v = getenv(proxies[i])) != NULL)
+			kit_net_uri(&policy, v, strlen(v));
+	return policy;
+}
+
+/* The build's network up for what it needs (nothing when no ops: the host's). */
+static int
+kit_net_up(struct kit_run *r, const char *dir, char *const *src, lz_err_t *err)
+{
+	char **policy;
+	int ret;
+
+	if (r->ops == NULL)
+		return 0;
+	policy = kit_net_policy(r->k, src);
+	kit_say(r, "step: the build's network (a sidecar reaching only %zu entries)",
+	    lz_strv_len(policy));
+	for (size_t i = 0; policy != NULL && policy[i] != NULL; i++)
+		kit_say(r, "  allow %s", policy[i]);
+	ret = r->ops->up(dir, policy, lz_strv_len(policy), r->ops->arg, &r->net, err);
+	if (ret < 0)
+		lz_err_wrap(err, "kit %s: step 'network'", r->k->name);
+	else
+		kit_say(r, "  network sidecar %s up", r->ops->name(r->net));
+	lz_strv_free(policy);
+	return ret;
+}
+
+static void
+kit_net_down(struct kit_run *r)
+{
+	if (r->net != NULL)
+		r->ops->down(r->net);
+	r->net = NULL;
+}
+
 /* mmdebstrap the base with the kit's packages and script into tar. */
 static int
 kit_debian(struct kit_run *r, const char *dir, const char *tar, lz_err_t *err)
@@ -331,6 +441,10 @@ kit_debian(struct kit_run *r, const char *dir, const char *tar, lz_err_t *err)
 		goto out;
 	if (kit_script(k, false, script, err) < 0)
 		goto out;
+	if (kit_net_up(r, dir, k->mirror != NULL ? NULL : src, err) < 0)
+		goto out;
+	for (i = 0; r->net != NULL && r->ops->wrap(r->net)[i] != NULL; i++)
+		lz_strv_push(&argv, r->ops->wrap(r->net)[i]);
 	suite = k->suite != NULL ? xstrdup(k->suite) : kit_host_suite();
 	for (i = 0; k->debian != NULL && k->debian[i] != NULL; i++) {
 		t = xasprintf("%s,%s", include, k->debian[i]);
@@ -371,6 +485,7 @@ kit_debian(struct kit_run *r, const char *dir, const char *tar, lz_err_t *err)
 	}
 	ret = 0;
 out:
+	kit_net_down(r);
 	lz_strv_free(argv);
 	lz_strv_free(src);
 	return ret;
@@ -416,12 +531,16 @@ kit_oci(struct kit_run *r, const char *dir, bool pull, lz_err_t *err)
 	_cleanup_free_ char *script = xasprintf("%s/build.sh", dir);
 	_cleanup_free_ char *cf = xasprintf("%s/Containerfile", dir);
 	_cleanup_free_ char *ca = xasprintf("%s/ca", dir);
-	char **argv = NULL;
+	char **argv = NULL, **src = NULL;
+	lz_err_t ignored = LZ_ERR_INIT;
 	FILE *f;
 	int ret = -1;
 
 	if (kit_script(k, true, script, err) < 0)
 		goto out;
+	/* The base's own apt sources are not known: the host's mirror, as for a Debian base. */
+	if (k->mirror == NULL && kit_sources(k, &src, &ignored) < 0)
+		lz_err_clear(&ignored);
 	if (mkdir(ca, 0755) < 0) {
 		lz_err_sys(err, errno, "cannot create %s", ca);
 		goto out;
@@ -450,7 +569,15 @@ kit_oci(struct kit_run *r, const char *dir, bool pull, lz_err_t *err)
 	/* a local base (localhost/...) has no registry to pull it again from */
 	lz_strv_push(&argv, pull && strncmp(k->base, "localhost/", 10) != 0 ? "--pull=always" :
 	    "--pull=missing");
-	lz_strv_push(&argv, "--network=host");
+	/* podman pulls the base itself; the RUN step is in the build's network */
+	if (kit_net_up(r, dir, src, err) < 0)
+		goto out;
+	if (r->net == NULL) {
+		lz_strv_push(&argv, "--network=host");
+	} else {
+		lz_strv_pushf(&argv, "--network=ns:%s", r->ops->netns(r->net));
+		lz_strv_push(&argv, "--dns=" IMAGE_NET_RESOLVER);
+	}
 	if (pull)
 		lz_strv_push(&argv, "--no-cache");	/* --pull: every step again */
 	lz_strv_push(&argv, "-f");
@@ -463,14 +590,17 @@ kit_oci(struct kit_run *r, const char *dir, bool pull, lz_err_t *err)
 		goto out;
 	ret = 0;
 out:
+	kit_net_down(r);
+	lz_strv_free(src);
 	lz_strv_free(argv);
 	return ret;
 }
 
 int
-image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *err)
+image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, const struct image_net_ops *net,
+		lz_err_t *err)
 {
-	struct kit_run r = { k, progress, NULL, { NULL }, 0 };
+	struct kit_run r = { .k = k, .progress = progress, .ops = net };
 	_cleanup_free_ char *tar = NULL, *old_id = NULL, *new_id = NULL;
 	char dir[PATH_MAX];
 	double t0 = image_now();

@@ -29,7 +29,23 @@ int image_build_default(const char *name, bool force, FILE *progress, lz_err_t *
 /* Build kit k's image (k->image) from its recipe unless it exists and
  * !force (then one `podman image exists`). Progress lines go to progress
  * (may be NULL); a failure names the kit and the step and tags nothing. */
-int image_kit_build(const struct cfg_kit *k, bool force, FILE *progress, lz_err_t *err);
+struct image_net;	/* a build's network, the caller's (net/net-build.c) */
+struct image_net_ops {
+	/* Bring up a network that reaches only policy's entries (allow_egress
+	 * syntax); *wrap: argv to run a program inside it; *netns, *resolver:
+	 * for podman build --network=ns: --dns. dir names it. */
+	int (*up)(const char *dir, char *const *policy, size_t n, void *arg, struct image_net **net,
+	    lz_err_t *err);
+	char *const *(*wrap)(const struct image_net *);
+	const char *(*netns)(const struct image_net *);
+	const char *(*name)(const struct image_net *);	/* for progress */
+	void (*down)(struct image_net *);
+	void *arg;
+};
+#define IMAGE_NET_RESOLVER "127.0.0.1"	/* the router's, inside the namespace */
+/* net NULL: the host's network (nothing confines the build). */
+int image_kit_build(const struct cfg_kit *k, bool force, FILE *progress,
+    const struct image_net_ops *net, lz_err_t *err);
 
 /* Library paths in `ldd FILE...` output (absolute, de-duplicated, in order
  * of first appearance). Returns the count; caller frees *paths (strv). */

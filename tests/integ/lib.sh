@@ -150,6 +150,12 @@ need_default_image() {
 # passwordless sudo): localhost/lazaret-test-debian:latest, built once into
 # the user's podman store and reused (about 90 s cold here).
 LZ_DEBIAN_IMG=localhost/lazaret-test-debian:latest
+# A kit's image, built when missing (minutes: the suite's kit tests make it first).
+need_kit_image() { # kit
+	command -v mmdebstrap >/dev/null || fail "mmdebstrap missing: run scripts/setup-host"
+	TO=900 lz image build --kit "$1" >/dev/null 2>"$T/kit-$1.err" || fail "$1 kit: $(tail -20 "$T/kit-$1.err")"
+}
+
 need_debian_image() {
 	as_user podman image exists "$LZ_DEBIAN_IMG" && return 0
 	command -v mmdebstrap >/dev/null || skip "mmdebstrap not installed: run scripts/setup-host"

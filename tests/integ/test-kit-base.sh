@@ -23,6 +23,7 @@ TO=600 lz image build --kit basetest >"$T/b.out" 2>"$T/b.err" || fail "basetest:
 img=$(tail -1 "$T/b.out")
 lz_on_exit "as_user podman rmi -f $img"
 assert_contains "$(cat "$T/b.err")" "step: podman build FROM $base" "built FROM the named base"
+assert_contains "$(cat "$T/b.err")" "allow deb.debian.org:80" "its RUN step in the build's network (the host's mirror)"
 lbl=$(as_user podman image inspect --format '{{index .Labels "org.lazaret.kit"}} {{index .Labels "org.lazaret.recipe"}}' "$img")
 assert_eq "$lbl" "basetest ${img##*:}" "labelled with its kit and recipe hash"
 note "--pull builds again and drops the image it replaced"

@@ -8,8 +8,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wb.sh"
 need_stack
 need_default_image
-command -v mmdebstrap >/dev/null || fail "mmdebstrap missing: run scripts/setup-host"
-TO=900 lz image build --kit claude >/dev/null 2>"$T/b.err" || fail "claude kit: $(tail -20 "$T/b.err")"
+need_kit_image claude
 
 lz_domain ws claude
 lz_on_exit "lz stop -p default -w '$repo'"
