@@ -1,6 +1,6 @@
 /* config-cred.c - a profile's `credentials:` list (the Network Sidecar's
- * credential broker, docs/network.md): each entry names a secret, where the
- * host reads it (env:, file:, command:), the HTTPS upstream it is for, the
+ * credential broker, docs/config.md "Credentials"): each entry names a
+ * secret, where the host reads it (env:, file:, command:), the HTTPS upstream it is for, the
  * header it goes in and the requests it may serve. The secret itself is
  * read by the coordinator at start (backend/net/net-secret.c), never here:
  * config check shows where a secret comes from, not what it is. */

@@ -57,14 +57,18 @@ assert_contains "$chk" "image: \"$img\"  # from kit claude" "the image comes fro
 assert_contains "$chk" "DISABLE_AUTOUPDATER: \"1\"  # from kit claude" "the kit's env is merged"
 assert_contains "$chk" "ANTHROPIC_BASE_URL: \"http://$NET.2:8080\"" "the user's env is there"
 assert_contains "$chk" "- \"$NET.2/32:8080\"" "the user's allow_egress"
-assert_not_contains "$chk" "api.anthropic.com" "the user's allow_egress replaces the kit's"
+assert_not_contains "$chk" "- \"api.anthropic.com" "the user's allow_egress replaces the kit's"
+assert_contains "$chk" "credentials:  # from kit claude" "the kit brokers the API key"
+assert_not_contains "$chk" "sk-ant-fake-key-for-tests" "config check never shows the key"
 assert_contains "$chk" "trust_host_ca: true  # from kit claude" "trust_host_ca on for the kit"
 
 note "lazaret run claude -- claude --version"
 out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude --version 2>"$T/run1.err") ||
 	fail "run claude --version: $out $(cat "$T/run1.err")"
 assert_contains "$out" "(Claude Code)" "claude prints its version"
-out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo "$NODE_EXTRA_CA_CERTS $DISABLE_AUTOUPDATER"; head -1 /etc/ssl/certs/ca-certificates.crt' 2>&1)
+out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo "$NODE_EXTRA_CA_CERTS $DISABLE_AUTOUPDATER key=$ANTHROPIC_API_KEY"; head -1 /etc/ssl/certs/ca-certificates.crt' 2>&1)
+assert_contains "$out" "key=lazaret-sentinel-anthropic" "the sandbox holds a sentinel, not the key (the broker has it)"
+assert_not_contains "$out" "sk-ant-fake-key-for-tests" "the host's key is not in the sandbox"
 assert_contains "$out" "/etc/ssl/certs/ca-certificates.crt 1" "CA variables and the kit's switches are set"
 assert_contains "$out" "BEGIN CERTIFICATE" "the host's CA bundle is in the sandbox"
 
