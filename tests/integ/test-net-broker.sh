@@ -145,6 +145,24 @@ out=$(run 'curl -sS -w " status=%{http_code}" "$WRONG_BASE_URL/x"')
 assert_contains "$out" "status=502" "an unverifiable upstream is a 502"
 assert_contains "$out" "certificate" "naming the certificate problem"
 
+note "the router's side: the key in locked memory, not on its command line, environment or container"
+side=lazaret-net-$hash
+rh=$(lz_router_pid "$side") || fail "no router in $side's namespace"
+lck=$(awk '/^VmLck:/ { print $2 }' "/proc/$rh/status")
+[ "${lck:-0}" -gt 0 ] || fail "the router holds no locked memory (VmLck $lck kB)"
+note "ok: the router has $lck kB locked (sodium_malloc)"
+assert_not_contains "$(tr '\0' ' ' <"/proc/$rh/cmdline"; tr '\0' ' ' <"/proc/$rh/environ")" "$KEY" \
+	"the router's argv and environment hold no key"
+assert_not_contains "$(as_user podman inspect "$side" "$ctr" 2>/dev/null)" "$KEY" \
+	"podman's view of the containers holds no key"
+
+note "the router restarted mid-run still brokers"
+kill -9 "$rh"
+wait_for 60 sh -c "$(as_user_line lazaret status -p broker -w "$repo") | grep -q 'router up (1 restarts)'" ||
+	fail "the router was not restarted: $(lz status -p broker -w "$repo")"
+out=$(run 'curl -sS -X POST -H "x-api-key: $TEST_API_KEY" --data x "$TEST_API_BASE_URL/v1/messages"')
+assert_contains "$out" "key-ok body=1" "the restarted router got the credentials again"
+
 note "audit and egress log"
 ev=$(lz egress --json -n 0 -p broker -w "$repo")
 assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "brokered requests are in the egress log"
