@@ -36,7 +36,9 @@
 
 #include "dns.h"
 #include "httpreq.h"
+#include "pktline.h"
 #include "side.h"
+#include "side-broker.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -44,26 +46,16 @@
 #define BROKER_MAX_CONNS	64
 #define BROKER_IO_TIMEOUT_S	600	/* a stream quiet this long is cut */
 #define BROKER_CONNECT_MS	10000
+#define BROKER_PUSH_MAX		(64u << 20)	/* a push is read whole before it goes out */
 
-struct broker_cred {
-	char *name, *host, *addr, *header, *prefix;
-	uint16_t port, listen_port;
-	char **allow;
-	size_t nallow;
-	SSL_CTX *ctx;
-	char *secret;		/* sodium_malloc: locked, wiped on free */
-	size_t secret_len;
-	int listen_fd;
-	struct side *s;
-};
 
-static struct broker_cred *broker_creds;
+static struct side_broker_cred *broker_creds;
 static size_t broker_ncreds;
 static atomic_int broker_conns;
 static int broker_pipe[2] = { -1, -1 };
 
 struct broker_conn {
-	struct broker_cred *c;
+	struct side_broker_cred *c;
 	int fd;
 };
 
@@ -83,8 +75,8 @@ side_broker_read(struct side *s)
 		side_event(s, &ev);
 }
 
-static void
-broker_report(const struct broker_cred *c, bool allowed, int status, const char *method,
+void
+side_broker_report(const struct side_broker_cred *c, bool allowed, int status, const char *method,
     const char *path, size_t path_len, uint64_t up, uint64_t down, uint64_t ms,
     const char *why)
 {
@@ -102,8 +94,8 @@ broker_report(const struct broker_cred *c, bool allowed, int status, const char 
 	(void)!write(broker_pipe[1], &ev, sizeof ev);
 }
 
-static int
-write_all(int fd, const void *p, size_t n)
+int
+side_broker_write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
@@ -127,8 +119,8 @@ ssl_write_all(SSL *ssl, const void *p, size_t n)
 }
 
 /* An answer of the broker's own: status and one line. */
-static void
-broker_answer(int fd, int status, const char *reason)
+void
+side_broker_answer(int fd, int status, const char *reason)
 {
 	char buf[640];
 	const char *text = status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway" :
@@ -139,13 +131,13 @@ broker_answer(int fd, int status, const char *reason)
 	    strlen(reason) + 17, reason);
 
 	if (n > 0 && (size_t)n < sizeof buf)
-		(void)write_all(fd, buf, (size_t)n);
+		(void)side_broker_write_all(fd, buf, (size_t)n);
 }
 
 /* The upstream's name, asked of the router's own upstream resolver (its
  * marked socket, like side-dns.c's): an IPv4 address as text, or -1. */
 static int
-broker_resolve(const struct broker_cred *c, char *out, size_t outlen, char *why, size_t whylen)
+broker_resolve(const struct side_broker_cred *c, char *out, size_t outlen, char *why, size_t whylen)
 {
 	struct dns_msg q = { .qtype = 1, .qclass = 1 }, a;
 	struct dns_addr ad[DNS_MAX_ADDRS];
@@ -192,7 +184,7 @@ out:
 
 /* The upstream's TCP connection, marked so the ruleset lets it out. */
 static int
-broker_connect(const struct broker_cred *c, char *why, size_t whylen)
+broker_connect(const struct side_broker_cred *c, char *why, size_t whylen)
 {
 	struct sockaddr_storage ss = { 0 };
 	socklen_t len;
@@ -250,7 +242,7 @@ fail:
 
 /* The Host the agent may name: none, the broker itself, or the upstream. */
 static bool
-broker_host_ok(const struct broker_cred *c, const uint8_t *buf, const struct httpreq *r)
+broker_host_ok(const struct side_broker_cred *c, const uint8_t *buf, const struct httpreq *r)
 {
 	char want[3][300];
 	const struct httpreq_span v = r->hdr[r->host].value;
@@ -267,7 +259,7 @@ broker_host_ok(const struct broker_cred *c, const uint8_t *buf, const struct htt
 
 /* Headers the broker sets itself or that belong to one hop only. */
 static bool
-broker_hdr_dropped(const struct broker_cred *c, const uint8_t *buf, const struct httpreq_hdr *h)
+broker_hdr_dropped(const struct side_broker_cred *c, const uint8_t *buf, const struct httpreq_hdr *h)
 {
 	static const char *const hop[] = { "host", "connection", "keep-alive", "proxy-connection",
 		"proxy-authorization", "te", "upgrade", "expect", NULL };
@@ -278,16 +270,68 @@ broker_hdr_dropped(const struct broker_cred *c, const uint8_t *buf, const struct
 	return httpreq_hdr_is(buf, h, c->header);
 }
 
+/* The request body: exactly Content-Length bytes, or the chunks to their
+ * end (nothing pipelined after it is read), starting with the bytes after
+ * the head in buf; each piece to ssl, or appended to keep (-2 over max).
+ * -1: malformed (why), -3: the agent went away, -4: the upstream write failed. */
+static int
+broker_body(int fd, const struct httpreq *r, uint8_t *buf, size_t len, SSL *ssl,
+    struct proto_buf *keep, uint64_t *sent, char *why, size_t whylen)
+{
+	size_t have = len - r->head_len;
+	uint8_t *p = buf + r->head_len;
+	uint64_t left = r->has_length ? r->length : 0;
+	struct httpreq_chunk ch = { 0 };
+
+	*sent = 0;
+	for (;;) {
+		size_t take;
+
+		if (r->chunked) {
+			long k = httpreq_chunk_scan(&ch, p, have);
+
+			if (k < 0) {
+				snprintf(why, whylen, "malformed chunked body");
+				return -1;
+			}
+			take = (size_t)k;
+		} else
+			take = have < left ? have : (size_t)left;
+		if (ssl != NULL && ssl_write_all(ssl, p, take) < 0)
+			return -4;
+		if (keep != NULL) {
+			if (keep->len + take > BROKER_PUSH_MAX) {
+				snprintf(why, whylen, "a push over 64 MiB is not brokered");
+				return -2;
+			}
+			proto_put(keep, p, take);
+		}
+		*sent += take;
+		left -= r->chunked ? 0 : take;
+		if (r->chunked ? ch.done : left == 0)
+			return 0;
+		{
+			ssize_t n = recv(fd, buf, HTTPREQ_HEAD_MAX, 0);
+
+			if (n <= 0)
+				return -3;
+			p = buf;
+			have = (size_t)n;
+		}
+	}
+}
+
 static void *
 broker_serve(void *arg)
 {
 	struct broker_conn *bc = arg;
-	struct broker_cred *c = bc->c;
+	struct side_broker_cred *c = bc->c;
 	int fd = bc->fd, up = -1;
 	uint8_t *buf = xmalloc(HTTPREQ_HEAD_MAX + 16384);
 	size_t len = 0;
 	struct httpreq r;
-	struct proto_buf head = { 0 };
+	struct proto_buf head = { 0 }, keep = { 0 };
+	bool push = false;
 	SSL *ssl = NULL;
 	uint64_t t0 = side_now_ms(), sent = 0, got = 0;
 	int status = 0, rc = 0;
@@ -306,8 +350,8 @@ broker_serve(void *arg)
 			break;
 	}
 	if (rc < 0) {
-		broker_answer(fd, r.status, r.reason);
-		broker_report(c, false, r.status, r.method, "", 0, 0, 0, side_now_ms() - t0, r.reason);
+		side_broker_answer(fd, r.status, r.reason);
+		side_broker_report(c, false, r.status, r.method, "", 0, 0, 0, side_now_ms() - t0, r.reason);
 		goto done;
 	}
 	path = (const char *)buf + r.target.off;
@@ -315,17 +359,33 @@ broker_serve(void *arg)
 	if (r.host >= 0 && !broker_host_ok(c, buf, &r)) {
 		snprintf(why, sizeof why, "Host names another server: this broker talks to %s only",
 		    c->host);
-		broker_answer(fd, 421, why);
-		broker_report(c, false, 421, r.method, path, path_len, 0, 0, side_now_ms() - t0, why);
+		side_broker_answer(fd, 421, why);
+		side_broker_report(c, false, 421, r.method, path, path_len, 0, 0, side_now_ms() - t0, why);
 		goto done;
 	}
 	if (!httpreq_allowed(&r, buf, c->allow, c->nallow)) {
 		snprintf(why, sizeof why, "%s %.*s is outside credential %s's allow list", r.method,
 		    (int)(path_len > 120 ? 120 : path_len), path, c->name);
-		broker_answer(fd, 403, why);
-		broker_report(c, false, 403, r.method, path, path_len, 0, 0, side_now_ms() - t0,
+		side_broker_answer(fd, 403, why);
+		side_broker_report(c, false, 403, r.method, path, path_len, 0, 0, side_now_ms() - t0,
 		    "outside allow");
 		goto done;
+	}
+	push = c->git_path[0] != '\0' && strcmp(r.method, "POST") == 0 &&
+	    path_len == strlen(c->git_path) + 17 && memcmp(path, c->git_path, path_len - 17) == 0 &&
+	    memcmp(path + path_len - 17, "/git-receive-pack", 17) == 0;
+	if (push) {
+		/* the whole push first: its commands decide whether it goes out */
+		if ((rc = broker_body(fd, &r, buf, len, NULL, &keep, &sent, why, sizeof why)) < 0) {
+			if (rc == -1 || rc == -2) {
+				side_broker_answer(fd, rc == -1 ? 400 : 413, why);
+				side_broker_report(c, false, rc == -1 ? 400 : 413, r.method, path, path_len,
+				    sent, 0, side_now_ms() - t0, why);
+			}
+			goto done;
+		}
+		if (side_broker_git_push(c, fd, &r, &keep, t0) == 0)
+			goto done;
 	}
 	if ((up = broker_connect(c, why, sizeof why)) < 0)
 		goto bad_gateway;
@@ -370,41 +430,17 @@ broker_serve(void *arg)
 	if (rc < 0)
 		goto tls_fail;
 
-	/* the body: exactly Content-Length bytes, or the chunks to their end */
-	{
-		size_t have = len - r.head_len;
-		uint8_t *p = buf + r.head_len;
-		uint64_t left = r.has_length ? r.length : 0;
-		struct httpreq_chunk ch = { 0 };
-
-		for (;;) {
-			size_t take;
-
-			if (r.chunked) {
-				long k = httpreq_chunk_scan(&ch, p, have);
-
-				if (k < 0) {
-					snprintf(why, sizeof why, "malformed chunked body");
-					goto refused_body;
-				}
-				take = (size_t)k;
-			} else
-				take = have < left ? have : (size_t)left;
-			if (ssl_write_all(ssl, p, take) < 0)
-				goto tls_fail;
-			sent += take;
-			left -= r.chunked ? 0 : take;
-			if (r.chunked ? ch.done : left == 0)
-				break;
-			{
-				ssize_t n = recv(fd, buf, HTTPREQ_HEAD_MAX, 0);
-
-				if (n <= 0)
-					goto done;
-				p = buf;
-				have = (size_t)n;
-			}
-		}
+	/* the body: a push's was read and checked already */
+	if (push) {
+		if (ssl_write_all(ssl, keep.data, keep.len) < 0)
+			goto tls_fail;
+		sent = keep.len;
+	} else if ((rc = broker_body(fd, &r, buf, len, ssl, NULL, &sent, why, sizeof why)) < 0) {
+		if (rc == -1)
+			goto refused_body;
+		if (rc == -4)
+			goto tls_fail;
+		goto done;
 	}
 
 	/* the response, relayed as it comes (server-sent events piece by piece) */
@@ -416,15 +452,15 @@ broker_serve(void *arg)
 		if (got == 0 && n >= 12 && memcmp(buf, "HTTP/1.", 7) == 0)
 			status = atoi((const char *)buf + 9);
 		got += (uint64_t)n;
-		if (write_all(fd, buf, (size_t)n) < 0)
+		if (side_broker_write_all(fd, buf, (size_t)n) < 0)
 			break;
 	}
-	broker_report(c, true, status, r.method, path, path_len, sent, got, side_now_ms() - t0, NULL);
+	side_broker_report(c, true, status, r.method, path, path_len, sent, got, side_now_ms() - t0, NULL);
 	goto done;
 
 refused_body:
-	broker_answer(fd, 400, why);
-	broker_report(c, false, 400, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
+	side_broker_answer(fd, 400, why);
+	side_broker_report(c, false, 400, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
 	goto done;
 tls_fail:
 	{
@@ -441,8 +477,8 @@ tls_fail:
 	}
 bad_gateway:
 	if (got == 0) {
-		broker_answer(fd, 502, why);
-		broker_report(c, false, 502, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
+		side_broker_answer(fd, 502, why);
+		side_broker_report(c, false, 502, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
 	}
 done:
 	if (ssl != NULL) {
@@ -455,6 +491,7 @@ done:
 	sodium_memzero(buf, HTTPREQ_HEAD_MAX + 16384);
 	free(buf);
 	proto_buf_clear(&head);
+	proto_buf_clear(&keep);
 	atomic_fetch_sub(&broker_conns, 1);
 	return NULL;
 }
@@ -462,7 +499,7 @@ done:
 static void *
 broker_accept(void *arg)
 {
-	struct broker_cred *c = arg;
+	struct side_broker_cred *c = arg;
 
 	for (;;) {
 		int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -478,7 +515,7 @@ broker_accept(void *arg)
 		}
 		if (atomic_fetch_add(&broker_conns, 1) >= BROKER_MAX_CONNS) {
 			atomic_fetch_sub(&broker_conns, 1);
-			broker_answer(fd, 503, "too many requests at once");
+			side_broker_answer(fd, 503, "too many requests at once");
 			close(fd);
 			continue;
 		}
@@ -535,7 +572,7 @@ fail:
 }
 
 static int
-broker_listen(struct broker_cred *c, lz_err_t *err)
+broker_listen(struct side_broker_cred *c, lz_err_t *err)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(c->listen_port),
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -555,6 +592,19 @@ broker_listen(struct broker_cred *c, lz_err_t *err)
 	return 0;
 }
 
+/* "a\nb" -> {a, b} (empty lines skipped) */
+static void
+broker_lines(const char *s, char ***v, size_t *n)
+{
+	char *save = NULL, *t = xstrdup(s);
+
+	for (char *l = strtok_r(t, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+		lz_strv_push(v, l);
+		(*n)++;
+	}
+	free(t);
+}
+
 static int
 broker_u16(const char *s, uint16_t *out)
 {
@@ -572,7 +622,7 @@ broker_u16(const char *s, uint16_t *out)
 int
 side_broker_set(struct side *s, char **v, size_t n, lz_err_t *err)
 {
-	struct broker_cred *cs = NULL;
+	struct side_broker_cred *cs = NULL;
 	size_t nc = 0, i;
 	int ret = -1;
 
@@ -592,7 +642,7 @@ side_broker_set(struct side *s, char **v, size_t n, lz_err_t *err)
 	(void)side_nonblock(broker_pipe[1], err);
 	cs = xcalloc(n / BROKER_FIELDS, sizeof *cs);
 	for (i = 0; i < n; i += BROKER_FIELDS, nc++) {
-		struct broker_cred *c = &cs[nc];
+		struct side_broker_cred *c = &cs[nc];
 		char **f = v + i;
 		size_t sl = strlen(f[8]);
 
@@ -608,15 +658,9 @@ side_broker_set(struct side *s, char **v, size_t n, lz_err_t *err)
 			lz_err_set(err, EINVAL, "credential %s: bad port or empty secret", c->name);
 			goto fail;
 		}
-		if (f[6][0] != '\0') {
-			char *save = NULL, *t = xstrdup(f[6]);
-
-			for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				lz_strv_push(&c->allow, l);
-				c->nallow++;
-			}
-			free(t);
-		}
+		broker_lines(f[6], &c->allow, &c->nallow);
+		c->git_path = xstrdup(f[10]);
+		broker_lines(f[11], &c->refs, &c->nrefs);
 		if ((c->ctx = broker_ctx(f[7], err)) == NULL) {
 			lz_err_wrap(err, "credential %s", c->name);
 			goto fail;
@@ -659,6 +703,8 @@ fail:
 		free(cs[i].header);
 		free(cs[i].prefix);
 		lz_strv_free(cs[i].allow);
+		free(cs[i].git_path);
+		lz_strv_free(cs[i].refs);
 	}
 	free(cs);
 out:

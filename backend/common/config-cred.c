@@ -74,7 +74,16 @@ cred_upstream(const struct cfg_ctx *c, int line, const char *key, const char *u,
 			goto bad;
 		e = end;
 	}
-	if (!(*e == '\0' || (e[0] == '/' && e[1] == '\0')))
+	if (cr->git && e[0] == '/' && e[1] != '\0') {
+		if (strspn(e, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-_.") !=
+		    strlen(e) || strstr(e, "..") != NULL || strstr(e, "//") != NULL)
+			return cfg_ctx_fail(c, line, key, "'%s': the repository path has odd characters",
+			    u);
+		cr->path = xstrndup(e, strlen(e) - (e[strlen(e) - 1] == '/'));
+	} else if (cr->git)
+		return cfg_ctx_fail(c, line, key, "'%s': a git upstream names its repository "
+		    "(https://HOST/OWNER/REPO.git)", u);
+	else if (!(*e == '\0' || (e[0] == '/' && e[1] == '\0')))
 		return cfg_ctx_fail(c, line, key, "'%s': the upstream is a scheme, host and port, "
 		    "no path (allow: rules restrict paths)", u);
 	if (cr->host[0] == '\0')
@@ -155,7 +164,7 @@ static int
 cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, struct cfg_cred *cr)
 {
 	static const char *const keys[] = { "name", "from", "upstream", "header", "allow",
-	    "ca_file", "base_env", "base_path", "key_env", "required", NULL };
+	    "ca_file", "base_env", "base_path", "key_env", "required", "kind", "refs", "user", NULL };
 	const struct cfg_node *v;
 	const char *s;
 	_cleanup_free_ char *k = NULL;
@@ -164,8 +173,8 @@ cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, str
 	cr->required = true;
 	if (cfg_get_map(c, n, key, keys) < 0)
 		return -1;
-	for (size_t i = 0; keys[i] != NULL && i < 4; i++)
-		if (cfg_map_get(n, keys[i]) == NULL && i != 3)
+	for (size_t i = 0; i < 3; i++)	/* name, from, upstream */
+		if (cfg_map_get(n, keys[i]) == NULL)
 			return cfg_ctx_fail(c, n->line, key, "'%s' is missing", keys[i]);
 	k = cfg_key_join(key, "name");
 	if (cfg_get_str(c, cfg_map_get(n, "name"), k, 0, &s) < 0)
@@ -180,13 +189,25 @@ cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, str
 	    cred_from(c, cfg_map_get(n, "from")->line, k, s, cr) < 0)
 		return -1;
 	free(k);
+	k = cfg_key_join(key, "kind");
+	if ((v = cfg_map_get(n, "kind")) != NULL) {
+		if (cfg_get_str(c, v, k, 0, &s) < 0)
+			return -1;
+		if (strcmp(s, "git") != 0 && strcmp(s, "http") != 0)
+			return cfg_ctx_fail(c, v->line, k, "'%s': kind is http (the default) or git", s);
+		cr->git = strcmp(s, "git") == 0;
+	}
+	free(k);
 	k = cfg_key_join(key, "upstream");
 	if (cfg_get_str(c, cfg_map_get(n, "upstream"), k, 0, &s) < 0 ||
 	    cred_upstream(c, cfg_map_get(n, "upstream")->line, k, s, cr) < 0)
 		return -1;
 	free(k);
 	k = cfg_key_join(key, "header");
-	s = "authorization: Bearer";
+	s = cr->git ? "authorization: Basic" : "authorization: Bearer";
+	if (cr->git && cfg_map_get(n, "header") != NULL)
+		return cfg_ctx_fail(c, cfg_map_get(n, "header")->line, k, "a git credential goes in "
+		    "Basic authorization (see user:)");
 	if ((v = cfg_map_get(n, "header")) != NULL && cfg_get_str(c, v, k, 0, &s) < 0)
 		return -1;
 	{
@@ -209,8 +230,52 @@ cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, str
 	}
 	free(k);
 	k = cfg_key_join(key, "allow");
+	if ((v = cfg_map_get(n, "allow")) != NULL && cr->git)
+		return cfg_ctx_fail(c, v->line, k, "a git credential allows fetch and push of its "
+		    "repository only; refs: says which refs a push may update");
 	if ((v = cfg_map_get(n, "allow")) != NULL && cred_allow(c, v, k, cr) < 0)
 		return -1;
+	if (cr->git) {	/* smart HTTP, that repository only */
+		lz_strv_pushf(&cr->allow, "GET %s/info/refs", cr->path);
+		lz_strv_pushf(&cr->allow, "POST %s/git-upload-pack", cr->path);
+		lz_strv_pushf(&cr->allow, "POST %s/git-receive-pack", cr->path);
+		cr->n_allow = 3;
+	}
+	free(k);
+	k = cfg_key_join(key, "refs");
+	if ((v = cfg_map_get(n, "refs")) != NULL) {
+		if (!cr->git)
+			return cfg_ctx_fail(c, v->line, k, "refs: is for kind: git");
+		if (cfg_get_seq(c, v, k) < 0)
+			return -1;
+		for (size_t i = 0; i < v->n_kids; i++) {
+			if (cfg_get_str(c, v->kids[i], k, 0, &s) < 0)
+				return -1;
+			if (strncmp(s, "refs/", 5) != 0 || strchr(s, ' ') != NULL ||
+			    (strchr(s, '*') != NULL && strchr(s, '*') != s + strlen(s) - 1) ||
+			    (strchr(s, '*') != NULL && s[strlen(s) - 2] != '/'))
+				return cfg_ctx_fail(c, v->kids[i]->line, k, "'%s' is not a ref or a "
+				    "prefix ending in /* under refs/", s);
+			lz_strv_push(&cr->refs, s);
+			cr->n_refs++;
+		}
+	} else if (cr->git) {
+		lz_strv_push(&cr->refs, "refs/heads/lazaret/*");
+		cr->n_refs = 1;
+	}
+	free(k);
+	k = cfg_key_join(key, "user");
+	cr->user = xstrdup("x-access-token");
+	if ((v = cfg_map_get(n, "user")) != NULL) {
+		if (!cr->git)
+			return cfg_ctx_fail(c, v->line, k, "user: is for kind: git");
+		if (cfg_get_str(c, v, k, 0, &s) < 0)
+			return -1;
+		if (!cred_token_ok(s, strlen(s)))
+			return cfg_ctx_fail(c, v->line, k, "'%s' is not a user name", s);
+		free(cr->user);
+		cr->user = xstrdup(s);
+	}
 	free(k);
 	k = cfg_key_join(key, "ca_file");
 	if ((v = cfg_map_get(n, "ca_file")) != NULL) {
@@ -289,6 +354,9 @@ cfg_creds_free(struct cfg_cred *v, size_t n)
 		free(v[i].ca_file);
 		free(v[i].base_env);
 		free(v[i].base_path);
+		free(v[i].path);
+		lz_strv_free(v[i].refs);
+		free(v[i].user);
 		free(v[i].key_env);
 	}
 	free(v);
@@ -298,7 +366,7 @@ char *
 cfg_cred_base_url(const struct cfg_cred *cr, size_t i)
 {
 	return xasprintf("http://127.0.0.1:%zu%s", (size_t)CFG_CRED_PORT + i,
-	    cr->base_path ? cr->base_path : "");
+	    cr->base_path ? cr->base_path : cr->path ? cr->path : "");
 }
 
 char *

@@ -104,14 +104,16 @@ print_creds(FILE *f, const struct cfg_profile *p)
 	print_from(f, p, CFG_PK_CREDENTIALS);
 	for (size_t i = 0; i < p->n_creds; i++) {
 		const struct cfg_cred *c = &p->creds[i];
-		_cleanup_free_ char *up = xasprintf(strchr(c->host, ':') ? "https://[%s]:%d" :
-		    "https://%s:%d", c->host, c->port);
+		_cleanup_free_ char *up = xasprintf(strchr(c->host, ':') ? "https://[%s]:%d%s" :
+		    "https://%s:%d%s", c->host, c->port, c->path ? c->path : "");
 		_cleanup_free_ char *hdr = xasprintf("%s%s%.*s", c->header, c->prefix[0] ? ": " : "",
 		    c->prefix[0] ? (int)strlen(c->prefix) - 1 : 0, c->prefix);
 		_cleanup_free_ char *base = cfg_cred_base_url(c, i);
 
 		fputs("      - name: ", f);
 		print_str(f, c->name);
+		if (c->git)
+			fputs("\n        kind: git", f);
 		fputs("\n        from: ", f);
 		print_str(f, c->from);
 		fprintf(f, "  # read on the host at start%s\n        upstream: ", c->required ? "" :
@@ -125,6 +127,13 @@ print_creds(FILE *f, const struct cfg_profile *p)
 			fputs("        allow: []  # any method and path\n", f);
 		else
 			print_list(f, "        ", "allow", c->allow, c->n_allow);
+		if (c->git) {
+			fputs("        # a push may update only these refs, and deletes none\n", f);
+			print_list(f, "        ", "refs", c->refs, c->n_refs);
+			fputs("        user: ", f);
+			print_str(f, c->user);
+			fputc('\n', f);
+		}
 		fputs("        ca_file: ", f);
 		print_str(f, c->ca_file ? c->ca_file : "(the host's CA bundle)");
 		fputs("\n        # the agent sees ", f);

@@ -95,6 +95,11 @@ struct cfg_cred {
 	char *base_env, *key_env;	/* the agent's variables, or NULL */
 	char *base_path;	/* after the base URL ("/v1"), or NULL */
 	bool required;		/* a missing source stops the start (default) */
+	bool git;		/* kind: git, a repository over smart HTTP */
+	char *path;		/* git: the repository's path on the upstream ("/o/r.git") */
+	char **refs;		/* git: ref patterns a push may update */
+	size_t n_refs;
+	char *user;		/* git: the Basic auth user name (x-access-token) */
 	int line;
 };
 

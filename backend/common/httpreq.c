@@ -260,6 +260,13 @@ enum { CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF, CH_TRAILER,
 long
 httpreq_chunk_scan(struct httpreq_chunk *c, const uint8_t *buf, size_t len)
 {
+	return httpreq_chunk_data(c, buf, len, NULL, 0, NULL);
+}
+
+long
+httpreq_chunk_data(struct httpreq_chunk *c, const uint8_t *buf, size_t len, uint8_t *out,
+    size_t cap, size_t *outlen)
+{
 	size_t i = 0;
 
 	while (i < len && !c->done) {
@@ -299,6 +306,12 @@ httpreq_chunk_scan(struct httpreq_chunk *c, const uint8_t *buf, size_t len)
 		case CH_DATA: {
 			size_t take = len - i < c->left ? len - i : (size_t)c->left;
 
+			if (out != NULL) {	/* the data, as far as it fits */
+				size_t k = cap - *outlen < take ? cap - *outlen : take;
+
+				memcpy(out + *outlen, buf + i, k);
+				*outlen += k;
+			}
 			i += take;
 			c->left -= take;
 			if (c->left == 0)

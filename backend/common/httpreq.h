@@ -65,5 +65,9 @@ struct httpreq_chunk {
 /* Consume up to len body bytes; returns how many belong to the body (<= len)
  * or -1 on malformed framing. c->done once the last chunk and trailers end. */
 long httpreq_chunk_scan(struct httpreq_chunk *c, const uint8_t *buf, size_t len);
+/* The same, also appending the chunks' data to out (up to cap; *outlen
+ * counts what is there), for a reader that must see the body itself. */
+long httpreq_chunk_data(struct httpreq_chunk *c, const uint8_t *buf, size_t len, uint8_t *out,
+    size_t cap, size_t *outlen);
 
 #endif

@@ -13,7 +13,9 @@
  *	                                     router run: NETCTL_CRED_FIELDS strings each
  *	                                     (name, host, port, address, header,
  *	                                     value prefix, allow rules joined by
- *	                                     newlines, CA PEM, secret, listen port)
+ *	                                     newlines, CA PEM, secret, listen port,
+ *	                                     git repository path or "", git ref
+ *	                                     patterns joined by newlines)
  */
 #ifndef LZ_NETCTL_H
 #define LZ_NETCTL_H
@@ -23,7 +25,7 @@
 #include "proto.h"
 
 #define NETCTL_MAX_ENTRIES	1024
-#define NETCTL_CRED_FIELDS	10
+#define NETCTL_CRED_FIELDS	12
 #define NETCTL_BROKER_PORT	4780	/* 127.0.0.1:4780 + i in the namespace: entry i */
 
 enum netctl_ev_kind {

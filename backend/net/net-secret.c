@@ -209,6 +209,23 @@ net_secret_frame(const struct cfg_profile *p, struct proto_buf **out, size_t *n,
 			    p->name, c->from);
 			goto out;
 		}
+		if (c->git) {
+			/* Basic authorization: base64("USER:TOKEN"), built in locked memory */
+			char *pair = sodium_malloc(SECRET_MAX);
+			size_t ul = strlen(c->user), sl = strlen(secret);
+
+			if (pair == NULL || ul + 1 + sl >= SECRET_MAX / 2) {
+				sodium_free(pair);
+				lz_err_set(err, EFBIG, "credential %s: the token is too long", c->name);
+				goto out;
+			}
+			memcpy(pair, c->user, ul);
+			pair[ul] = ':';
+			memcpy(pair + ul + 1, secret, sl);
+			sodium_bin2base64(secret, SECRET_MAX, (const unsigned char *)pair, ul + 1 + sl,
+			    sodium_base64_VARIANT_ORIGINAL);
+			sodium_free(pair);
+		}
 		if (lz_path_read(ca, 1 << 19, &pem, &pl, NULL, err) < 0) {
 			lz_err_wrap(err, "credential %s: ca_file", c->name);
 			goto out;
@@ -225,6 +242,10 @@ net_secret_frame(const struct cfg_profile *p, struct proto_buf **out, size_t *n,
 		lz_strv_push(&v, pem);
 		lz_strv_push(&v, secret);
 		lz_strv_pushf(&v, "%zu", (size_t)NETCTL_BROKER_PORT + i);
+		lz_strv_push(&v, c->git ? c->path : "");
+		free(allow);
+		allow = secret_join(c->refs);
+		lz_strv_push(&v, allow);
 		nv += NETCTL_CRED_FIELDS;
 		sodium_memzero(secret, SECRET_MAX);
 		free(allow);

@@ -11,9 +11,14 @@ EXPECTED_KEY go to LOG as one JSON line (never the value itself).
                       event-2 and the end: a buffering proxy never shows event-1 early
   GET  /v1/ack        releases the stream
   GET  /v1/redirect   302 to http://ADDR:1/steal (a broker must not follow it)
+  /git/...            git http-backend over GIT_ROOT (env), pushes allowed; the
+                      Basic authorization must carry x-access-token:EXPECTED_KEY
 """
+import base64
 import http.server
 import json
+import os
+import subprocess
 import ssl
 import sys
 import threading
@@ -31,6 +36,11 @@ class H(http.server.BaseHTTPRequestHandler):
 
     def record(self):
         got = self.headers.get("x-api-key", "") or self.headers.get("authorization", "")
+        if got.startswith("Basic "):
+            try:
+                got = base64.b64decode(got[6:]).decode().replace("x-access-token:", "", 1)
+            except Exception:
+                got = "undecodable"
         line = {"method": self.command, "path": self.path, "key_ok": got.endswith(expected),
                 "sentinel": "lazaret-sentinel" in got, "host": self.headers.get("host", "")}
         with lock, open(log, "a") as f:
@@ -46,8 +56,7 @@ class H(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b)
 
-    def do_POST(self):
-        ok = self.record()
+    def body(self):
         n = int(self.headers.get("content-length", "0") or 0)
         if self.headers.get("transfer-encoding", "") == "chunked":
             body = b""
@@ -56,15 +65,48 @@ class H(http.server.BaseHTTPRequestHandler):
                 if size == 0:
                     while self.rfile.readline() not in (b"\r\n", b""):
                         pass
-                    break
+                    return body
                 body += self.rfile.read(size)
                 self.rfile.readline()
-        else:
-            body = self.rfile.read(n)
+        return self.rfile.read(n)
+
+    def git(self, ok):
+        body = self.body() if self.command == "POST" else b""
+        path, _, query = self.path[len("/git"):].partition("?")
+        env = dict(os.environ, GIT_PROJECT_ROOT=os.environ["GIT_ROOT"], GIT_HTTP_EXPORT_ALL="1",
+                   PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD=self.command,
+                   CONTENT_TYPE=self.headers.get("content-type", ""), CONTENT_LENGTH=str(len(body)))
+        if ok:
+            env["REMOTE_USER"] = "x-access-token"
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
+        head, _, rest = out.partition(b"\r\n\r\n")
+        code, hdrs = 200, []
+        for line in head.decode().split("\r\n"):
+            k, _, v = line.partition(": ")
+            if k.lower() == "status":
+                code = int(v.split()[0])
+            elif k:
+                hdrs.append((k, v))
+        if not ok:
+            code, rest, hdrs = 401, b"no key\n", [("WWW-Authenticate", 'Basic realm="t"')]
+        self.send_response(code)
+        for k, v in hdrs:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(rest)))
+        self.end_headers()
+        self.wfile.write(rest)
+
+    def do_POST(self):
+        ok = self.record()
+        if self.path.startswith("/git/"):
+            return self.git(ok)
+        body = self.body()
         self.reply(200, ("key-ok" if ok else "key-bad") + " body=%d\n" % len(body))
 
     def do_GET(self):
         ok = self.record()
+        if self.path.startswith("/git/"):
+            return self.git(ok)
         if self.path == "/v1/ack":
             ack.set()
             self.reply(200, "acked\n")

@@ -29,8 +29,14 @@ openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.
 	-extfile srv.ext >/dev/null 2>&1 || fail "server certificate"
 chmod a+r ca.pem other-ca.pem
 cd - >/dev/null
+# the git host's repository, with one commit on main
+git init -q --bare -b main "$T/srv/repo.git"
+git -C "$T/srv/repo.git" config http.receivepack true
+git init -q -b main "$T/seed" && git -C "$T/seed" -c user.name=t -c user.email=t@example.invalid \
+	commit -q --allow-empty -m seed && git -C "$T/seed" push -q "$T/srv/repo.git" main
+printf '%s\n' "$KEY" >"$T/token"; chmod 600 "$T/token"; chown "$LZ_USER" "$T/token"
 : >"$T/up.log"
-ip netns exec "$SRV" python3 "$LZ_SRC/tests/integ/broker-upstream.py" "$NET.2" 8443 "$T/srv.pem" \
+GIT_ROOT=$T/srv ip netns exec "$SRV" python3 "$LZ_SRC/tests/integ/broker-upstream.py" "$NET.2" 8443 "$T/srv.pem" \
 	"$T/srv.key" "$T/up.log" "$KEY" >"$T/up.out" 2>&1 & lz_on_exit "kill $!"
 wait_for 30 grep -q serving "$T/up.out" || fail "test upstream did not start: $(cat "$T/up.out"; ps -ef | grep [b]roker-upstream)"
 
@@ -57,6 +63,12 @@ profiles:
         header: "authorization: Bearer"
         ca_file: $T/other-ca.pem
         base_env: WRONG_BASE_URL
+      - name: gitrepo
+        kind: git
+        from: file:$T/token
+        upstream: https://$NET.2:8443/git/repo.git
+        ca_file: $T/ca.pem
+        base_env: GIT_URL
   missing:
     image: $img
     credentials:
@@ -163,6 +175,24 @@ wait_for 60 sh -c "$(as_user_line lazaret status -p broker -w "$repo") | grep -q
 out=$(run 'curl -sS -X POST -H "x-api-key: $TEST_API_KEY" --data x "$TEST_API_BASE_URL/v1/messages"')
 assert_contains "$out" "key-ok body=1" "the restarted router got the credentials again"
 
+note "git through the broker: fetch, a push to lazaret/*, and refusals git can read"
+out=$(run 'cd /tmp && git clone -q "$GIT_URL" r && cd r && git log --format=%s && \
+	git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty -m agent-work && \
+	git push -q origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo push-ok
+	git push origin HEAD:main 2>&1; echo main-rc=$?
+	git push origin :refs/heads/lazaret/agent-broker 2>&1; echo delete-rc=$?')
+assert_contains "$out" "seed" "the agent cloned through the broker (the token added on the way)"
+assert_contains "$out" "push-ok" "a push to refs/heads/lazaret/agent-broker went through"
+assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s lazaret/agent-broker)" "agent-work" \
+	"the git host has the agent's branch"
+assert_contains "$out" "[remote rejected] HEAD -> main (lazaret: credential gitrepo pushes only refs/heads/lazaret/*" \
+	"a push to main is refused, git prints why"
+assert_contains "$out" "main-rc=1" "and git fails"
+assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s main)" "seed" "main is untouched on the git host"
+assert_contains "$out" "delete-rc=1" "a delete is refused"
+git -C "$T/srv/repo.git" rev-parse -q --verify lazaret/agent-broker >/dev/null || fail "the branch was deleted"
+assert_not_contains "$out" "$KEY" "git's output holds no token"
+
 note "audit and egress log"
 ev=$(lz egress --json -n 0 -p broker -w "$repo")
 assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "brokered requests are in the egress log"
@@ -171,6 +201,7 @@ assert_contains "$ev" "\"name\":\"GET /v1/admin\"" "the refused path is logged"
 assert_not_contains "$ev" "$KEY" "the egress log holds no key"
 au=$(lz audit -p broker -w "$repo" 2>&1)
 assert_contains "$au" "net.broker-refused" "a refused request is an audit row"
+assert_contains "$au" "PUSH refs/heads/main" "a refused push names its ref in the audit"
 assert_not_contains "$au" "$KEY" "the audit holds no key"
 lz stop -p broker -w "$repo" >/dev/null 2>&1 || true
 note "test-net-broker: ok"
