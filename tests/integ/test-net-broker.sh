@@ -17,18 +17,10 @@ img=$(TO=900 lz image build --kit claude 2>"$T/build.err" | tail -1) || fail "ki
 # --- the test CA, the upstream's certificate for its address, a second CA
 lz_test_netns 10.215 2 3
 KEY="sk-test-$(openssl rand -hex 24)"
-cd "$T"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=lazaret-test-ca \
-	>/dev/null 2>&1 || fail "test CA"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other-ca.pem -days 2 -subj /CN=other-ca \
-	>/dev/null 2>&1 || fail "second CA"
-openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=$NET.2" >/dev/null 2>&1 ||
-	fail "server key"
-printf 'subjectAltName=IP:%s\n' "$NET.2" >srv.ext
-openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 \
-	-extfile srv.ext >/dev/null 2>&1 || fail "server certificate"
-chmod a+r ca.pem other-ca.pem
-cd - >/dev/null
+lz_test_ca "$T" "$NET.2"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other.key" -out "$T/other-ca.pem" -days 2 \
+	-subj /CN=other-ca >/dev/null 2>&1 || fail "second CA"
+chmod a+r "$T/other-ca.pem"
 # the git host's repository, with one commit on main
 git init -q --bare -b main "$T/srv/repo.git"
 git -C "$T/srv/repo.git" config http.receivepack true
