@@ -115,3 +115,35 @@ assert_contains "$out" "config in CLAUDE_CONFIG_DIR" "Claude Code wrote .claude.
 lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
 out=$(as_user lazaret run -T -w "$repo" claude -- cat /home/agent/.claude/lazaret-marker 2>&1) || fail "after stop: $out"
 assert_contains "$out" "kept" "~/.claude is kept across lazaret stop"
+
+note "the same turn through the credential broker: Claude Code holds a sentinel, the model gets the key"
+lz_test_ca "$T" "$NET.2"
+: >"$T/model2.log"
+FAKE_MODEL_TLS="$T/srv.pem:$T/srv.key" FAKE_MODEL_KEY=sk-ant-fake-key-for-tests ip netns exec "$SRV" \
+	python3 "$LZ_SRC/tests/integ/fake-model.py" "$NET.2" 8443 "$T/model2.log" \
+	/workspace/hello-via-broker.txt >"$T/model2.out" 2>&1 & lz_on_exit "kill $!"
+wait_for 60 grep -q serving "$T/model2.out" || fail "TLS fake model did not start: $(cat "$T/model2.out")"
+lz_config <<YAML
+network:
+  ask_timeout: 0
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+  claude:
+    credentials:
+      - {name: anthropic, from: "env:ANTHROPIC_API_KEY", upstream: "https://$NET.2:8443", header: x-api-key,
+         ca_file: "$T/ca.pem", allow: ["POST /v1/messages"], base_env: ANTHROPIC_BASE_URL,
+         key_env: ANTHROPIC_API_KEY}
+YAML
+out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude -p "Write hello-via-broker.txt" \
+	--dangerously-skip-permissions 2>"$T/turn2.err") ||
+	fail "claude -p through the broker failed: $out $(cat "$T/turn2.err") model log: $(cat "$T/model2.log")"
+log=$(cat "$T/model2.log")
+assert_contains "$log" "\"path\": \"/v1/messages\"" "Claude Code called the Messages API through the broker"
+assert_contains "$log" "\"key\": \"real\"" "the model got the host's key, added by the broker"
+assert_not_contains "$log" "\"key\": \"sentinel\"" "never the sentinel"
+assert_contains "$log" "\"tool_result\": true" "the turn completed its tool round trip"
+assert_contains "$out" "Done: the file is written." "the agent printed the model's answer"
+ev=$(lz egress --json -n 0 -p claude -w "$repo")
+assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "the requests are brokered rows in the egress log"
+lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
