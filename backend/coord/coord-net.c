@@ -401,5 +401,24 @@ coord_net_status_text(struct coord *c)
 			    "(workbench, egress --pending --follow): refused at once");
 	}
 	free(s);
+	/* the brokered credentials: where the agent reaches each, never its secret */
+	{
+		const struct cfg_profile *p = c->o->resolved->profile;
+		size_t shown = 0;
+
+		for (size_t i = 0; c->creds != NULL && i < p->n_creds; i++) {
+			const struct cfg_cred *cr = &p->creds[i];
+			char *u = cfg_cred_base_url(cr, i);
+
+			if (!cfg_cred_active(cr))
+				continue;
+			s = xasprintf("%s%s%s -> https://%s:%d%s (%s)\n", t, shown++ == 0 ?
+			    "credentials: " : "             ", u, cr->host, cr->port,
+			    cr->path ? cr->path : "", cr->name);
+			free(u);
+			free(t);
+			t = s;
+		}
+	}
 	return t;
 }

@@ -88,6 +88,11 @@ lz_on_exit "kill $HOLD"
 wait_for 120 sh -c "$(as_user_line lazaret status -p broker -w "$repo") | grep -q 'router up'" ||
 	fail "the domain did not start: $(cat "$T/hold.log")"
 
+st=$(lz status -p broker -w "$repo")
+assert_contains "$st" "credentials: http://127.0.0.1:4780 -> https://$NET.2:8443 (testapi)" \
+	"lazaret status lists the brokered credentials"
+assert_not_contains "$st" "$KEY" "and never the secret"
+
 note "the agent's side: a base URL and a sentinel"
 out=$(run 'echo "base=$TEST_API_BASE_URL key=$TEST_API_KEY"')
 assert_contains "$out" "base=http://127.0.0.1:4780 key=lazaret-sentinel-testapi" "the sandbox sees the broker and a sentinel"
