@@ -304,6 +304,15 @@ side_ctl_read(struct side *s, struct side_client *c)
 		return;
 	}
 	proto_put(&c->in, buf, (size_t)n);
+	/* Room for the whole frame at once: a credentials frame must not be
+	 * copied around by realloc while its secrets arrive (freed copies). */
+	if (c->in.len >= PROTO_HEADER_LEN) {
+		uint32_t fl = (uint32_t)c->in.data[8] << 24 | (uint32_t)c->in.data[9] << 16 |
+		    (uint32_t)c->in.data[10] << 8 | c->in.data[11];
+
+		if (fl <= PROTO_MAX_PAYLOAD && c->in.len < PROTO_HEADER_LEN + (size_t)fl)
+			(void)proto_buf_space(&c->in, PROTO_HEADER_LEN + fl - c->in.len, NULL);
+	}
 	for (;;) {
 		struct proto_header h;
 		const uint8_t *p;
