@@ -149,6 +149,12 @@ out=$(run 'curl -sS -w " status=%{http_code}" -H "Upgrade: websocket" -H "Connec
 assert_contains "$out" "status=400" "Upgrade is refused"
 assert_not_contains "$(cat "$T/up.log")" "$NET.3" "the upstream never saw another host's name"
 
+out=$(run "printf 'POST /v1/messages?first HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /v1/ack?pipelined HTTP/1.1\r\n\r\n' |
+	timeout 20 curl -s -m 10 telnet://127.0.0.1:4780; echo done")
+assert_contains "$out" "key-ok body=0" "the first of two pipelined requests is answered"
+assert_contains "$(cat "$T/up.log")" "/v1/messages?first" "and reached the upstream"
+assert_not_contains "$(cat "$T/up.log")" "pipelined" "the request pipelined after it never left the broker"
+
 note "TLS failure: 502 with one line"
 out=$(run 'curl -sS -w " status=%{http_code}" "$WRONG_BASE_URL/x"')
 assert_contains "$out" "status=502" "an unverifiable upstream is a 502"
