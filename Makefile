@@ -108,8 +108,8 @@ $(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) $(wildcard backend/common/*.
 # fetchable sources (notes/sidecar-build.md): it is linked dynamically and
 # its image holds exactly this binary and its ldd closure (backend/net/net-image.c).
 SIDE_SRC    := $(wildcard sidecar/*.c)
-SIDE_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c proto.c netctl.c netreq.c dns.c egress.c)
-SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null)
+SIDE_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c proto.c netctl.c netreq.c dns.c egress.c httpreq.c pktline.c)
+SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null) -lssl -lcrypto -lsodium -lpthread
 $(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h backend/common/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")

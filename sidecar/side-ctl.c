@@ -8,6 +8,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "side.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -239,6 +241,18 @@ ctl_frame(struct side *s, struct side_client *c, const struct proto_header *h, c
 		}
 		break;
 	}
+	case NETCTL_CRED_SET:
+		if (netctl_decode_list(p, h->length, &v, &n, &err) < 0 ||
+		    side_broker_set(s, v, n, &err) < 0) {
+			proto_encode_error(&c->out, PROTO_E_BAD_PAYLOAD, err.msg ? err.msg : "failed");
+			fprintf(stderr, "lazaret-sidecar: credentials refused: %s\n", err.msg);
+			lz_err_clear(&err);
+		} else
+			proto_encode_ok(&c->out, (uint32_t)(n / NETCTL_CRED_FIELDS));
+		lz_strv_free(v);
+		/* the frame held secrets: wipe what this socket's buffer kept */
+		sodium_memzero((void *)p, h->length);
+		return;
 	case NETCTL_POLICY_GET:
 		netctl_encode_list(&c->out, NETCTL_POLICY, s->pol.text, s->pol.n);
 		return;
@@ -290,6 +304,15 @@ side_ctl_read(struct side *s, struct side_client *c)
 		return;
 	}
 	proto_put(&c->in, buf, (size_t)n);
+	/* Room for the whole frame at once: a credentials frame must not be
+	 * copied around by realloc while its secrets arrive (freed copies). */
+	if (c->in.len >= PROTO_HEADER_LEN) {
+		uint32_t fl = (uint32_t)c->in.data[8] << 24 | (uint32_t)c->in.data[9] << 16 |
+		    (uint32_t)c->in.data[10] << 8 | c->in.data[11];
+
+		if (fl <= PROTO_MAX_PAYLOAD && c->in.len < PROTO_HEADER_LEN + (size_t)fl)
+			(void)proto_buf_space(&c->in, PROTO_HEADER_LEN + fl - c->in.len, NULL);
+	}
 	for (;;) {
 		struct proto_header h;
 		const uint8_t *p;
@@ -310,6 +333,7 @@ side_ctl_read(struct side *s, struct side_client *c)
 		off += PROTO_HEADER_LEN + h.length;
 	}
 	proto_buf_consume(&c->in, off);
+	sodium_memzero(buf, sizeof buf);	/* it may have carried a secret */
 	side_ctl_write(s, c);
 }
 

@@ -5,6 +5,7 @@
  *     oifname "lo" accept                     the agent's own servers
  *     ct state established,related accept     replies, running flows
  *     mark SIDE_MARK to upstream:53 accept    the router's own DNS queries
+ *     mark SIDE_BROKER_MARK tcp accept        the credential broker's upstreams
  *     icmpv6 ND, router solicitation, MLD     IPv6 needs them on the link
  *     entries inside a guard or = a host address (listed exactly): log, accept
  *     each guard: log (limited), refuse       link-local, metadata, host
@@ -635,6 +636,19 @@ put_rules(struct nft_batch *nb)
 		m_daddr(r, fam, ua, fam == AF_INET ? 32 : 128);
 		m_l4proto(r, IPPROTO_UDP);
 		m_dport(r, up);
+		x_verdict(r, NF_ACCEPT, NULL);
+		rule_put(nb, r);
+	}
+
+	/* The credential broker's own sockets: it connects only to the upstreams
+	 * the coordinator gave it, which need no allow_egress entry. */
+	{
+		uint32_t bmark = SIDE_BROKER_MARK;
+
+		r = rule_new(s, "out");
+		x_meta(r, NFT_META_MARK, NFT_REG_1);
+		x_cmp(r, NFT_REG_1, NFT_CMP_EQ, &bmark, 4);
+		m_l4proto(r, IPPROTO_TCP);
 		x_verdict(r, NF_ACCEPT, NULL);
 		rule_put(nb, r);
 	}

@@ -51,6 +51,7 @@
 #define SIDE_CLIENT_OUT_MAX	(256u * 1024)	/* queued event bytes per subscriber */
 #define SIDE_EV_RATE		200	/* events per second, burst twice that */
 #define SIDE_EV_RING		256	/* recent events replayed to a new subscriber */
+#define SIDE_BROKER_MARK	0x4c5a0042u	/* the credential broker's upstream sockets */
 #define SIDE_REFUSE_MARK	0x4c5a0052u	/* a held packet refused: re-run, then refused */
 #define SIDE_QUEUE_NUM		4242	/* nfqueue the new flows outside the policy go to */
 #define SIDE_QUEUE_MAXLEN	2048	/* packets the kernel holds; more are dropped */
@@ -305,6 +306,12 @@ void side_ask_replay(struct side *, struct side_client *);
 const char *side_hint_find(struct side *, int family, const uint8_t *addr);
 void side_hint_put(struct side *, int family, const uint8_t *addr, const char *name,
     uint64_t expires_ms);
+
+/* side-broker.c: the credential broker (NETCTL_CRED_SET) */
+int side_broker_set(struct side *, char **v, size_t n, lz_err_t *err);
+int side_broker_fd(void);	/* events from its threads; -1 before any credential */
+void side_broker_read(struct side *);
+void side_broker_wipe(void);
 
 /* side-ctl.c */
 int side_ctl_open(struct side *, lz_err_t *err);

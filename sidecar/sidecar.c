@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -188,7 +189,7 @@ side_loop(struct side *s, int sigfd)
 	next_prune = side_now_ms() + every;
 
 	for (;;) {
-		struct pollfd p[6 + SIDE_MAX_CLIENTS];
+		struct pollfd p[7 + SIDE_MAX_CLIENTS];
 		size_t n = 0, base;
 		int to = side_dns_timeout_ms(s), ta = side_ask_tick(s);
 
@@ -198,6 +199,7 @@ side_loop(struct side *s, int sigfd)
 		p[n++] = (struct pollfd){ s->up_fd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ side_log_fd(s), POLLIN, 0 };
 		p[n++] = (struct pollfd){ side_queue_fd(s), POLLIN, 0 };
+		p[n++] = (struct pollfd){ side_broker_fd(), POLLIN, 0 };
 		base = n;
 		for (size_t i = 0; i < SIDE_MAX_CLIENTS; i++)
 			p[n++] = (struct pollfd){ s->clients[i].fd,
@@ -223,6 +225,8 @@ side_loop(struct side *s, int sigfd)
 			side_log_read(s);
 		if (p[5].revents & POLLIN)
 			side_queue_read(s);
+		if (p[6].revents & POLLIN)
+			side_broker_read(s);
 		for (size_t i = 0; i < SIDE_MAX_CLIENTS; i++) {
 			struct side_client *c = &s->clients[i];
 
@@ -261,6 +265,8 @@ main(int argc, char **argv)
 		return lz_err_exit_code(&err);
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* it will hold secrets: no core dumps, no ptrace by its own uid's peers */
+	prctl(PR_SET_DUMPABLE, 0);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -329,5 +335,6 @@ out:
 	if (s.queue != NULL)
 		mnl_socket_close(s.queue);
 	side_nft_close(&s);
+	side_broker_wipe();
 	return rc;
 }

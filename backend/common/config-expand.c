@@ -237,6 +237,7 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	if (resolve_volumes(&c, cfg, p, &t, r) < 0 || resolve_env(&c, p, &t, r) < 0)
 		goto out;
 	resolve_host_ca(p, r);
+	cfg_creds_env(p, &r->env, &r->n_env, &r->warnings);
 	egress_merge(r, cfg->allow_egress, cfg->allow_egress_from, cfg->n_allow_egress);
 	egress_merge(r, p->allow_egress, p->allow_egress_from, p->n_allow_egress);
 	{
@@ -256,7 +257,10 @@ cfg_profile_resolve(const struct cfg *cfg, const struct cfg_profile *p,
 	/* Not set: no entry means nothing to allow, and --network none keeps the
 	 * host's socket layer out of gVisor's reach (runsc network=host). */
 	r->sidecar = p->network == CFG_NET_SIDECAR ||
-	    (p->network == CFG_NET_AUTO && r->n_allow_egress > 0);
+	    (p->network == CFG_NET_AUTO && (r->n_allow_egress > 0 || p->n_creds > 0));
+	if (p->n_creds > 0 && !r->sidecar)
+		lz_strv_pushf(&r->warnings, "profile %s: network: none, so its %zu credentials are "
+		    "not brokered", p->name, p->n_creds);
 	r->ask_timeout = cfg->ask_timeout;
 	*out = lz_steal_ptr(&r);
 	ret = 0;

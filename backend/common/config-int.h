@@ -134,6 +134,14 @@ struct cfg_profile;
  * out (a kit gives it). */
 /* With persist_usr, /usr, /etc and /var first among the persistent dirs. */
 void cfg_profile_persist_usr(struct cfg_profile *p);
+/* ---- config-cred.c ---- */
+struct cfg_cred;
+struct cfg_profile;
+int cfg_load_creds(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
+    struct cfg_profile *p);
+void cfg_creds_free(struct cfg_cred *v, size_t n);
+/* The agent's base-URL and sentinel variables into a resolved env. */
+void cfg_creds_env(const struct cfg_profile *p, char ***env, size_t *n_env, char ***warnings);
 int cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
     const struct cfg_node *n, struct cfg_profile *p);
 void cfg_profile_clear(struct cfg_profile *p);

@@ -465,6 +465,12 @@ kit_merge(const struct cfg_kit *k, struct cfg_profile *d, struct cfg_profile *u)
 		u->network = d->network;
 	if (KIT_TAKE(CFG_PK_LIMITS))
 		u->limits = d->limits;
+	if (KIT_TAKE(CFG_PK_CREDENTIALS)) {
+		u->creds = d->creds;
+		u->n_creds = d->n_creds;
+		d->creds = NULL;
+		d->n_creds = 0;
+	}
 	if (KIT_TAKE(CFG_PK_EGRESS)) {
 		for (i = 0; i < d->n_allow_egress; i++) {
 			char *f = d->allow_egress_from[i][0] != '\0' ?

@@ -94,6 +94,58 @@ print_from(FILE *f, const struct cfg_profile *p, unsigned bit)
 	fputc('\n', f);
 }
 
+/* credentials: where each secret comes from, never what it is */
+static void
+print_creds(FILE *f, const struct cfg_profile *p)
+{
+	if (p->n_creds == 0)
+		return;
+	fputs("    credentials:", f);
+	print_from(f, p, CFG_PK_CREDENTIALS);
+	for (size_t i = 0; i < p->n_creds; i++) {
+		const struct cfg_cred *c = &p->creds[i];
+		_cleanup_free_ char *up = xasprintf(strchr(c->host, ':') ? "https://[%s]:%d%s" :
+		    "https://%s:%d%s", c->host, c->port, c->path ? c->path : "");
+		_cleanup_free_ char *hdr = xasprintf("%s%s%.*s", c->header, c->prefix[0] ? ": " : "",
+		    c->prefix[0] ? (int)strlen(c->prefix) - 1 : 0, c->prefix);
+		_cleanup_free_ char *base = cfg_cred_base_url(c, i);
+
+		fputs("      - name: ", f);
+		print_str(f, c->name);
+		if (c->git)
+			fputs("\n        kind: git", f);
+		fputs("\n        from: ", f);
+		print_str(f, c->from);
+		fprintf(f, "  # read on the host at start%s\n        upstream: ", c->required ? "" :
+		    "; optional: left out when unset");
+		print_str(f, up);
+		fputs("  # reached only through the broker: no allow_egress entry needed\n"
+		    "        header: ", f);
+		print_str(f, hdr);
+		fputc('\n', f);
+		if (c->n_allow == 0)
+			fputs("        allow: []  # any method and path\n", f);
+		else
+			print_list(f, "        ", "allow", c->allow, c->n_allow);
+		if (c->git) {
+			fputs("        # a push may update only these refs, and deletes none\n", f);
+			print_list(f, "        ", "refs", c->refs, c->n_refs);
+			fputs("        user: ", f);
+			print_str(f, c->user);
+			fputc('\n', f);
+		}
+		fputs("        ca_file: ", f);
+		print_str(f, c->ca_file ? c->ca_file : "(the host's CA bundle)");
+		fputs("\n        # the agent sees ", f);
+		print_str(f, base);
+		if (c->base_env != NULL)
+			fprintf(f, " in %s", c->base_env);
+		if (c->key_env != NULL)
+			fprintf(f, ", and %s=lazaret-sentinel-%s, never the secret", c->key_env, c->name);
+		fputc('\n', f);
+	}
+}
+
 static void
 print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r)
 {
@@ -163,6 +215,7 @@ print_profile(FILE *f, const struct cfg_profile *p, const struct cfg_resolved *r
 			fprintf(f, "  # from kit %s", p->kit->name);
 		fputc('\n', f);
 	}
+	print_creds(f, p);
 	print_limits(f, &p->limits);
 	fprintf(f, "    volumes:%s\n", nv == 0 ? " []" : "");
 	for (i = 0; i < nv; i++) {

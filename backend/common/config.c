@@ -525,7 +525,7 @@ profile_key_bit(const char *k)
 		{ "persist_usr", CFG_PK_PERSIST_USR }, { "allow_egress", CFG_PK_EGRESS },
 		{ "network", CFG_PK_NETWORK }, { "env", CFG_PK_ENV }, { "volumes", CFG_PK_VOLUMES },
 		{ "limits", CFG_PK_LIMITS }, { "trust_host_ca", CFG_PK_TRUST_HOST_CA },
-		{ "user", CFG_PK_USER },
+		{ "user", CFG_PK_USER }, { "credentials", CFG_PK_CREDENTIALS },
 	};
 	size_t i;
 
@@ -540,7 +540,8 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
     const struct cfg_node *n, struct cfg_profile *p)
 {
 	static const char *const keys[] = { "image", "persistent_dirs", "persist_usr",
-	    "allow_egress", "network", "env", "volumes", "limits", "trust_host_ca", "user", NULL };
+	    "allow_egress", "network", "env", "volumes", "limits", "trust_host_ca", "user",
+	    "credentials", NULL };
 	_cleanup_free_ char *k = NULL;
 	const struct cfg_node *v;
 	size_t i;
@@ -586,6 +587,10 @@ cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char
 	free(k);
 	k = xasprintf("%s.env", key);
 	if ((v = cfg_map_get(n, "env")) != NULL && load_env(c, v, k, p) < 0)
+		return -1;
+	free(k);
+	k = xasprintf("%s.credentials", key);
+	if ((v = cfg_map_get(n, "credentials")) != NULL && cfg_load_creds(c, v, k, p) < 0)
 		return -1;
 	free(k);
 	k = xasprintf("%s.volumes", key);
@@ -793,6 +798,7 @@ cfg_profile_clear(struct cfg_profile *p)
 		free(p->env[i].value);
 	}
 	free(p->env);
+	cfg_creds_free(p->creds, p->n_creds);
 	cfg_volumes_free(p->volumes, p->n_volumes);
 }
 

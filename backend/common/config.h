@@ -74,7 +74,33 @@ enum {
 	CFG_PK_IMAGE = 1 << 0, CFG_PK_PERSISTENT = 1 << 1, CFG_PK_PERSIST_USR = 1 << 2,
 	CFG_PK_EGRESS = 1 << 3, CFG_PK_NETWORK = 1 << 4, CFG_PK_ENV = 1 << 5,
 	CFG_PK_VOLUMES = 1 << 6, CFG_PK_LIMITS = 1 << 7, CFG_PK_TRUST_HOST_CA = 1 << 8,
-	CFG_PK_USER = 1 << 9,
+	CFG_PK_USER = 1 << 9, CFG_PK_CREDENTIALS = 1 << 10,
+};
+
+#define CFG_CREDS_MAX	4	/* credentials a profile (their CA bundles share one frame) */
+#define CFG_CRED_PORT	4780	/* entry i listens on 127.0.0.1:4780+i in the namespace
+				 * (netctl.h NETCTL_BROKER_PORT) */
+
+/* A credential the Network Sidecar's broker holds (config-cred.c). */
+struct cfg_cred {
+	char *name;		/* [a-z0-9_-]{1,32} */
+	char *from;		/* "env:VAR", "file:/abs/path" (tilde expanded), "command: ..." */
+	char *host;		/* the upstream's host (name or address, no brackets) */
+	int port;
+	char *header;		/* lower case, e.g. "x-api-key", "authorization" */
+	char *prefix;		/* before the secret in the value: "Bearer " or "" */
+	char **allow;		/* "METHOD /prefix" ("*" any method); none: any request */
+	size_t n_allow;
+	char *ca_file;		/* NULL: the host's CA bundle */
+	char *base_env, *key_env;	/* the agent's variables, or NULL */
+	char *base_path;	/* after the base URL ("/v1"), or NULL */
+	bool required;		/* a missing source stops the start (default) */
+	bool git;		/* kind: git, a repository over smart HTTP */
+	char *path;		/* git: the repository's path on the upstream ("/o/r.git") */
+	char **refs;		/* git: ref patterns a push may update */
+	size_t n_refs;
+	char *user;		/* git: the Basic auth user name (x-access-token) */
+	int line;
 };
 
 /* An agent kit (kits/NAME/kit.yaml, docs/kits.md): an image recipe, the
@@ -117,6 +143,8 @@ struct cfg_profile {
 	size_t n_allow_egress;
 	struct cfg_env *env;
 	size_t n_env;
+	struct cfg_cred *creds;
+	size_t n_creds;
 	struct cfg_volume *volumes;
 	size_t n_volumes;
 	struct cfg_limits limits;
@@ -182,6 +210,12 @@ struct cfg_resolved {
 	int ask_timeout;	/* network.ask_timeout (cfg's), for the drift check */
 	char **warnings;	/* e.g. env:VAR unset (NULL-terminated or NULL) */
 };
+
+/* config-cred.c: entry i's address in the namespace ("http://127.0.0.1:4780"),
+ * its sentinel ("lazaret-sentinel-NAME"); whether its source may be used. */
+char *cfg_cred_base_url(const struct cfg_cred *, size_t i);
+char *cfg_cred_sentinel(const struct cfg_cred *);
+bool cfg_cred_active(const struct cfg_cred *);
 
 /* The embedded default configuration (one working profile "default"). */
 extern const char cfg_default_yaml[];

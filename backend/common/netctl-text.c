@@ -63,6 +63,23 @@ netctl_text_event(const struct netctl_event *e, bool json)
 		lz_jsonw_str(&w, e->rule);
 		lz_jsonw_key(&w, "count");
 		lz_jsonw_int(&w, e->count);
+		if (e->kind == NETCTL_EV_BROKER) {
+			char cred[40] = "";
+			unsigned long long up = 0, down = 0;
+
+			/* rule: "credential NAME up N down N[: why]" (side-broker.c) */
+			(void)sscanf(e->rule, "credential %39s up %llu down %llu", cred, &up, &down);
+			lz_jsonw_key(&w, "credential");
+			lz_jsonw_str(&w, cred);
+			lz_jsonw_key(&w, "status");
+			lz_jsonw_int(&w, e->proto);
+			lz_jsonw_key(&w, "bytes_up");
+			lz_jsonw_int(&w, (int64_t)up);
+			lz_jsonw_key(&w, "bytes_down");
+			lz_jsonw_int(&w, (int64_t)down);
+			lz_jsonw_key(&w, "duration_ms");
+			lz_jsonw_int(&w, e->count);
+		}
 		lz_jsonw_obj_close(&w);
 		return lz_jsonw_steal(&w);
 	}
@@ -76,6 +93,9 @@ netctl_text_event(const struct netctl_event *e, bool json)
 	case NETCTL_EV_DNS:
 		return xasprintf("%s  %-5s  dns     %-6s %s  (%s%s%u addresses)", when, verdict, proto,
 		    e->name, e->rule, e->rule[0] ? "; " : "", e->count);
+	case NETCTL_EV_BROKER:
+		return xasprintf("%s  %-5s  broker  %s  -> %s:%u  status %u, %u ms  (%s)", when, verdict,
+		    e->name, e->addr, e->port, e->proto, e->count, e->rule);
 	case NETCTL_EV_LOST:
 		return xasprintf("%s  lost   %u events (rate limit or full queue)", when, e->count);
 	default:

@@ -176,6 +176,7 @@ netctl_ev_kind_name(uint32_t kind)
 	case NETCTL_EV_DNS: return "dns";
 	case NETCTL_EV_LOST: return "lost";
 	case NETCTL_EV_ROUTER: return "router";
+	case NETCTL_EV_BROKER: return "broker";
 	default: return "?";
 	}
 }

@@ -9,6 +9,13 @@
  *	POLICY_GET  c->r  -                  -> POLICY u32 n, n strings
  *	SUBSCRIBE   c->r  -                  -> OK, then EVENT frames as they happen
  *	EVENT       r->c  see netctl_encode_event
+ *	CRED_SET    c->r  u32 n, n strings   the credential broker's entries, once a
+ *	                                     router run: NETCTL_CRED_FIELDS strings each
+ *	                                     (name, host, port, address, header,
+ *	                                     value prefix, allow rules joined by
+ *	                                     newlines, CA PEM, secret, listen port,
+ *	                                     git repository path or "", git ref
+ *	                                     patterns joined by newlines)
  */
 #ifndef LZ_NETCTL_H
 #define LZ_NETCTL_H
@@ -18,12 +25,18 @@
 #include "proto.h"
 
 #define NETCTL_MAX_ENTRIES	1024
+#define NETCTL_CRED_FIELDS	12
+#define NETCTL_BROKER_PORT	4780	/* 127.0.0.1:4780 + i in the namespace: entry i */
 
 enum netctl_ev_kind {
 	NETCTL_EV_FLOW = 1,	/* a new flow, allowed or blocked */
 	NETCTL_EV_DNS = 2,	/* a query answered: forwarded or refused */
 	NETCTL_EV_LOST = 3,	/* count events were dropped (rate limit, full queue) */
 	NETCTL_EV_ROUTER = 4,	/* the router started (rule: "start") */
+	NETCTL_EV_BROKER = 5,	/* a brokered request: proto = HTTP status, port =
+				 * upstream port, count = ms, addr = upstream host,
+				 * name = "METHOD /path", rule = "credential NAME up N
+				 * down N[: why]" */
 };
 
 struct netctl_event {

@@ -99,6 +99,7 @@ struct proto_suspect {
 #define NETCTL_SUBSCRIBE	205	/* c->r: -> OK, then EVENTs */
 #define NETCTL_EVENT		206	/* r->c, s->c: one egress event */
 #define NETCTL_HOST_ADDRS	207	/* c->r: u32 n, n strings: the host's own addresses (guarded) */
+#define NETCTL_CRED_SET		208	/* c->r: u32 n, n strings: the broker's credentials (netctl.h) */
 /* 220..239: network requests (netreq.h): pending destinations, decisions,
  * grants; client <-> coordinator, and NETCTL_ASK/VERDICT with the router.
  * Defines, not enum proto_type values, so switches over that enum stay whole. */

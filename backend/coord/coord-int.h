@@ -38,6 +38,7 @@ struct coord {
 	struct ctl_server *srv;
 	struct esc_coord *esc;	/* Host Escalation (esc-coord.c); NULL when disabled */
 	struct net_coord *net;	/* Network Sidecar (net-coord.c); NULL with network: none */
+	struct proto_buf *creds;	/* the broker's secrets, locked (net-secret.c); NULL: none */
 	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
 	size_t n_followers;
 	struct coord_netreq *netreq;	/* network requests (coord-netreq.c) */

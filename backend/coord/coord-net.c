@@ -10,6 +10,7 @@
 #include "coord/coord-int.h"
 #include "jsonw.h"
 #include "net/net-coord.h"
+#include "net/net-secret.h"
 #include "netctl.h"
 #include "netreq.h"
 #include "store/audit.h"
@@ -102,6 +103,15 @@ coord_net_event_cb(const struct netctl_event *ev, void *arg)
 	struct coord_net_job *j;
 
 	coord_netreq_event(c, ev);
+	if (ev->kind == NETCTL_EV_BROKER) {
+		/* every brokered request is an audit row: who, what, how much, never a value */
+		char *d = xasprintf("%s %s -> %s:%u: status %u, %u ms (%s)", ev->allowed ?
+		    "brokered" : "refused", ev->name, ev->addr, ev->port, ev->proto, ev->count,
+		    ev->rule);
+
+		coord_net_audit(c, ev->allowed ? "net.broker" : "net.broker-refused", "sidecar", d);
+		free(d);
+	}
 	if (c->store != NULL) {
 		j = xcalloc(1, sizeof *j);
 		j->ev = *ev;
@@ -156,9 +166,17 @@ coord_net_begin(struct coord *c, lz_err_t *err)
 		.log_cb = coord_net_log_cb, .arg = c,
 	};
 	int ret;
+	size_t ncreds = 0;
 
-	coord_log("starting the network sidecar %s (%zu policy entries)", c->a->sidecar,
-	    r->n_allow_egress);
+	/* Secrets are read here, on the host, before anything starts: a missing
+	 * source is a start error naming the entry. */
+	if (c->creds == NULL && net_secret_frame(r->profile, &c->creds, &ncreds, err) < 0) {
+		free(socket_dir);
+		return -1;
+	}
+	no.creds = c->creds;
+	coord_log("starting the network sidecar %s (%zu policy entries, %zu credentials)",
+	    c->a->sidecar, r->n_allow_egress, ncreds);
 	ret = net_coord_new(&no, &c->net, err) < 0 ? -1 : net_coord_begin(c->net, err);
 	free(socket_dir);
 	return ret;
@@ -383,5 +401,24 @@ coord_net_status_text(struct coord *c)
 			    "(workbench, egress --pending --follow): refused at once");
 	}
 	free(s);
+	/* the brokered credentials: where the agent reaches each, never its secret */
+	{
+		const struct cfg_profile *p = c->o->resolved->profile;
+		size_t shown = 0;
+
+		for (size_t i = 0; c->creds != NULL && i < p->n_creds; i++) {
+			const struct cfg_cred *cr = &p->creds[i];
+			char *u = cfg_cred_base_url(cr, i);
+
+			if (!cfg_cred_active(cr))
+				continue;
+			s = xasprintf("%s%s%s -> https://%s:%d%s (%s)\n", t, shown++ == 0 ?
+			    "credentials: " : "             ", u, cr->host, cr->port,
+			    cr->path ? cr->path : "", cr->name);
+			free(u);
+			free(t);
+			t = s;
+		}
+	}
 	return t;
 }

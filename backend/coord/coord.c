@@ -36,6 +36,7 @@
 #include "effcfg.h"
 #include "jsonw.h"
 #include "coord/screen.h"
+#include "net/net-secret.h"
 #include "review/review-ident.h"
 #include "sandbox/overlay.h"
 #include "sandbox/preload.h"
@@ -566,6 +567,8 @@ coord_teardown(struct coord *c)
 	c->esc = NULL;
 	/* After the sandbox, which lives in the sidecar's namespace. */
 	net_coord_free(c->net);
+	net_secret_free(c->creds);	/* wiped: the secrets leave with the router */
+	c->creds = NULL;
 	c->net = NULL;
 	free(c->effcfg);
 	c->effcfg = NULL;

@@ -109,6 +109,20 @@ net_hosts_push(struct net_coord *nc)
 	proto_buf_clear(&b);
 }
 
+/* The broker's credentials, to a router that just came up (it holds none). */
+static int
+net_creds_push(struct net_coord *nc, lz_err_t *err)
+{
+	uint32_t n = 0;
+
+	if (nc->o.creds == NULL || nc->o.creds->len == 0)
+		return 0;
+	if (net_request(nc, (struct proto_buf *)nc->o.creds, &n, err) < 0)
+		return lz_err_wrap(err, "network sidecar: credentials");
+	net_log(nc, "network sidecar: brokering %u credentials", n);
+	return 0;
+}
+
 static void
 net_hosts_cb(void *arg)
 {
@@ -555,6 +569,8 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 			nc->state = NET_UP;
 			if (nc->hosts_pending)
 				net_hosts_push(nc);
+			if (net_creds_push(nc, err) < 0)
+				goto out;
 			lz_trace("sidecar: router, rules in place");
 			net_audit(nc, "net.start", nc->o.a->sidecar);
 			ret = 0;
@@ -653,6 +669,11 @@ net_timer_cb(uv_timer_t *t)
 		nc->state = NET_UP;
 		if (nc->hosts_pending)
 			net_hosts_push(nc);
+		if (net_creds_push(nc, &err) < 0) {
+			net_log(nc, "%s", err.msg);
+			net_audit(nc, "net.broker", err.msg);
+			lz_err_clear(&err);
+		}
 		net_log(nc, "network sidecar: %s", d);
 		net_audit(nc, "net.restart", d);
 		free(d);

@@ -45,6 +45,9 @@ struct net_coord_opts {
 	size_t n_policy;
 	const char *upstream;		/* dns_upstream, or NULL: the router's default */
 	unsigned ask_timeout_ms;	/* network.ask_timeout; 0: the router never asks */
+	/* The credential broker's NETCTL_CRED_SET frame (secrets inside), sent to
+	 * every router that comes up; the caller owns and wipes it. NULL: none. */
+	const struct proto_buf *creds;
 	void (*event_cb)(const struct netctl_event *, void *arg);
 	/* A request from the router (id = the router's), new, updated or expired;
 	 * its counters; and "every request is gone" (the router died). */

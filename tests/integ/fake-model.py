@@ -9,9 +9,13 @@ Claude Code and the Codex CLI need for one turn: the first request that
 offers a file-writing tool gets a tool call writing FILE_PATH; a request
 that carries the tool's result gets a short text answer. Every request is
 logged to LOG as one JSON line (peer address, path, tools offered, whether
-it carried a tool result).
+it carried a tool result, and with FAKE_MODEL_KEY set whether the request's
+x-api-key or authorization held that key, a Lazaret sentinel or another).
+FAKE_MODEL_TLS=CERT:KEY serves HTTPS instead (the credential broker's test).
 """
 import json
+import os
+import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -90,6 +94,10 @@ class H(BaseHTTPRequestHandler):
         rec = {"peer": self.client_address[0], "method": "POST", "path": path,
                "stream": bool(body.get("stream")), "tools": tools,
                "ua": self.headers.get("user-agent", "")}
+        if os.environ.get("FAKE_MODEL_KEY"):
+            got = self.headers.get("x-api-key", "") or self.headers.get("authorization", "")
+            rec["key"] = ("real" if got.endswith(os.environ["FAKE_MODEL_KEY"]) else
+                          "sentinel" if "lazaret-sentinel" in got else "other")
         if path.endswith("/messages/count_tokens"):
             log(rec)
             return self.send(200, "application/json", b'{"input_tokens": 12}')
@@ -169,6 +177,10 @@ class H(BaseHTTPRequestHandler):
 
 def main():
     srv = ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), H)
+    if os.environ.get("FAKE_MODEL_TLS"):
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*os.environ["FAKE_MODEL_TLS"].split(":"))
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     print("serving", flush=True)
     srv.serve_forever()
 

@@ -265,6 +265,17 @@ lz_test_web() { # prefix
 		>"$T/srv.log" 2>&1 & lz_on_exit "kill $!"
 	wait_for 10 grep -q serving "$T/srv.log" || fail "test server did not start"
 }
+# A CA of the test's own and a server certificate for address $2 it signed,
+# in directory $1: ca.pem (readable by all), srv.pem, srv.key.
+lz_test_ca() { # dir addr
+	( cd "$1" &&
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=lazaret-test-ca &&
+	openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=$2" &&
+	printf 'subjectAltName=IP:%s\n' "$2" >srv.ext &&
+	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 \
+		-extfile srv.ext && chmod a+r ca.pem ) >"$1/openssl.log" 2>&1 ||
+		fail "test CA: $(tail -3 "$1/openssl.log")"
+}
 # The id of the first pending network request of the test's domain, or nothing.
 lz_pending_id() { lz egress -w "$repo" --pending --json | python3 -c '
 import json, sys

@@ -57,14 +57,18 @@ assert_contains "$chk" "image: \"$img\"  # from kit claude" "the image comes fro
 assert_contains "$chk" "DISABLE_AUTOUPDATER: \"1\"  # from kit claude" "the kit's env is merged"
 assert_contains "$chk" "ANTHROPIC_BASE_URL: \"http://$NET.2:8080\"" "the user's env is there"
 assert_contains "$chk" "- \"$NET.2/32:8080\"" "the user's allow_egress"
-assert_not_contains "$chk" "api.anthropic.com" "the user's allow_egress replaces the kit's"
+assert_not_contains "$chk" "- \"api.anthropic.com" "the user's allow_egress replaces the kit's"
+assert_contains "$chk" "credentials:  # from kit claude" "the kit brokers the API key"
+assert_not_contains "$chk" "sk-ant-fake-key-for-tests" "config check never shows the key"
 assert_contains "$chk" "trust_host_ca: true  # from kit claude" "trust_host_ca on for the kit"
 
 note "lazaret run claude -- claude --version"
 out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude --version 2>"$T/run1.err") ||
 	fail "run claude --version: $out $(cat "$T/run1.err")"
 assert_contains "$out" "(Claude Code)" "claude prints its version"
-out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo "$NODE_EXTRA_CA_CERTS $DISABLE_AUTOUPDATER"; head -1 /etc/ssl/certs/ca-certificates.crt' 2>&1)
+out=$(as_user lazaret run -T -w "$repo" claude -- sh -c 'echo "$NODE_EXTRA_CA_CERTS $DISABLE_AUTOUPDATER key=$ANTHROPIC_API_KEY"; head -1 /etc/ssl/certs/ca-certificates.crt' 2>&1)
+assert_contains "$out" "key=lazaret-sentinel-anthropic" "the sandbox holds a sentinel, not the key (the broker has it)"
+assert_not_contains "$out" "sk-ant-fake-key-for-tests" "the host's key is not in the sandbox"
 assert_contains "$out" "/etc/ssl/certs/ca-certificates.crt 1" "CA variables and the kit's switches are set"
 assert_contains "$out" "BEGIN CERTIFICATE" "the host's CA bundle is in the sandbox"
 
@@ -111,3 +115,35 @@ assert_contains "$out" "config in CLAUDE_CONFIG_DIR" "Claude Code wrote .claude.
 lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
 out=$(as_user lazaret run -T -w "$repo" claude -- cat /home/agent/.claude/lazaret-marker 2>&1) || fail "after stop: $out"
 assert_contains "$out" "kept" "~/.claude is kept across lazaret stop"
+
+note "the same turn through the credential broker: Claude Code holds a sentinel, the model gets the key"
+lz_test_ca "$T" "$NET.2"
+: >"$T/model2.log"
+FAKE_MODEL_TLS="$T/srv.pem:$T/srv.key" FAKE_MODEL_KEY=sk-ant-fake-key-for-tests ip netns exec "$SRV" \
+	python3 "$LZ_SRC/tests/integ/fake-model.py" "$NET.2" 8443 "$T/model2.log" \
+	/workspace/hello-via-broker.txt >"$T/model2.out" 2>&1 & lz_on_exit "kill $!"
+wait_for 60 grep -q serving "$T/model2.out" || fail "TLS fake model did not start: $(cat "$T/model2.out")"
+lz_config <<YAML
+network:
+  ask_timeout: 0
+profiles:
+  default:
+    image: localhost/lazaret-default:latest
+  claude:
+    credentials:
+      - {name: anthropic, from: "env:ANTHROPIC_API_KEY", upstream: "https://$NET.2:8443", header: x-api-key,
+         ca_file: "$T/ca.pem", allow: ["POST /v1/messages"], base_env: ANTHROPIC_BASE_URL,
+         key_env: ANTHROPIC_API_KEY}
+YAML
+out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude -p "Write hello-via-broker.txt" \
+	--dangerously-skip-permissions 2>"$T/turn2.err") ||
+	fail "claude -p through the broker failed: $out $(cat "$T/turn2.err") model log: $(cat "$T/model2.log")"
+log=$(cat "$T/model2.log")
+assert_contains "$log" "\"path\": \"/v1/messages\"" "Claude Code called the Messages API through the broker"
+assert_contains "$log" "\"key\": \"real\"" "the model got the host's key, added by the broker"
+assert_not_contains "$log" "\"key\": \"sentinel\"" "never the sentinel"
+assert_contains "$log" "\"tool_result\": true" "the turn completed its tool round trip"
+assert_contains "$out" "Done: the file is written." "the agent printed the model's answer"
+ev=$(lz egress --json -n 0 -p claude -w "$repo")
+assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "the requests are brokered rows in the egress log"
+lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
