@@ -30,6 +30,7 @@ struct coord {
 	struct sentry_layout layout;
 	bool layout_ok;
 	struct sentry_watch *watch;	/* imports the agent's commits (sentry-watch.c) */
+	struct sentry_follow *follow;	/* the host's branches to the agent (sentry-follow.c) */
 	struct drv_mount *ovl;	/* State Anchor binds (overlay.c) */
 	size_t n_ovl;
 	bool ovl_ok;
