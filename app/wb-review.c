@@ -381,7 +381,7 @@ wb_review_act_work_cb(uv_work_t *w)
 		j->rc = review_act_merge(&m, REVIEW_MERGE_DEFAULT, j->accept, j->tip, j->base, result,
 		    &j->surface_refused, &err);
 	else
-		j->rc = review_act_reset(&m, j->tip, &kept, &aside, &err);
+		j->rc = review_act_reset(&m, j->tip, false, &kept, &aside, &err);
 	if (j->rc < 0)
 		j->msg = xstrdup(err.msg);
 	else if (j->merge)

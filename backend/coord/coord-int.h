@@ -87,6 +87,10 @@ struct lz_jsonw;
 void coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
     struct lz_jsonw *w);
 
+/* ---- coord-sync.c: `lazaret sync` on a live domain (SENTRY_CTL_SYNC) ---- */
+void coord_sync_frame(struct coord *c, struct ctl_server_client *cl, const uint8_t *p,
+    size_t len);
+
 /* ---- coord-dispatch.c: ctl_server callbacks ---- */
 
 void coord_connect_cb(struct ctl_server_client *cl, void *arg);
