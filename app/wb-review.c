@@ -349,6 +349,23 @@ wb_review_load(struct wb_review *v)
 	uv_queue_work(v->wb->loop, &j->w, wb_review_load_work_cb, wb_review_load_after_cb);
 }
 
+void
+wb_review_agent_moved(struct wb *wb, const char *profile, const char *workspace,
+    const char *tips)
+{
+	struct wb_review *v = wb->review;
+	size_t n = strcspn(tips, " ");
+
+	/* Not under the user's hands: a diff open, a question asked, a job on. */
+	if (v == NULL || v->closed || !v->loaded || v->r == NULL || v->in_diff || v->busy ||
+	    v->ask != WB_REVIEW_ASK_NONE || v->refs > 1 || n == 0 ||
+	    strcmp(v->profile, profile) != 0 || strcmp(v->workspace, workspace) != 0 ||
+	    (strlen(v->r->tip) == n && strncmp(v->r->tip, tips, n) == 0))
+		return;
+	wb_review_load(v);
+	wb_review_note(v, false, "a new agent commit was imported: reloaded");
+}
+
 /* ---- merge and discard, on the threadpool (review-act.c) ---- */
 
 struct wb_review_act_job {

@@ -83,4 +83,16 @@ cfg2() { [ "$(sx_run_agent 'git config user.name' 2>/dev/null)" = "Live User 2" 
 wait_for 30 cfg2 || fail "user.name did not follow a second change"
 assert_eq "$(sx_run_agent 'git config core.pager || echo none')" "none" "core.pager stays on the host"
 assert_eq "$(sx_run_agent 'git config http.extraHeader || echo none')" "none" "http.extraHeader stays on the host"
+
+# 4. lazaret diff --follow shows the agent's next commit once imported.
+as_user sh -c "exec lazaret diff --follow --stat -w '$repo' > '$T/follow.out' 2>&1" &
+lz_on_exit "kill $! 2>/dev/null"
+first() { grep -qs "executable surface" "$T/follow.out"; }
+wait_for 30 first || fail "lazaret diff --follow printed nothing: $(cat "$T/follow.out")"
+sx_run_agent 'echo later > later.txt && git add later.txt && git commit -qm "agent later"' ||
+	fail "the agent's later commit failed"
+tip=$(sx_run_agent 'git rev-parse HEAD')
+followed() { grep -q "now at ${tip:0:12}" "$T/follow.out" && grep -q "later.txt" "$T/follow.out"; }
+wait_for 30 followed || fail "lazaret diff --follow did not show the new commit: $(cat "$T/follow.out")"
+note "ok: lazaret diff --follow showed ${tip:0:12} with later.txt"
 note "PASS"

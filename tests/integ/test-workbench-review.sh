@@ -130,11 +130,15 @@ wait_for 20 pane_has "default:wbrv 0 unreviewed, 0 flags" || show_fail "the pane
 note "ok: the side panel counts 0 after the merge"
 
 # --- discard: refused while the domain runs, then done once it stopped
-"${TM[@]}" send-keys -t wb "sh step2.sh" Enter
-wait_for 30 pane_has "STEP2-DONE" || show_fail "the agent's second commit failed"
-wait_for 30 moved "$tip" || fail "the second commit did not reach lazaret/agent-default"
 "${TM[@]}" send-keys -t wb C-a R
-wait_for 30 pane_has "surface: 0 flags" || show_fail "the review view did not load again"
+wait_for 30 pane_has "0 commits" || show_fail "the review view did not load again"
+# The agent commits (another session) while the view is open: it reloads by itself.
+out=$(lz run -T -w "$repo" -- sh step2.sh </dev/null 2>&1) || fail "the agent's second commit failed: $out"
+assert_contains "$out" "STEP2-DONE" "the agent's second commit"
+wait_for 30 moved "$tip" || fail "the second commit did not reach lazaret/agent-default"
+reloaded() { pane_has "a new agent commit was imported" && pane_has "1 commit" && pane_has "surface: 0 flags"; }
+wait_for 30 reloaded || show_fail "the open review view did not reload on the new agent commit"
+note "ok: the open review view reloaded when the agent's commit was imported"
 "${TM[@]}" send-keys -t wb D
 wait_for 10 pane_has "y discards" || show_fail "D did not ask"
 "${TM[@]}" send-keys -t wb y
