@@ -135,32 +135,13 @@ out:
 static int
 merge_sync_live(struct review_act *m, bool reset)
 {
-	_cleanup_free_ char *reply = NULL, *kept = NULL, *wip = NULL, *why = NULL;
+	_cleanup_free_ char *msg = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 	int rc;
 
-	rc = reset ? sync_live_reset(m, &kept, &wip, &reply, &err) :
-	    sync_live_offer(m, NULL, &reply, &err);
-	if (rc < 0) {
-		/* What was kept before the failure is named in the message. */
-		(void)review_act_audit(m, "refused", reset ? "live-reset" : "live", false, NULL,
-		    err.msg, NULL);
-		return merge_refused(&err);
-	}
-	why = reset ? xasprintf("old agent tip kept as %s; the agent's HEAD and uncommitted "
-	    "work as %s", kept, wip != NULL ? wip : "(not imported yet: lazaret-saved/ in its "
-	    "repository)") : xstrdup(reply);
-	if (review_act_audit(m, reset ? "reset" : "offered", reset ? "live-reset" : "live", false,
-	    m->r->target_tip, why, &err) < 0) {
-		lz_err_wrap(&err, "sync done, but the audit row failed");
-		return cli_fail(&err);
-	}
-	if (reset)
-		printf("reset %s to %s at %.12s while it runs: old tip kept as %s%s%s\n",
-		    m->a->branch, m->r->target, m->r->target_tip, kept,
-		    wip != NULL ? ", its uncommitted work as " : "", wip != NULL ? wip : "");
-	else
-		printf("offered %s to the agent: %s\n", m->r->target, reply);
+	if ((rc = sync_live(m, reset, &msg, &err)) < 0)
+		return rc == -2 ? cli_fail(&err) : merge_refused(&err);
+	printf("%s\n", msg);
 	return 0;
 }
 

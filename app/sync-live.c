@@ -153,3 +153,33 @@ sync_live_reset(struct review_act *m, char **kept, char **wip, char **reply, lz_
 	    *wip != NULL ? *wip : ref);
 	return sync_live_offer(m, note, reply, err);
 }
+
+int
+sync_live(struct review_act *m, bool reset, char **msg, lz_err_t *err)
+{
+	_cleanup_free_ char *reply = NULL, *kept = NULL, *wip = NULL, *why = NULL;
+	int rc;
+
+	*msg = NULL;
+	rc = reset ? sync_live_reset(m, &kept, &wip, &reply, err) :
+	    sync_live_offer(m, NULL, &reply, err);
+	if (rc < 0) {
+		/* What was kept before the failure is named in the message. */
+		(void)review_act_audit(m, "refused", reset ? "live-reset" : "live", false, NULL,
+		    err->msg, NULL);
+		return -1;
+	}
+	why = reset ? xasprintf("old agent tip kept as %s; the agent's HEAD and uncommitted "
+	    "work as %s", kept, wip != NULL ? wip : "(not imported yet: lazaret-saved/ in its "
+	    "repository)") : xstrdup(reply);
+	if (review_act_audit(m, reset ? "reset" : "offered", reset ? "live-reset" : "live", false,
+	    m->r->target_tip, why, err) < 0) {
+		lz_err_wrap(err, "sync done, but the audit row failed");
+		return -2;
+	}
+	*msg = reset ? xasprintf("reset %s to %s at %.12s while it runs: old tip kept as %s%s%s",
+	    m->a->branch, m->r->target, m->r->target_tip, kept,
+	    wip != NULL ? ", its uncommitted work as " : "", wip != NULL ? wip : "") :
+	    xasprintf("offered %s to the agent: %s", m->r->target, reply);
+	return 0;
+}

@@ -19,4 +19,9 @@ int sync_live_offer(struct review_act *m, const char *notice, char **reply, lz_e
  * told. All owned; *wip NULL when the import did not show it in time. */
 int sync_live_reset(struct review_act *m, char **kept, char **wip, char **reply, lz_err_t *err);
 
+/* One of the two with its audit row (review.sync, mode live or
+ * live-reset) and *msg (owned) the line to show: -1 refused or failed
+ * (audited; err says why), -2 done but the audit row failed. */
+int sync_live(struct review_act *m, bool reset, char **msg, lz_err_t *err);
+
 #endif
