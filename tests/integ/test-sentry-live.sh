@@ -95,4 +95,19 @@ tip=$(sx_run_agent 'git rev-parse HEAD')
 followed() { grep -q "now at ${tip:0:12}" "$T/follow.out" && grep -q "later.txt" "$T/follow.out"; }
 wait_for 30 followed || fail "lazaret diff --follow did not show the new commit: $(cat "$T/follow.out")"
 note "ok: lazaret diff --follow showed ${tip:0:12} with later.txt"
+
+# 5. Direct mode (the agent's repository over the user's own checkout): the same.
+lz_domain "live direct"
+lz run --mode direct -w "$repo" -- sleep 1000 </dev/null >/dev/null 2>&1 &
+lz_on_exit "kill $! 2>/dev/null"
+wait_for 60 has_ctr || fail "the direct sandbox did not start"
+in_direct() { lz run -T --mode direct -w "$repo" -- sh -c "$1" </dev/null; }
+in_direct 'git rev-parse host/main' >/dev/null || fail "no host/main in direct mode"
+as_user sh -c "cd '$repo' && git commit -q --allow-empty -m 'user, direct'"
+new=$(git_u rev-parse main)
+seen_direct() { [ "$(in_direct 'git rev-parse host/main' 2>/dev/null)" = "$new" ]; }
+wait_for 30 seen_direct || fail "host/main did not follow in direct mode"
+out=$(in_direct 'git update-ref refs/remotes/host/main HEAD~1' 2>&1) &&
+	fail "the agent moved refs/remotes/host/main in direct mode: $out"
+assert_eq "$(git_u rev-parse main)" "$new" "direct mode: the host's main unchanged"
 note "PASS"
