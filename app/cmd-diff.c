@@ -6,11 +6,13 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "diff-follow.h"
 #include "jsonw.h"
 #include "review/review.h"
+#include "review/review-git.h"
 
 #define DIFF_USAGE "lazaret diff [--profile P] [--workspace DIR] [--into BRANCH] " \
-	"[--stat] [--json] [--surface]"
+	"[--stat] [--json] [--surface] [--follow]"
 
 static const char diff_help[] =
     "Show the agent branch (lazaret/agent-<profile>) against its base, the\n"
@@ -25,7 +27,10 @@ static const char diff_help[] =
     "  --stat               a diffstat instead of the patch\n"
     "  --surface            only the executable surface: changed paths your host\n"
     "                       may run, each with its reason\n"
-    "  --json               print JSON (files, surface, uncommitted)\n";
+    "  --json               print JSON (files, surface, uncommitted)\n"
+    "  --follow             keep running: show it again each time a new commit of\n"
+    "                       the agent's is imported (after a line naming the new\n"
+    "                       tip; with --json one object a line), until interrupted\n";
 
 static const char *
 diff_status_name(char st)
@@ -145,12 +150,14 @@ int
 cmd_diff(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL, *into = NULL;
-	bool stat = false, json = false, surface = false;
+	bool stat = false, json = false, surface = false, follow = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_STR("into", 0, &into),
 		CLI_FLAG("stat", 0, &stat), CLI_FLAG("json", 0, &json),
-		CLI_FLAG("surface", 0, &surface), CLI_END,
+		CLI_FLAG("surface", 0, &surface), CLI_FLAG("follow", 0, &follow), CLI_END,
 	};
+	struct diff_follow *f = NULL;
+	char last[REVIEW_OID_MAX + 1];
 	const struct cli_cmd cmd = { "diff", DIFF_USAGE, diff_help, opts, false };
 	struct surface_table t = { 0 };
 	struct review *r = NULL;
@@ -166,12 +173,39 @@ cmd_diff(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if ((json ? diff_json(r, &t, &err) : diff_text(r, &t, stat, surface, &err)) < 0) {
-		rc = cli_fail(&err);
-		goto out;
+	for (;;) {
+		if ((json ? diff_json(r, &t, &err) : diff_text(r, &t, stat, surface, &err)) < 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		fflush(stdout);
+		if (!follow)
+			break;
+		if (f == NULL && diff_follow_open(r->g->common, &f, &err) < 0) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		/* The next imported commit: the agent tip moved (not each ref write). */
+		snprintf(last, sizeof last, "%s", r->tip);
+		while (strcmp(last, r->tip) == 0) {
+			if (diff_follow_wait(f, -1, &err) < 0) {
+				rc = cli_fail(&err);
+				goto out;
+			}
+			review_free(r);
+			r = NULL;
+			if (review_open(a, into, true, &r, &err) < 0) {
+				rc = cli_fail(&err);
+				goto out;
+			}
+		}
+		if (!json)
+			printf("\n--- %s now at %.12s (was %.12s): a new commit imported ---\n",
+			    r->a->branch, r->tip, last);
 	}
 	rc = 0;
 out:
+	diff_follow_free(f);
 	review_free(r);
 	surface_table_clear(&t);
 	anchor_free(a);

@@ -9,12 +9,13 @@
 #include "client.h"
 #include "commands.h"
 #include "review-act.h"
+#include "sync-live.h"
 #include "xmalloc.h"
 
 #define MERGE_USAGE "lazaret merge [--profile P] [--workspace DIR] [--ff-only | --squash] " \
 	"[--into BRANCH] [--accept-surface]"
 #define DISCARD_USAGE "lazaret discard [--profile P] [--workspace DIR] [--into BRANCH]"
-#define SYNC_USAGE "lazaret sync [--profile P] [--workspace DIR] [--into BRANCH]"
+#define SYNC_USAGE "lazaret sync [--profile P] [--workspace DIR] [--into BRANCH] [--reset]"
 
 static const char merge_help[] =
     "Merge the agent branch (lazaret/agent-<profile>), exactly the tip that\n"
@@ -40,14 +41,28 @@ static const char discard_help[] =
     "  --into BRANCH        the base is taken against BRANCH\n";
 
 static const char sync_help[] =
-    "Start the agent branch afresh at your branch's tip, so the next agent\n"
-    "session continues from your latest work. It recreates the branch, it\n"
-    "does not rebase: refused while the agent branch has commits your\n"
-    "branch lacks (merge or discard them first), so no commit you have not\n"
-    "reviewed is ever rewritten. The domain must not be running.\n\n"
+    "Give the agent your latest work (your checked-out branch, or --into's).\n"
+    "Your checkout, index and branches are never touched.\n\n"
+    "While the domain runs, the agent always sees your branches, read-only\n"
+    "and live, as host/<branch> in its repository. lazaret sync refreshes\n"
+    "host/<branch> at once and prints a one-line notice in the domain's\n"
+    "running sessions, so the agent (or you in its tab) can git rebase or\n"
+    "git merge host/<branch>; any conflict happens in the agent's repository.\n"
+    "This is the default because it rewrites nothing of the agent's.\n\n"
+    "--reset starts the agent branch afresh at your branch's tip instead.\n"
+    "Nothing is lost: the old agent tip is kept on your side as\n"
+    "refs/lazaret/saved/<profile>/<time>; while the domain runs, the agent's\n"
+    "HEAD with its uncommitted files (as a commit) is kept on its branch\n"
+    "lazaret-saved/<time> (on your side also as .../<time>-wip), then its\n"
+    "checkout is reset. Both are named in the message and the audit row.\n"
+    "Refused in direct mode while it runs (the checkout is yours).\n\n"
+    "With the domain stopped, sync recreates the agent branch at your tip\n"
+    "for the next session; without --reset it is refused while the agent\n"
+    "branch has commits your branch lacks (merge or discard them first).\n\n"
     "  -p, --profile P      agent profile (default: \"default\")\n"
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
-    "  --into BRANCH        sync to BRANCH instead of the checked-out one\n";
+    "  --into BRANCH        sync to BRANCH instead of the checked-out one\n"
+    "  --reset              start the agent branch afresh, its work kept\n";
 
 /* Open the review for m's action. Returns CLI_GO_ON or the exit status. */
 static int
@@ -116,14 +131,34 @@ out:
 	return rc;
 }
 
+/* lazaret sync on a running domain: offer (default) or --reset. */
+static int
+merge_sync_live(struct review_act *m, bool reset)
+{
+	_cleanup_free_ char *msg = NULL;
+	lz_err_t err = LZ_ERR_INIT;
+	int rc;
+
+	if ((rc = sync_live(m, reset, &msg, &err)) < 0)
+		return rc == -2 ? cli_fail(&err) : merge_refused(&err);
+	printf("%s\n", msg);
+	return 0;
+}
+
 /* discard and sync: the same shape, different step. */
 static int
 merge_reset_cmd(int argc, char **argv, bool discard)
 {
 	const char *profile = NULL, *workspace = NULL, *into = NULL;
-	const struct cli_opt opts[] = {
+	bool reset = false;
+	const struct cli_opt sync_opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_STR("into", 0, &into),
+		CLI_FLAG("reset", 0, &reset), CLI_END,
+	};
+	const struct cli_opt discard_opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_STR("into", 0, &into), CLI_END,
 	};
+	const struct cli_opt *opts = discard ? discard_opts : sync_opts;
 	const struct cli_cmd cmd = { discard ? "discard" : "sync", discard ? DISCARD_USAGE :
 		SYNC_USAGE, discard ? discard_help : sync_help, opts, false };
 	struct review_act m = { 0 };
@@ -137,7 +172,11 @@ merge_reset_cmd(int argc, char **argv, bool discard)
 	if ((rc = merge_begin(&m, discard ? "discard" : "sync", &cfg, profile, workspace, into)) !=
 	    CLI_GO_ON)
 		goto out;
-	if ((rc = review_act_reset(&m, NULL, &kept, &aside, &err)) < 0) {
+	if (!discard && m.cl != NULL) {
+		rc = merge_sync_live(&m, reset);
+		goto out;
+	}
+	if ((rc = review_act_reset(&m, NULL, reset, &kept, &aside, &err)) < 0) {
 		rc = rc == -2 ? cli_fail(&err) : merge_refused(&err);
 		goto out;
 	}
@@ -148,7 +187,8 @@ merge_reset_cmd(int argc, char **argv, bool discard)
 		    m.a->branch, m.r->base, m.r->tip, m.r->commits, m.r->commits == 1 ? "" : "s",
 		    m.r->base, kept);
 	else
-		printf("synced %s to %s at %.12s\n", m.a->branch, m.r->target, m.r->target_tip);
+		printf("synced %s to %s at %.12s%s%s\n", m.a->branch, m.r->target, m.r->target_tip,
+		    kept != NULL ? ": old tip kept as " : "", kept != NULL ? kept : "");
 	if (aside != NULL)
 		printf("the agent checkout held uncommitted work: moved aside to %s\n", aside);
 	rc = 0;

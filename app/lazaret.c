@@ -25,7 +25,7 @@ static const struct lz_command lz_commands[] = {
 	{ "diff",	cmd_diff,	1, "Show the agent branch against its base, executable surface flagged" },
 	{ "merge",	cmd_merge,	1, "Merge the reviewed agent branch into your branch" },
 	{ "discard",	cmd_discard,	1, "Reset the agent branch to its base (old tip kept)" },
-	{ "sync",	cmd_sync,	1, "Start the agent branch afresh from your branch" },
+	{ "sync",	cmd_sync,	1, "Give the agent your latest work (host/<branch>; --reset: afresh)" },
 	{ "audit",	cmd_audit,	1, "Show or verify this domain's audit trail" },
 	{ "egress",	cmd_egress,	1, "Show the egress log; allow or deny an entry for this run" },
 	{ "image",	cmd_image,	1, "Build or list the local sandbox images" },

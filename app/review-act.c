@@ -152,9 +152,11 @@ review_act_merge(struct review_act *m, enum review_merge_mode mode, bool accept,
 }
 
 int
-review_act_reset(struct review_act *m, const char *expect_tip, char **kept, char **aside,
-    lz_err_t *err)
+review_act_reset(struct review_act *m, const char *expect_tip, bool reset, char **kept,
+    char **aside, lz_err_t *err)
 {
+	char stamp[32];
+
 	bool discard = strcmp(m->action, "discard") == 0;
 	_cleanup_free_ char *what = NULL;
 	lz_err_t cerr = LZ_ERR_INIT;
@@ -168,13 +170,15 @@ review_act_reset(struct review_act *m, const char *expect_tip, char **kept, char
 		    m->a->hash, m->a->profile, m->a->workspace);
 		return review_act_refuse(m, NULL, false, err);
 	}
-	if ((discard ? review_discard(m->r, kept, err) : review_sync(m->r, err)) < 0)
+	review_utc_stamp(stamp);
+	if ((discard ? review_discard(m->r, kept, err) : reset ?
+	    review_sync_reset(m->r, stamp, kept, err) : review_sync(m->r, err)) < 0)
 		return review_act_refuse(m, NULL, false, err);
 	if (review_checkout_reset(m->r, aside, &cerr) < 0)
 		m->warn = xstrdup(cerr.msg);	/* the branch moved; the checkout is rebuilt anyway */
 	lz_err_clear(&cerr);
-	what = discard ? xasprintf("old tip kept as %s", *kept) : xstrdup(m->r->target_tip);
-	if (review_act_audit(m, discard ? "discarded" : "synced", NULL, false,
+	what = *kept != NULL ? xasprintf("old tip kept as %s", *kept) : xstrdup(m->r->target_tip);
+	if (review_act_audit(m, discard ? "discarded" : "synced", reset ? "reset" : NULL, false,
 	    discard ? m->r->base : m->r->target_tip, what, err) < 0) {
 		lz_err_wrap(err, "%s done, but the audit row failed", m->action);
 		return -2;

@@ -48,11 +48,12 @@ int review_act_merge(struct review_act *m, enum review_merge_mode mode, bool acc
     const char *expect_tip, const char *expect_base, char result[REVIEW_OID_MAX + 1],
     bool *surface_refused, lz_err_t *err);
 
-/* Discard (or sync, for action "sync"): refused while the domain runs;
- * *kept (discard: the ref keeping the old tip) and *aside (the agent
+/* Discard (or sync, for action "sync"; reset: sync --reset, the old tip
+ * kept, commits or not): refused while the domain runs;
+ * *kept (discard, sync --reset: the ref keeping the old tip) and *aside (the agent
  * checkout moved aside, or NULL) are owned by the caller; -1 refused (and
  * audited), -2 done but the audit row failed. */
-int review_act_reset(struct review_act *m, const char *expect_tip, char **kept, char **aside,
-    lz_err_t *err);
+int review_act_reset(struct review_act *m, const char *expect_tip, bool reset, char **kept,
+    char **aside, lz_err_t *err);
 
 #endif

@@ -182,6 +182,8 @@ wb_review_count_after_cb(uv_work_t *w, int status)
 		e->busy = false;
 		if (j->changed || strcmp(e->tips, j->tips) != 0) {
 			if (j->changed) {
+				/* A new agent commit: an open review of it reloads. */
+				wb_review_agent_moved(rc->wb, j->profile, j->workspace, j->tips);
 				memcpy(e->tips, j->tips, sizeof e->tips);
 				e->commits = j->commits;
 				e->flags = j->flags;

@@ -84,6 +84,9 @@ void wb_review_note(struct wb_review *v, bool alert, const char *fmt, ...)
 void wb_review_load(struct wb_review *v);
 /* Merge (accept: the surface too) or discard, on the threadpool. */
 void wb_review_act(struct wb_review *v, bool merge, bool accept);
+/* S: lazaret sync (running: host/<branch> refreshed and the agent's
+ * sessions told; stopped: the agent branch recreated at your tip). */
+void wb_review_sync(struct wb_review *v);
 /* Show files[i]'s diff; close it again. */
 void wb_review_diff_open(struct wb_review *v, size_t i);
 void wb_review_diff_close(struct wb_review *v);

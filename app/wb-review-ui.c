@@ -14,7 +14,7 @@
 #include "wb.h"
 #include "xmalloc.h"
 
-#define WB_REVIEW_HINTS	"Enter diff  j/k move  m merge  D discard  F flags  r reload  q close"
+#define WB_REVIEW_HINTS	"Enter diff  j/k move  m merge  D discard  S sync  F flags  r reload  q close"
 #define WB_REVIEW_DIFF_HINTS	"j/k PgUp/PgDn g/G  / find  n/N  ]/[ next/prev file  " \
 	"m merge  D discard  q back"
 
@@ -464,6 +464,9 @@ wb_review_key(struct wb *wb, int key)
 			return;
 		case 'D':
 			wb_review_ask(v, WB_REVIEW_ASK_DISCARD);
+			return;
+		case 'S':
+			wb_review_sync(v);
 			return;
 		case 'F':
 			wb_review_flags_list(v);

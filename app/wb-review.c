@@ -24,6 +24,7 @@
 #include "diffview.h"
 #include "review-act.h"
 #include "strv.h"
+#include "sync-live.h"
 #include "term.h"
 #include "wb-gitstream.h"
 #include "wb-review-int.h"
@@ -349,13 +350,33 @@ wb_review_load(struct wb_review *v)
 	uv_queue_work(v->wb->loop, &j->w, wb_review_load_work_cb, wb_review_load_after_cb);
 }
 
-/* ---- merge and discard, on the threadpool (review-act.c) ---- */
+void
+wb_review_agent_moved(struct wb *wb, const char *profile, const char *workspace,
+    const char *tips)
+{
+	struct wb_review *v = wb->review;
+	size_t n = strcspn(tips, " ");
+
+	/* Not under the user's hands: a diff open, a question asked, a job on. */
+	if (v == NULL || v->closed || !v->loaded || v->r == NULL || v->in_diff || v->busy ||
+	    v->ask != WB_REVIEW_ASK_NONE || v->refs > 1 || n == 0 ||
+	    strcmp(v->profile, profile) != 0 || strcmp(v->workspace, workspace) != 0 ||
+	    (strlen(v->r->tip) == n && strncmp(v->r->tip, tips, n) == 0))
+		return;
+	wb_review_load(v);
+	wb_review_note(v, false, "a new agent commit was imported: reloaded");
+}
+
+/* ---- merge, discard and sync, on the threadpool (review-act.c, sync-live.c) ---- */
+
+static void wb_review_act_start(struct wb_review *v, bool merge, bool accept, bool sync);
 
 struct wb_review_act_job {
 	uv_work_t w;
 	struct wb_review *v;
 	const struct cfg *cfg;
-	bool merge, accept;
+	bool merge, accept, sync;
+	bool live;		/* sync: on a running domain (the review is unchanged) */
 	char tip[REVIEW_OID_MAX + 1], base[REVIEW_OID_MAX + 1];
 	bool surface_refused;
 	char *msg;
@@ -371,23 +392,33 @@ wb_review_act_work_cb(uv_work_t *w)
 	_cleanup_free_ char *kept = NULL, *aside = NULL;
 	lz_err_t err = LZ_ERR_INIT;
 
-	if (review_act_open(&m, j->merge ? "merge" : "discard", j->cfg, j->v->profile,
-	    j->v->workspace, NULL, &err) < 0) {
+	if (review_act_open(&m, j->merge ? "merge" : j->sync ? "sync" : "discard", j->cfg,
+	    j->v->profile, j->v->workspace, NULL, &err) < 0) {
 		j->rc = -1;
 		j->msg = xstrdup(err.msg);
+		goto out;
+	}
+	/* S on a running domain: host/<branch> refreshed, its sessions told. */
+	if (j->sync && m.cl != NULL) {
+		j->live = true;
+		if ((j->rc = sync_live(&m, false, &j->msg, &err)) < 0)
+			j->msg = xstrdup(err.msg);
 		goto out;
 	}
 	if (j->merge)
 		j->rc = review_act_merge(&m, REVIEW_MERGE_DEFAULT, j->accept, j->tip, j->base, result,
 		    &j->surface_refused, &err);
 	else
-		j->rc = review_act_reset(&m, j->tip, &kept, &aside, &err);
+		j->rc = review_act_reset(&m, j->tip, false, &kept, &aside, &err);
 	if (j->rc < 0)
 		j->msg = xstrdup(err.msg);
 	else if (j->merge)
 		j->msg = xasprintf("merged %s %.12s..%.12s (%ld commit%s) into %s: now %.12s%s",
 		    m.a->branch, m.r->base, m.r->tip, m.r->commits, m.r->commits == 1 ? "" : "s",
 		    m.r->target, result, m.s.n > 0 ? " (executable surface accepted)" : "");
+	else if (j->sync)
+		j->msg = xasprintf("synced %s to %s at %.12s", m.a->branch, m.r->target,
+		    m.r->target_tip);
 	else
 		j->msg = xasprintf("discarded %s %.12s..%.12s (%ld commit%s): reset to %.12s, old "
 		    "tip kept as %s%s%s", m.a->branch, m.r->base, m.r->tip, m.r->commits,
@@ -405,14 +436,15 @@ wb_review_act_after_cb(uv_work_t *w, int status)
 	struct wb_review *v = j->v;
 
 	(void)status;
-	wb_draw_log(v->wb, j->rc < 0, "review %s: %s", j->merge ? "merge" : "discard", j->msg);
+	wb_draw_log(v->wb, j->rc < 0, "review %s: %s", j->merge ? "merge" : j->sync ? "sync" :
+	    "discard", j->msg);
 	wb_review_count_refresh(v->wb);
 	if (v->closed) {
 		wb_review_unref(v);
 	} else {
 		v->busy = false;
 		v->refs--;	/* this job's; the view holds its own */
-		if (j->rc == 0)
+		if (j->rc == 0 && !j->live)
 			wb_review_load(v);	/* what is left to review: nothing, normally */
 		else if (j->surface_refused)
 			v->ask = WB_REVIEW_ASK_SURFACE;
@@ -425,6 +457,21 @@ wb_review_act_after_cb(uv_work_t *w, int status)
 void
 wb_review_act(struct wb_review *v, bool merge, bool accept)
 {
+	wb_review_act_start(v, merge, accept, false);
+}
+
+void
+wb_review_sync(struct wb_review *v)
+{
+	if (v->busy || !v->loaded || v->r == NULL)
+		wb_review_note(v, false, "busy: wait for the last step to finish");
+	else
+		wb_review_act_start(v, false, false, true);
+}
+
+static void
+wb_review_act_start(struct wb_review *v, bool merge, bool accept, bool sync)
+{
 	struct wb_review_act_job *j = xcalloc(1, sizeof *j);
 
 	j->w.data = j;
@@ -432,11 +479,12 @@ wb_review_act(struct wb_review *v, bool merge, bool accept)
 	j->cfg = v->wb->cfg;
 	j->merge = merge;
 	j->accept = accept;
+	j->sync = sync;
 	snprintf(j->tip, sizeof j->tip, "%s", v->r->tip);
 	snprintf(j->base, sizeof j->base, "%s", v->r->base);
 	v->busy = true;
 	v->ask = WB_REVIEW_ASK_NONE;
-	wb_review_note(v, false, "%s...", merge ? "merging" : "discarding");
+	wb_review_note(v, false, "%s...", merge ? "merging" : sync ? "syncing" : "discarding");
 	v->refs++;
 	uv_queue_work(v->wb->loop, &j->w, wb_review_act_work_cb, wb_review_act_after_cb);
 }

@@ -249,6 +249,10 @@ void wb_review_close(struct wb *wb);
 void wb_review_key(struct wb *wb, int key);
 void wb_review_draw(struct wb *wb);
 void wb_review_resize(struct wb *wb);
+/* The review counter saw (profile, workspace)'s agent tip ("tip head")
+ * move: an open, idle review of it that shows an older tip reloads. */
+void wb_review_agent_moved(struct wb *wb, const char *profile, const char *workspace,
+    const char *tips);
 
 /* wb-review-count.c: the side panel's Review list, per tab the agent
  * commits not on the user's branch and the surface flags, computed on the

@@ -34,7 +34,7 @@
  * overlay.c, coord.c, reap.c, store.c): a volume may not be one of them,
  * nor hold the Domain Root. A trailing '*' matches a prefix. */
 static const char *const protect_domain_own[] = {
-	"state*", "coordinator*", "lazaret-*", "git", "sentry", "quarantine", "objects",
+	"state*", "coordinator*", "lazaret-*", "git", "sentry", "quarantine", "objects", "host-view",
 	"overlay",
 };
 

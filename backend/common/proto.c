@@ -29,6 +29,7 @@ static const char *const proto_names[] = {
 	[PROTO_SNAPSHOT] = "SNAPSHOT", [PROTO_KILL] = "KILL", [PROTO_SUSPECT] = "SUSPECT",
 	[PROTO_NOTE] = "NOTE",
 	[REVIEW_CTL_AUDIT] = "REVIEW_AUDIT",
+	[SENTRY_CTL_SYNC] = "SENTRY_SYNC",
 	[NETREQ_LIST] = "NETREQ_LIST", [NETREQ_ITEM] = "NETREQ_ITEM",
 	[NETREQ_SUMMARY] = "NETREQ_SUMMARY", [NETREQ_DECIDE] = "NETREQ_DECIDE",
 	[NETREQ_RESULT] = "NETREQ_RESULT", [NETREQ_GRANTS_REQ] = "NETREQ_GRANTS_REQ",
@@ -382,6 +383,35 @@ proto_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err)
 	if (memchr(p, '\0', len) != NULL)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "NUL byte in text payload");
 	*out = xstrndup((const char *)p, len);
+	return 0;
+}
+
+void
+proto_encode_pair(struct proto_buf *b, uint16_t type, const char *first, const char *second)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, type);
+
+	proto_putstr(b, first);
+	proto_putstr(b, second);
+	proto_end(b, at);
+}
+
+int
+proto_decode_pair(const uint8_t *p, size_t len, char **first, char **second)
+{
+	struct proto_rd r;
+
+	*second = NULL;
+	proto_rd_init(&r, p, len);
+	*first = proto_rd_str(&r);
+	if (*first != NULL)
+		*second = proto_rd_str(&r);
+	if (r.bad || *first == NULL || *second == NULL || r.left != 0) {
+		free(*first);
+		free(*second);
+		*first = *second = NULL;
+		return -1;
+	}
 	return 0;
 }
 

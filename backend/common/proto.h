@@ -71,6 +71,9 @@ enum proto_type {
  * review-audit.c): string kind "review.*", string detail JSON; reply OK
  * with the row's seq. Outside enum proto_type, like SUSPECT. */
 #define REVIEW_CTL_AUDIT	67
+/* 68: `lazaret sync` on a live domain (backend/review/review-live.h):
+ * string target, string notice; reply STATUS text. */
+#define SENTRY_CTL_SYNC		68
 
 /* SUSPECT (issue 9): a client saw input at an escalation prompt that no
  * human typed (a terminal's reply to a query) and discarded it; the
@@ -250,6 +253,12 @@ int proto_decode_status_req(const uint8_t *p, size_t len, enum proto_status_fmt 
     lz_err_t *err);
 /* STATUS text (owned, NUL-terminated; NUL inside is an error). */
 int proto_decode_text(const uint8_t *p, size_t len, char **out, lz_err_t *err);
+/* A payload of two strings (REVIEW_AUDIT, SENTRY_SYNC): encode a frame of
+ * type; decode: 0 with both owned, -1 (nothing owned) when short, malformed
+ * or followed by more bytes. */
+void proto_encode_pair(struct proto_buf *b, uint16_t type, const char *first,
+    const char *second);
+int proto_decode_pair(const uint8_t *p, size_t len, char **first, char **second);
 
 void proto_error_clear(struct proto_error *);
 void proto_new_session_clear(struct proto_new_session *);

@@ -722,6 +722,10 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		coord_esc_frame(c, cl, h, p);
 		return;
 	}
+	if (h->type == SENTRY_CTL_SYNC) {
+		coord_sync_frame(c, cl, p, h->length);
+		return;
+	}
 	if (h->type == REVIEW_CTL_AUDIT) {
 		review_audit_serve(c->loop, c->store, cl, p, h->length);
 		return;

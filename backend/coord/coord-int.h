@@ -30,6 +30,7 @@ struct coord {
 	struct sentry_layout layout;
 	bool layout_ok;
 	struct sentry_watch *watch;	/* imports the agent's commits (sentry-watch.c) */
+	struct sentry_follow *follow;	/* the host's branches to the agent (sentry-follow.c) */
 	struct drv_mount *ovl;	/* State Anchor binds (overlay.c) */
 	size_t n_ovl;
 	bool ovl_ok;
@@ -86,6 +87,10 @@ void coord_shutdown(struct coord *, const char *why);
 struct lz_jsonw;
 void coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
     struct lz_jsonw *w);
+
+/* ---- coord-sync.c: `lazaret sync` on a live domain (SENTRY_CTL_SYNC) ---- */
+void coord_sync_frame(struct coord *c, struct ctl_server_client *cl, const uint8_t *p,
+    size_t len);
 
 /* ---- coord-dispatch.c: ctl_server callbacks ---- */
 

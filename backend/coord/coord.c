@@ -40,6 +40,7 @@
 #include "review/review-ident.h"
 #include "sandbox/overlay.h"
 #include "sandbox/preload.h"
+#include "sandbox/sentry-follow.h"
 #include "sandbox/sentry-watch.h"
 #include "store/audit.h"
 #include "strv.h"
@@ -128,6 +129,7 @@ coord_finish(struct coord *c)
 		uv_close((uv_handle_t *)&c->guard_poll, NULL);
 	/* A session end still waiting for an import is answered (teardown imports). */
 	sentry_watch_stop(c->watch);
+	sentry_follow_stop(c->follow);
 	coord_limits_close(c);
 }
 
@@ -548,6 +550,7 @@ coord_teardown(struct coord *c)
 	free(c->ovl);
 	c->ovl = NULL;
 	sentry_watch_free(c->watch);
+	sentry_follow_free(c->follow);
 	c->watch = NULL;
 	if (c->layout_ok) {
 		char *note = NULL;
@@ -696,8 +699,10 @@ coord_start(struct coord *c, lz_err_t *err)
 	lz_trace("git sentry");
 	if (c->layout.notice != NULL)
 		coord_log("%s", c->layout.notice);
-	if (c->layout.is_git)
+	if (c->layout.is_git) {
 		c->watch = sentry_watch_start(c->loop, a, coord_watch_log, c);
+		c->follow = sentry_follow_start(c->loop, a);
+	}
 	/* Marked before the call: a half-made mount set is unmounted too. */
 	c->ovl_ok = true;
 	if (overlay_mount(a, c->o->resolved->profile->image, c->o->resolved->profile->persistent_dirs,

@@ -110,6 +110,14 @@ session_output(struct session *s, uint8_t stream, const uint8_t *buf, size_t len
 	s->cbs.output_cb(s, stream, buf, len, s->arg);
 }
 
+void
+session_notice(struct session *s, const char *text)
+{
+	if (s->exited || s->closing || !s->tty)
+		return;
+	session_output(s, PROTO_STREAM_OUT, (const uint8_t *)text, strlen(text));
+}
+
 /* Read what one output stream holds now, without the loop, and mark it done. */
 static void
 session_drain_stream(struct session *s, uv_pipe_t *p, uint8_t stream, bool *eof)

@@ -102,6 +102,9 @@ int session_start(uv_loop_t *loop, const struct session_opts *opts,
     const struct session_cbs *cbs, void *arg, struct session **out, lz_err_t *err);
 /* Input for the process (tty: to the PTY master; else its stdin). */
 void session_write(struct session *, const uint8_t *buf, size_t len);
+/* Lazaret's own line in a tty session's output (screen and clients), as
+ * if the program had printed it; nothing for pipe or ended sessions. */
+void session_notice(struct session *, const char *text);
 /* End of input: closes stdin of a pipe session, sends ^D (VEOF) to a tty one. */
 void session_eof(struct session *);
 /* Set the PTY size; podman exec is told with a SIGWINCH, a direct exec by

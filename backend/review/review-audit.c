@@ -14,29 +14,17 @@
 void
 review_audit_encode(struct proto_buf *b, const char *kind, const char *detail)
 {
-	size_t at = proto_begin(b, PROTO_VERSION, REVIEW_CTL_AUDIT);
-
-	proto_putstr(b, kind);
-	proto_putstr(b, detail);
-	proto_end(b, at);
+	proto_encode_pair(b, REVIEW_CTL_AUDIT, kind, detail);
 }
 
 int
 review_audit_decode(const uint8_t *p, size_t len, char **kind, char **detail, lz_err_t *err)
 {
-	struct proto_rd r;
 	char *k = NULL, *d = NULL;
 	size_t i;
 
-	proto_rd_init(&r, p, len);
-	k = proto_rd_str(&r);
-	if (k != NULL)
-		d = proto_rd_str(&r);
-	if (r.bad || k == NULL || d == NULL || r.left != 0) {
-		free(k);
-		free(d);
+	if (proto_decode_pair(p, len, &k, &d) < 0)
 		return lz_err_set(err, PROTO_E_BAD_PAYLOAD, "REVIEW_AUDIT: bad payload");
-	}
 	if (strncmp(k, "review.", 7) != 0 || k[7] == '\0' || strlen(k) > AUDIT_KIND_MAX)
 		goto bad_kind;
 	for (i = 7; k[i] != '\0'; i++)

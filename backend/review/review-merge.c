@@ -232,6 +232,40 @@ review_sync(struct review *r, lz_err_t *err)
 	return review_update_ref(r, r->agent_ref, r->target_tip, r->tip, "lazaret sync", err);
 }
 
+int
+review_keep_ref(struct review *r, const char *ref, const char *hex, lz_err_t *err)
+{
+	/* "" as the old value: a kept ref is never overwritten. */
+	return review_update_ref(r, ref, hex, "", "lazaret sync --reset: the old agent work", err);
+}
+
+char *
+review_saved_ref(struct review *r, const char *stamp)
+{
+	return xasprintf("refs/lazaret/saved/%s/%s", r->a->profile, stamp);
+}
+
+int
+review_sync_reset(struct review *r, const char *stamp, char **kept, lz_err_t *err)
+{
+	_cleanup_free_ char *ref = review_saved_ref(r, stamp);
+
+	*kept = NULL;
+	if (strcmp(r->tip, r->target_tip) == 0)
+		return 0;
+	if (review_keep_ref(r, ref, r->tip, err) < 0 ||
+	    review_update_ref(r, r->agent_ref, r->target_tip, r->tip, "lazaret sync --reset", err) < 0)
+		return -1;
+	*kept = lz_steal_ptr(&ref);
+	return 0;
+}
+
+void
+review_utc_stamp(char out[32])
+{
+	review_stamp(out);
+}
+
 /* Remove dir, or with aside set move it to "<dir>.discarded-<stamp>"
  * (*moved, owned). Absent: nothing to do. */
 static int

@@ -97,4 +97,15 @@ int review_sync(struct review *, lz_err_t *err);
  * Sentry rebuilds both from the branch at the next session. */
 int review_checkout_reset(struct review *, char **aside, lz_err_t *err);
 
+/* lazaret sync --reset. The time stamp kept refs are named by (UTC). */
+void review_utc_stamp(char out[32]);
+/* refs/lazaret/saved/<profile>/<stamp> (owned): where the old work is kept. */
+char *review_saved_ref(struct review *, const char *stamp);
+/* Create ref (it must not exist) at hex in the user's repository. */
+int review_keep_ref(struct review *, const char *ref, const char *hex, lz_err_t *err);
+/* The domain stopped: keep the agent tip as review_saved_ref (*kept,
+ * owned; NULL when the branch was at the target already), then point the
+ * agent branch at the target's tip, commits or not. */
+int review_sync_reset(struct review *, const char *stamp, char **kept, lz_err_t *err);
+
 #endif

@@ -39,14 +39,12 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-#define SENTRY_GUARD_CONFIG_RE \
-	"^(core\\.hookspath|include(if\\..*)?\\.path|user\\.email)$"
 
 struct sentry_job *
 sentry_guard_config_start(const struct sentry_repo *r)
 {
 	return sentry_git_start(r->top, "config", "-z", "--show-origin", "--get-regexp",
-	    SENTRY_GUARD_CONFIG_RE, NULL);
+	    SENTRY_CONFIG_RE, NULL);
 }
 
 /* One git (job, sentry_guard_config_start's) for what three config reads
@@ -55,8 +53,8 @@ sentry_guard_config_start(const struct sentry_repo *r)
  * --show-origin, as `git config --file G/config` listed them), and
  * user.email for the agent's identity (*email: "" when none). */
 static int
-sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **hooks,
-    char ***incs, char **email, lz_err_t *err)
+sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, const char *view,
+    char **hooks, char ***incs, char **email, lz_err_t *err)
 {
 	_cleanup_free_ char *out = NULL, *cfg = xasprintf("%s/config", r->common);
 	_cleanup_free_ char *real = realpath(cfg, NULL);
@@ -73,10 +71,13 @@ sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **
 	/* 1 is "none set"; anything else fails with git's message. */
 	if (st != 0 && st != 1) {
 		if (sentry_git(r->top, NULL, NULL, err, "config", "-z", "--show-origin",
-		    "--get-regexp", SENTRY_GUARD_CONFIG_RE, NULL) == 0)
+		    "--get-regexp", SENTRY_CONFIG_RE, NULL) == 0)
 			lz_err_set(err, LZ_EINVAL, "git config in '%s' failed (exit %d)", r->top, st);
 		return -1;
 	}
+	/* The same records give the agent its view of the host's settings. */
+	if (view != NULL && sentry_hostview_config(view, st == 0 ? out : NULL, len, err) < 0)
+		return -1;
 	for (pos = out; st == 0 && sentry_cfgz_next(&pos, out + len, &c);) {
 		val = c.value != NULL ? c.value : "";
 		if (c.klen == 14 && strncmp(c.key, "core.hookspath", 14) == 0) {
@@ -85,7 +86,8 @@ sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **
 		} else if (c.klen == 10 && strncmp(c.key, "user.email", 10) == 0) {
 			free(*email);
 			*email = xstrdup(val);
-		} else if (real != NULL && strncmp(c.origin, "file:", 5) == 0) {
+		} else if (real != NULL && strncmp(c.origin, "file:", 5) == 0 &&
+		    c.klen > 7 && strncmp(c.key, "include", 7) == 0) {
 			_cleanup_free_ char *f = c.origin[5] == '/' ? xstrdup(c.origin + 5) :
 			    xasprintf("%s/%s", r->top, c.origin + 5);
 			_cleanup_free_ char *fr = realpath(f, NULL);
@@ -104,13 +106,13 @@ sentry_guard_config(const struct sentry_repo *r, struct sentry_job *job, char **
  * file when it does not exist yet, so the agent cannot create it). */
 int
 sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r, const char *checkout,
-    const char *empty, struct sentry_job *config, lz_err_t *err)
+    const char *empty, const char *view, struct sentry_job *config, lz_err_t *err)
 {
 	_cleanup_free_ char *hooks = NULL;
 	char **incs = NULL;
 	int ret = -1;
 
-	if (sentry_guard_config(r, config, &hooks, &incs, &l->user_email, err) < 0)
+	if (sentry_guard_config(r, config, view, &hooks, &incs, &l->user_email, err) < 0)
 		goto out;
 	if (hooks != NULL && *hooks != '\0') {
 		_cleanup_free_ char *h = sentry_resolve(checkout, hooks);

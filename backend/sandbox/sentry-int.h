@@ -43,6 +43,8 @@ struct sentry_paths {
 	char *sdir;		/* <dr>/sentry: Lazaret's own files, never mounted */
 	char *shadow;		/* <sdir>/import: the gitdir imports fetch from */
 	char *quarantine;	/* <dr>/quarantine */
+	char *view;		/* <dr>/host-view: the host's branches and settings,
+				 * mounted read-only (sentry-hostview.c) */
 };
 int sentry_paths_init(const struct anchor *a, bool create, struct sentry_paths *p, lz_err_t *err);
 void sentry_paths_clear(struct sentry_paths *);
@@ -113,6 +115,22 @@ struct sentry_cfgz {
 };
 bool sentry_cfgz_next(const char **pos, const char *end, struct sentry_cfgz *rec);
 
+/* sentry-hostview.c: heads is "<id> refs/heads/<name>" a line; *summary
+ * (may be NULL) says what changed, or NULL when nothing did. cfgz is
+ * `git config -z --show-origin --get-regexp SENTRY_CONFIG_RE` output. */
+int sentry_hostview_refs(const char *view, const char *heads, unsigned hexlen, char **summary,
+    lz_err_t *err);
+bool sentry_hostview_key_ok(const char *key, size_t len);
+int sentry_hostview_config(const char *view, const char *cfgz, size_t len, lz_err_t *err);
+/* Make the agent's config (in directory pfd) include the host's settings. */
+int sentry_hostview_include(int pfd, lz_err_t *err);
+/* The config keys one git read at prepare (sentry-guard.c) and each live
+ * refresh ask for: the guards' and the ones the agent sees. */
+#define SENTRY_CONFIG_RE "^(core\\.hookspath|include(if\\..*)?\\.path|user\\.(email|name)|" \
+	"alias\\..*|core\\.(autocrlf|eol)|pull\\.(rebase|ff)|merge\\.conflictstyle|" \
+	"rebase\\.(autosquash|autostash|updaterefs)|diff\\.(algorithm|colormoved)|color\\.ui|" \
+	"init\\.defaultbranch|log\\.date|commit\\.verbose|rerere\\.enabled)$"
+
 /* sentry-repo.c */
 struct sentry_job *sentry_probe_start(const char *ws);
 int sentry_probe(const char *ws, struct sentry_job *job, struct sentry_repo *r, char **notice,
@@ -143,7 +161,8 @@ uint64_t sentry_object_cap(const struct sentry_paths *p);
  * finishes the job). */
 struct sentry_job *sentry_guard_config_start(const struct sentry_repo *r);
 int sentry_tree_guards(struct sentry_layout *l, const struct sentry_repo *r,
-    const char *checkout, const char *empty, struct sentry_job *config, lz_err_t *err);
+    const char *checkout, const char *empty, const char *view, struct sentry_job *config,
+    lz_err_t *err);
 int sentry_guard_gits(struct sentry_layout *l, const struct sentry_paths *p, const char *tree,
     const struct sentry_repo *r, const char *branch, lz_err_t *err);
 void sentry_hooks(struct sentry_layout *l, const char *src, const char *dst, int depth);

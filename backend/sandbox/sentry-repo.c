@@ -6,9 +6,9 @@
  * host's read-only object dir) are ours when made and repaired at every
  * prepare; after that it is the agent's to write. Lazaret writes into it
  * only with openat(O_NOFOLLOW) on every component, and only data: the
- * agent's main-line ref (first session), the host's branches as
- * refs/remotes/host/<name> (every session, so `git diff host/main` works
- * inside), HEAD when it no longer names a branch, and an index built by
+ * agent's main-line ref (first session), the empty refs/remotes/host
+ * (the mount point of the host's branches, sentry-hostview.c), the
+ * include of the host's settings atop its config, HEAD when it no longer names a branch, and an index built by
  * host git with GIT_INDEX_FILE (never git run with P as its gitdir).
  *
  * The isolated checkout C (<dr>/lazaret-<H>) is filled by host git from
@@ -49,6 +49,7 @@ sentry_paths_clear(struct sentry_paths *p)
 	free(p->sdir);
 	free(p->shadow);
 	free(p->quarantine);
+	free(p->view);
 	memset(p, 0, sizeof *p);
 }
 
@@ -69,6 +70,7 @@ sentry_paths_init(const struct anchor *a, bool create, struct sentry_paths *p, l
 	p->sdir = xasprintf("%s/sentry", p->dr);
 	p->shadow = xasprintf("%s/import", p->sdir);
 	p->quarantine = xasprintf("%s/quarantine", p->dr);
+	p->view = xasprintf("%s/host-view", p->dr);
 	return 0;
 }
 
@@ -297,25 +299,20 @@ sentry_heads_find(const char *heads, const char *ref)
 	return NULL;
 }
 
-/* The host's branches (but Lazaret's own) as refs/remotes/host/<name>. */
+/* refs/remotes/host in P: an empty directory, the mount point of the
+ * host's branches (sentry-hostview.c); what an earlier layout or the agent
+ * left there goes (a symlink removed, never followed). */
 static int
-sentry_priv_host_refs(int pfd, const char *heads, const char *priv, lz_err_t *err)
+sentry_priv_host_refs(int pfd, const struct sentry_paths *p, const char *heads, unsigned hexlen,
+    lz_err_t *err)
 {
-	_cleanup_free_ char *out = xstrdup(heads), *old = xasprintf("%s/refs/remotes/host", priv);
-	char *line, *save = NULL, *sp;
+	_cleanup_free_ char *old = xasprintf("%s/refs/remotes/host", p->priv);
+	_cleanup_close_ int fd = -1;
 
 	sentry_rmrf(old);
-	for (line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-		_cleanup_free_ char *rel = NULL;
-
-		if ((sp = strchr(line, ' ')) == NULL || strncmp(sp + 1, "refs/heads/lazaret/", 19) == 0)
-			continue;
-		*sp = '\0';
-		rel = xasprintf("refs/remotes/host/%s", sp + 12);
-		if (sentry_priv_ref(pfd, rel, line, err) < 0)
-			return -1;
-	}
-	return 0;
+	if ((fd = sentry_open_dir_at(pfd, "refs/remotes/host", true, err)) < 0)
+		return -1;
+	return sentry_hostview_refs(p->view, heads, hexlen, NULL, err);
 }
 
 /* A layout of an earlier Lazaret (the agent's gitdir registered as the
@@ -548,7 +545,8 @@ sentry_private_ensure(const struct anchor *a, const struct sentry_repo *r,
 			return -1;
 	}
 	if (sentry_priv_head(pfd, a->branch, err) < 0 ||
-	    sentry_priv_host_refs(pfd, heads, p->priv, err) < 0)
+	    sentry_priv_host_refs(pfd, p, heads, r->hexlen, err) < 0 ||
+	    sentry_hostview_include(pfd, err) < 0)
 		return -1;
 
 	/* The index: the earlier layout's, or built from the agent branch. */

@@ -36,7 +36,10 @@
  * neutral path SENTRY_OBJECTS_DST and P's alternates line names that path
  * (no host path in the sandbox). Inside, every local git command works:
  * branches, tags, stash, notes, worktrees, rebase, bisect, gc, its own
- * local config; the host's branches are refs/remotes/host/<name>.
+ * local config; the host's branches are refs/remotes/host/<name>, a
+ * read-only directory of Lazaret's that follows the host's refs live, and
+ * P's config includes the host's identity, aliases and a few settings
+ * the same way (sentry-hostview.c, kept current by sentry-follow.c).
  *
  * The host takes the agent's work by import (sentry-import.c): a `git
  * fetch` with object checking from a shadow gitdir Lazaret builds (refs
@@ -124,8 +127,15 @@ sentry_git_mounts(struct sentry_layout *l, const struct sentry_repo *r,
 	_cleanup_free_ char *mdst = xasprintf("%s/modules", gdst);
 	char **alts = NULL;
 
+	_cleanup_free_ char *vrefs = xasprintf("%s/refs", p->view);
+	_cleanup_free_ char *vgit = xasprintf("%s/git", p->view);
+	_cleanup_free_ char *hdst = xasprintf("%s/refs/remotes/host", gdst);
+
 	sentry_bind(l, p->priv, gdst, false);
 	sentry_bind(l, gobj, SENTRY_OBJECTS_DST, true);
+	/* The host's branches and settings, live and read-only (sentry-hostview.c). */
+	sentry_bind(l, vrefs, hdst, true);
+	sentry_bind(l, vgit, SENTRY_HOSTCFG_DST, true);
 	if (sentry_host_alternates(r, &alts, err) < 0)
 		return -1;
 	if (alts != NULL) {
@@ -221,7 +231,7 @@ sentry_prepare_probed(const struct anchor *a, enum sentry_mode mode, struct sent
 	}
 	if (sentry_git_mounts(out, &r, &p, gdst, empty, err) < 0)
 		goto fail;
-	if (sentry_tree_guards(out, &r, tree, empty, lz_steal_ptr(&cfg), err) < 0)
+	if (sentry_tree_guards(out, &r, tree, empty, p.view, lz_steal_ptr(&cfg), err) < 0)
 		goto fail;
 	if (mode == SENTRY_ISOLATED) {
 		if (sentry_quarantine(&p, tree, &qrep, err) < 0)

@@ -30,6 +30,8 @@
 #define SENTRY_OBJECTS_DST "/run/lazaret/git-objects"
 /* The object dirs the host repository borrows itself, read-only: <dst>/<i>. */
 #define SENTRY_ALTERNATES_DST "/run/lazaret/git-alternates"
+/* The host's git settings the agent sees, read-only (sentry-hostview.c). */
+#define SENTRY_HOSTCFG_DST "/run/lazaret/host-git"
 /* The agent's gitdir when /workspace/.git is a file (a linked worktree in
  * direct mode). */
 #define SENTRY_GITDIR_DST "/run/lazaret/gitdir"

@@ -24,7 +24,7 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	struct proto_note note;
 	struct proto_suspect sus;
 	uint32_t u;
-	char *t;
+	char *t, *pair;
 
 	/* Every decoder on every payload, not only the one its type names. */
 	(void)type;
@@ -57,6 +57,10 @@ fuzz_payload(uint16_t type, const uint8_t *p, size_t n)
 	if (proto_decode_suspect(p, n, &sus, &err) == 0)
 		proto_suspect_clear(&sus);
 	lz_err_clear(&err);
+	if (proto_decode_pair(p, n, &t, &pair) == 0) {
+		free(t);
+		free(pair);
+	}
 }
 
 static int

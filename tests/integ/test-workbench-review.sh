@@ -130,16 +130,28 @@ wait_for 20 pane_has "default:wbrv 0 unreviewed, 0 flags" || show_fail "the pane
 note "ok: the side panel counts 0 after the merge"
 
 # --- discard: refused while the domain runs, then done once it stopped
-"${TM[@]}" send-keys -t wb "sh step2.sh" Enter
-wait_for 30 pane_has "STEP2-DONE" || show_fail "the agent's second commit failed"
-wait_for 30 moved "$tip" || fail "the second commit did not reach lazaret/agent-default"
 "${TM[@]}" send-keys -t wb C-a R
-wait_for 30 pane_has "surface: 0 flags" || show_fail "the review view did not load again"
+wait_for 30 pane_has "0 commits" || show_fail "the review view did not load again"
+# The agent commits (another session) while the view is open: it reloads by itself.
+out=$(lz run -T -w "$repo" -- sh step2.sh </dev/null 2>&1) || fail "the agent's second commit failed: $out"
+assert_contains "$out" "STEP2-DONE" "the agent's second commit"
+wait_for 30 moved "$tip" || fail "the second commit did not reach lazaret/agent-default"
+reloaded() { pane_has "a new agent commit was imported" && pane_has "1 commit" && pane_has "surface: 0 flags"; }
+wait_for 30 reloaded || show_fail "the open review view did not reload on the new agent commit"
+note "ok: the open review view reloaded when the agent's commit was imported"
+# S: lazaret sync while it runs: host/main offered, the agent's shell told.
+"${TM[@]}" send-keys -t wb S
+main=$(g rev-parse main)
+wait_for 30 pane_has "offered main to the agent: host/main is at ${main:0:12}" ||
+	show_fail "S did not offer main to the agent"
 "${TM[@]}" send-keys -t wb D
 wait_for 10 pane_has "y discards" || show_fail "D did not ask"
 "${TM[@]}" send-keys -t wb y
 wait_for 30 pane_has "is running: lazaret stop" || show_fail "discard while running not refused"
 "${TM[@]}" send-keys -t wb q
+wait_for 20 pane_has "[lazaret] your latest work: host/main is at ${main:0:12}" ||
+	show_fail "the sync notice is not in the agent's shell"
+note "ok: S offered main and the agent's shell shows the notice"
 "${TM[@]}" send-keys -t wb "exit" Enter
 wait_for 30 pane_has "exited with status 0" || show_fail "the agent's shell did not exit"
 wait_for 60 sh -c "! test -S '$sock'" || fail "the coordinator did not stop"
@@ -155,8 +167,8 @@ wait_for 30 pane_has "discarded lazaret/agent-default" || show_fail "D y did not
 assert_eq "$(g rev-parse lazaret/agent-default)" "$tip" "the agent branch is back at its base"
 assert_contains "$(g for-each-ref --format='%(refname)' refs/lazaret/discarded/)" \
 	"refs/lazaret/discarded/default/" "the old tip is kept"
-assert_eq "$(audit_kinds)" "review.merge:refused review.merge:refused review.merge:merged review.discard:refused review.discard:discarded" \
-	"the refused and the done discard audited"
+assert_eq "$(audit_kinds)" "review.merge:refused review.merge:refused review.merge:merged review.sync:offered review.discard:refused review.discard:discarded" \
+	"the sync offered, the refused and the done discard audited"
 assert_contains "$(lz audit -w "$repo" --verify)" "audit trail intact" "the chain verifies"
 "${TM[@]}" send-keys -t wb q
 "${TM[@]}" send-keys -t wb C-a x

@@ -1327,7 +1327,7 @@ test_sentry_guards_hooks_path_inside_the_checkout(void **state)
 	git_do(r, "config", "core.hooksPath", "../elsewhere", NULL);
 	prepare_ok(a, SENTRY_DIRECT, &l);
 	assert_null(find_mount(&l, "/workspace/../elsewhere"));
-	assert_int_equal(l.n_mounts, 3);
+	assert_int_equal(l.n_mounts, 5);	/* workspace, .git, objects, host view x2 */
 	sentry_layout_clear(&l);
 	anchor_free(a);
 	free(wt);
@@ -1639,6 +1639,68 @@ test_sentry_watch_flush_imports_before_it_answers(void **state)
 	free(r);
 }
 
+/* The agent's view of the host (sentry-hostview.c): a ref file per host
+ * branch but Lazaret's own, rewritten only when it changed, gone with the
+ * branch; the settings file keeps identity and aliases, quoted, and drops
+ * what could run a program or carry a secret. */
+static void
+test_sentry_hostview_follows_branches_and_filters_settings(void **state)
+{
+	char *view = xasprintf("%s/view", tmp), *f, *sum = NULL, *cfg;
+	const char *a40 = "1111111111111111111111111111111111111111";
+	char *heads = xasprintf("%s refs/heads/main\n%s refs/heads/feature/x\n"
+	    "%s refs/heads/lazaret/agent-default\n%s refs/heads/bad..name\n", a40, a40, a40, a40);
+	static const char cfgz[] =
+	    "file:/h/.gitconfig\0user.name\nOld Name\0"
+	    "file:.git/config\0user.name\nNew \"Q\" Name\0"
+	    "file:.git/config\0alias.lg\nlog --oneline\0"
+	    "file:.git/config\0core.pager\ntouch /tmp/x\0"
+	    "file:.git/config\0http.extraheader\nAuthorization: s3cret\0"
+	    "file:.git/config\0alias.a.b\nx\0";
+	lz_err_t err = LZ_ERR_INIT;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(sentry_hostview_refs(view, heads, 40, &sum, &err), 0);
+	assert_non_null(sum);
+	free(sum);
+	f = xasprintf("%s/refs/main", view);
+	expect_file(f, "1111111111111111111111111111111111111111\n");
+	free(f);
+	f = xasprintf("%s/refs/feature/x", view);
+	assert_int_equal(stat(f, &st), 0);
+	free(f);
+	f = xasprintf("%s/refs/lazaret", view);
+	assert_int_not_equal(stat(f, &st), 0);
+	free(f);
+	/* Nothing changed: nothing said. */
+	assert_int_equal(sentry_hostview_refs(view, heads, 40, &sum, &err), 0);
+	assert_null(sum);
+	free(heads);
+	heads = xasprintf("2222222222222222222222222222222222222222 refs/heads/main\n");
+	assert_int_equal(sentry_hostview_refs(view, heads, 40, &sum, &err), 0);
+	assert_non_null(sum);
+	f = xasprintf("%s/refs/feature", view);
+	assert_int_not_equal(stat(f, &st), 0);
+	free(f);
+	free(sum);
+
+	assert_int_equal(sentry_hostview_config(view, cfgz, sizeof cfgz - 1, &err), 0);
+	f = xasprintf("%s/git/config", view);
+	cfg = read_file(f);
+	assert_non_null(strstr(cfg, "[user]\n\tname = \"New \\\"Q\\\" Name\"\n"));
+	assert_non_null(strstr(cfg, "[alias]\n\tlg = \"log --oneline\"\n"));
+	assert_null(strstr(cfg, "pager"));
+	assert_null(strstr(cfg, "s3cret"));
+	assert_null(strstr(cfg, "a.b"));
+	assert_true(sentry_hostview_key_ok("user.email", 10));
+	assert_false(sentry_hostview_key_ok("core.sshcommand", 15));
+	free(cfg);
+	free(f);
+	free(heads);
+	free(view);
+}
+
 int
 main(void)
 {
@@ -1671,6 +1733,7 @@ main(void)
 		T(test_sentry_reads_user_email_with_the_guards),
 		T(test_sentry_watch_imports_changes_and_reports_failures_once),
 		T(test_sentry_watch_flush_imports_before_it_answers),
+		T(test_sentry_hostview_follows_branches_and_filters_settings),
 		cmocka_unit_test(test_sentry_refname_and_packed_refs_parse),
 		T(test_sentry_git_started_and_finished_reports_as_sentry_git),
 		cmocka_unit_test(test_sentry_mode_parse_accepts_the_two_modes_only),
