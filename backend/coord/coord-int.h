@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "coord/session.h"
 #include "escalation/esc-coord.h"
 #include "net/net-coord.h"

@@ -15,7 +15,7 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "jsonw.h"
 #include "prefix.h"
 #include "sandbox/disk-usage.h"

@@ -23,7 +23,7 @@
 
 #include "anchor.h"
 #include "config.h"
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "sandbox/driver.h"
 #include "err.h"
 #include "esc-ctl.h"

@@ -14,7 +14,7 @@
 
 #include <sodium.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "escalation/esc-cwd.h"
 #include "escalation/esc-server-int.h"
 #include "review/review-gate.h"

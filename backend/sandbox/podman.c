@@ -20,7 +20,7 @@
 #include "sandbox/podman.h"
 #include "sandbox/rexec.h"
 #include "sandbox/storage.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

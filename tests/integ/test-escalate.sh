@@ -10,7 +10,7 @@
 # audited, and the coordinator keeps serving.
 source "$(dirname "$0")/lib.sh"
 lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command"
-lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/lazaret.c table)"
+lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/cli/lazaret.c table)"
 [ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
 need_stack
 need_default_image

@@ -43,16 +43,16 @@ plant widgets/theme.c '#include "coord/coord.h"' \
 	'widgets/theme.c:@N@: includes backend/coord/coord.h: widgets/ never reaches backend/ beyond backend/common/'
 plant vterm/term-sb.c '#include "widget.h"' \
 	'vterm/term-sb.c:@N@: includes widgets/widget.h: vterm/ never reaches widgets/ or app/'
-plant vterm/term.h '#include <wb-state.h>' \
-	'vterm/term.h:@N@: includes app/wb-state.h: vterm/ never reaches widgets/ or app/'
-plant backend/common/paths.c '#include "store/store.h"' \
-	'backend/common/paths.c:@N@: includes backend/store/store.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
-plant backend/common/proto.c '#include "../coord/lock.h"' \
-	'backend/common/proto.c:@N@: includes backend/coord/lock.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
-plant backend/common/err.h '#include "term.h"' \
-	'backend/common/err.h:@N@: includes vterm/term.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
-plant backend/coord/screen.c '#include "wb-tab.h"' \
-	'backend/coord/screen.c:@N@: includes app/wb-tab.h: backend/ never reaches app/ or widgets/'
+plant vterm/term.h '#include <wb/wb-state.h>' \
+	'vterm/term.h:@N@: includes app/wb/wb-state.h: vterm/ never reaches widgets/ or app/'
+plant backend/common/base/paths.c '#include "store/store.h"' \
+	'backend/common/base/paths.c:@N@: includes backend/store/store.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/common/wire/proto.c '#include "../../coord/lock.h"' \
+	'backend/common/wire/proto.c:@N@: includes backend/coord/lock.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/common/base/err.h '#include "term.h"' \
+	'backend/common/base/err.h:@N@: includes vterm/term.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
+plant backend/coord/screen.c '#include "wb/wb-tab.h"' \
+	'backend/coord/screen.c:@N@: includes app/wb/wb-tab.h: backend/ never reaches app/ or widgets/'
 plant backend/store/audit.c '#include "theme.h"' \
 	'backend/store/audit.c:@N@: includes widgets/theme.h: backend/ never reaches app/ or widgets/'
 plant escalate/escalate.c '#include "coord/lock.h"' \
@@ -74,7 +74,7 @@ w=$tmp/tree; rm -rf "$w"; mkdir -p "$w"
 (cd "$top" && cp -a app widgets vterm backend escalate "$w"/)
 printf '#include "err.h"\n#include <stdio.h>\n#include <term.h>\n' >>"$w/widgets/theme.c"
 printf '#include "xmalloc.h"\n' >>"$w/escalate/escalate.c"
-printf '#include "term-snap.h"\n' >>"$w/backend/coord/proc.c"
+printf '#include "term-snap.h"\n' >>"$w/backend/host/proc.c"
 if ! "$top/scripts/check-includes" "$w" >"$tmp/out" 2>&1; then
 	echo "FAIL: allowed includes flagged:"; sed 's/^/    | /' "$tmp/out"; fails=$((fails + 1))
 else

@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "cred-fd.h"
 #include "sandbox/runsc-call.h"
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/runsc-ctl.h"
 #include "sign.h"
 #include "xmalloc.h"

@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include "net/net-image.h"
-#include "sandbox/doctor.h"
+#include "doctor.h"
 #include "sandbox/runsc-ctl.h"
 #include "sandbox/limits.h"
 #include "sandbox/driver.h"
 #include "sandbox/podman.h"
 #include "sandbox/preload.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "prefix.h"
 #include "strv.h"
 #include "xmalloc.h"

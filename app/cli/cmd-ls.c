@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "cli-table.h"
 #include "client.h"
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "coord/reap.h"
 #include "jsonw.h"
 #include "strv.h"

@@ -30,7 +30,7 @@
 
 #include "client.h"
 #include "coord/coord.h"
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "esc-ctl.h"
 #include "coord/lock.h"
 #include "effcfg.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "sandbox/pause.h"
 
 #define NSEXEC_USAGE "lazaret ns-exec [--ctty] --pid PID -- COMMAND [ARG]..."

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "coord/proc.h"
+#include "proc.h"
 #include "xmalloc.h"
 
 #define PROC_OUT_MAX (64u << 20)	/* cap on captured output per stream */

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "client.h"
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "coord/reap.h"
 #include "xmalloc.h"
 

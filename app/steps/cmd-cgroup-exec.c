@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commands.h"
+#include "cli/commands.h"
 
 #define CGEXEC_USAGE "lazaret cgroup-exec --cgroup DIR [--cgroup DIR]... -- COMMAND [ARG]..."
 

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 
 bool
 cmd_step(int argc, char **argv, int *rc)

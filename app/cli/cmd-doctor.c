@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "sandbox/doctor.h"
+#include "doctor/doctor.h"
 #include "sandbox/image.h"
 #include "xmalloc.h"
 

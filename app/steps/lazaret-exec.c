@@ -8,7 +8,7 @@
  * runs itself instead when it is missing. */
 #include <stdio.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 
 int
 main(int argc, char **argv)

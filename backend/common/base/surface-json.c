@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "strv.h"
 #include "xmalloc.h"
 

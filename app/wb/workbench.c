@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "strv.h"
 #include "wb-state.h"
 #include "wb.h"

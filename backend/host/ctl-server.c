@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "coord/ctl-server.h"
+#include "ctl-server.h"
 #include "xmalloc.h"
 
 struct ctl_server {

@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "config.h"
 #include "sandbox/image.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "xmalloc.h"
 
 /* Until commands.h lists it (the lead's file). */
