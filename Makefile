@@ -2,7 +2,7 @@
 # module is a new file; see README "Building".
 #   make            build every program into build/
 #   make test       build, then run every unit and integration test (tests/run)
-#   make check      include rules, then unit tests under ASan + UBSan
+#   make check      include and layer rules, call circles, unit tests under ASan + UBSan
 #   make run        set up the host and start the workbench on a real sandbox
 #   make bench      benchmark scripts (figures, never assertions)
 #   make bench-scale  20 sandboxes, 50 CLIs, 8 audit writers (bench/scale.sh)
@@ -196,15 +196,18 @@ test: setup
 	$(MAKE) unit
 	tests/run
 
-# Include rules between folders (scripts/check-includes, and its own test),
-# then unit tests under ASan+UBSan, leak detection on, in a build tree of
-# their own.
+# Include and layer rules between folders (scripts/check-includes), then unit
+# tests under ASan+UBSan, leak detection on, in a build tree of their own,
+# whose objects must hold no call circle inside a folder (scripts/check-cycles);
+# each check with its own test.
 check:
 	scripts/check-includes
 	tests/lint/test-check-includes.sh
+	tests/lint/test-check-cycles.sh
 	$(MAKE) cppcheck
 	$(MAKE) BUILD=build/san OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" unit
+	scripts/check-cycles build/san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    LAZARET_BUILD=build/san tests/run --unit
 

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli-table.h"
 #include "client.h"
+#include "commands.h"
 #include "host/ctl-server.h"
 #include "coord/reap.h"
 #include "jsonw.h"

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "client-run.h"
 #include "client.h"
+#include "commands.h"
 #include "effcfg.h"
 #include "sandbox/image.h"
 #include "sandbox/limits.h"

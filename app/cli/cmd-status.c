@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "commands.h"
 #include "jsonw.h"
 
 #define STATUS_USAGE "lazaret status [--profile P] [--workspace DIR] [--json]"

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "commands.h"
 #include "host/ctl-server.h"
 #include "coord/reap.h"
 #include "xmalloc.h"

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli-suggest.h"
 #include "commands.h"
+#include "steps/steps.h"
 #include "err.h"
 
 struct lz_command {

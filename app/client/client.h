@@ -96,15 +96,4 @@ int client_wait_exit_path(const char *ctl_path, int timeout_ms, lz_err_t *err);
 int client_anchor_new_session(struct proto_buf *b, const struct proto_new_session *ns,
     lz_err_t *err);
 
-/* Subcommands (app/cmd-*.c; also declared in commands.h). */
-int cmd_run(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_ls(int argc, char **argv);
-int cmd_stop(int argc, char **argv);
-int cmd_coordinator(int argc, char **argv);
-/* lazaret guard, which the coordinator of a workbench tab also execs. */
-int cmd_guard(int argc, char **argv);
-/* lazaret cgroup-exec, before the `podman run` of a tab's coordinator. */
-int cmd_cgroup_exec(int argc, char **argv);
-
 #endif

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps.h"
 
 #define CGEXEC_USAGE "lazaret cgroup-exec --cgroup DIR [--cgroup DIR]... -- COMMAND [ARG]..."
 

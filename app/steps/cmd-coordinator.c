@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "client.h"
 #include "coord/coord.h"
+#include "steps.h"
 #include "trace.h"
 
 #define COORDINATOR_USAGE "lazaret coordinator --profile P --workspace DIR " \

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps.h"
 #include "sandbox/disk-usage.h"
 
 #define DU_USAGE "lazaret disk-usage PATH..."

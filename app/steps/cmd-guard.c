@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps.h"
 #include "coord/guard.h"
 
 #define GUARD_USAGE "lazaret guard --fd N --profile P --workspace DIR --data-root DIR " \

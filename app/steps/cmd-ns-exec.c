@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps.h"
 #include "sandbox/pause.h"
 
 #define NSEXEC_USAGE "lazaret ns-exec [--ctty] --pid PID -- COMMAND [ARG]..."

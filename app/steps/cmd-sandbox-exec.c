@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps.h"
 #include "cred-fd.h"
 #include "sandbox/runsc-call.h"
 #include "surface-json.h"

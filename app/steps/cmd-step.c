@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli/commands.h"
+#include "steps.h"
 
 bool
 cmd_step(int argc, char **argv, int *rc)

@@ -8,7 +8,7 @@
  * runs itself instead when it is missing. */
 #include <stdio.h>
 
-#include "cli/commands.h"
+#include "steps.h"
 
 int
 main(int argc, char **argv)

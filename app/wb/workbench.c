@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/commands.h"
+#include "steps/steps.h"
 #include "strv.h"
 #include "wb-state.h"
 #include "wb.h"

@@ -59,6 +59,25 @@ plant escalate/escalate.c '#include "coord/lock.h"' \
 	'escalate/escalate.c:@N@: includes backend/coord/lock.h: escalate/ and sidecar/ reach only backend/common/'
 plant sidecar/sidecar.c '#include "term.h"' \
 	'sidecar/sidecar.c:@N@: includes vterm/term.h: escalate/ and sidecar/ reach only backend/common/'
+# the layers of backend/common/ and the rooms above it
+plant backend/common/base/paths.c '#include "config.h"' \
+	'backend/common/base/paths.c:@N@: includes backend/common/config/config.h: common/base/ reaches no other common library'
+plant backend/common/wire/proto.c '#include "sign.h"' \
+	'backend/common/wire/proto.c:@N@: includes backend/common/trust/sign.h: common/wire/ reaches only common/base/ and common/policy/'
+plant backend/common/policy/grant.c '#include "proto.h"' \
+	'backend/common/policy/grant.c:@N@: includes backend/common/wire/proto.h: common/policy/ reaches only common/base/'
+plant backend/host/proc.c '#include "store/store.h"' \
+	'backend/host/proc.c:@N@: includes backend/store/store.h: backend/host/ is below every backend part: it reaches only backend/common/'
+plant backend/sandbox/podman.c '#include "coord/coord.h"' \
+	'backend/sandbox/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
+plant backend/net/net-image.c '#include "doctor/doctor.h"' \
+	'backend/net/net-image.c:@N@: includes backend/doctor/doctor.h: backend/doctor/ is above what it checks: nothing in backend/ reaches it'
+plant app/client/client.c '#include "wb/wb.h"' \
+	'app/client/client.c:@N@: includes app/wb/wb.h: app/client/ is shared by the fronts: it reaches none of them'
+plant app/wb/wb-tab.c '#include "cli/cli-table.h"' \
+	'app/wb/wb-tab.c:@N@: includes app/cli/cli-table.h: app/wb/ never reaches app/cli/ (what both need is in app/client/)'
+plant app/steps/cmd-step.c '#include "cli/commands.h"' \
+	'app/steps/cmd-step.c:@N@: includes app/cli/commands.h: app/steps/ never reaches app/cli/ or app/wb/'
 # the cycle term.c <-> term-sb.c that term-cell.h broke, planted back
 l=$(grep -n '^#include "term-sb.h"' "$top/vterm/term.c" | cut -d: -f1)
 plant vterm/term-sb.c '#include "term.h"' \
