@@ -71,8 +71,6 @@ struct coord {
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
 };
 
-/* ---- coord.c ---- */
-
 void coord_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int64_t coord_now_ms(void);
 /* Arm the linger timer when no session and no client is left. */
@@ -173,10 +171,6 @@ void coord_limits_close(struct coord *c);
 void coord_limits_release(struct coord *c);
 /* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
 char *coord_limits_text(const struct coord *c);
-
-/* ---- coord.c ---- */
-
-void coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m);
 
 /* ---- coord-status.c ---- */
 

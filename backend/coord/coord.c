@@ -278,20 +278,6 @@ coord_volume_mode(const char *mode, bool *ro, char **opts)
 	free(dup);
 }
 
-void
-coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m)
-{
-	struct drv_mount *d;
-
-	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
-	d = &sp->mounts[sp->n_mounts++];
-	d->type = m->type;
-	d->src = m->src != NULL ? xstrdup(m->src) : NULL;
-	d->dst = xstrdup(m->dst);
-	d->ro = m->ro;
-	d->opts = m->opts != NULL ? xstrdup(m->opts) : NULL;
-}
-
 static int
 coord_create_container(struct coord *c, lz_err_t *err)
 {
@@ -319,9 +305,9 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		sp->env[sp->n_env++] = xstrdup(r->env[i]);
 	}
 	for (i = 0; i < c->layout.n_mounts; i++)
-		coord_spec_add_mount(sp, &c->layout.mounts[i]);
+		drv_spec_add_mount(sp, &c->layout.mounts[i]);
 	for (i = 0; i < c->n_ovl; i++)
-		coord_spec_add_mount(sp, &c->ovl[i]);
+		drv_spec_add_mount(sp, &c->ovl[i]);
 	if (preload_spec(c->a, sp, err) < 0)
 		goto out;
 	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
@@ -348,7 +334,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 			lz_err_wrap(err, "volume %s", r->volumes[i].container);
 			goto out;
 		}
-		coord_spec_add_mount(sp, &m);
+		drv_spec_add_mount(sp, &m);
 		free(m.opts);
 	}
 	if (coord_user_spec(c, sp, err) < 0)
