@@ -82,29 +82,6 @@ coord_store_session(struct coord *c, const struct session *s, bool end)
 	store_submit(c->loop, c->store, coord_store_work, coord_store_done, j);
 }
 
-static void
-coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
-{
-	(void)arg;
-	(void)seq;
-	if (status < 0)
-		coord_log("audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
-}
-
-void
-coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
-    struct lz_jsonw *w)
-{
-	_cleanup_free_ char *detail = NULL;
-	struct audit_rec rec = { 0, kind, actor, session_id, NULL, NULL };
-
-	lz_jsonw_obj_close(w);
-	detail = lz_jsonw_steal(w);
-	rec.detail = detail;
-	if (c->store != NULL)
-		audit_submit(c->loop, c->store, &rec, coord_audit_done, c);
-}
-
 /* Sessions. */
 
 static struct session *
@@ -231,9 +208,9 @@ coord_exit_finish(struct coord *c, struct session *s, bool finished)
 	session_close(s);
 	session_unref(s);
 	if (c->stopping && c->n_sessions == 0)
-		coord_shutdown(c, NULL);
+		c->shutdown(c, NULL);
 	else
-		coord_check_idle(c);
+		c->check_idle(c);
 }
 
 struct coord_exit_wait {
@@ -483,7 +460,9 @@ coord_esc_attached_cb(const char *uuid, struct ctl_server_client *cl, void *arg)
 static void
 coord_esc_quit_cb(void *arg)
 {
-	coord_shutdown(arg, "the user chose [Q]uit at an escalation prompt");
+	struct coord *c = arg;
+
+	c->shutdown(c, "the user chose [Q]uit at an escalation prompt");
 }
 
 static void
@@ -606,7 +585,7 @@ coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
 		else if (s->paused)
 			session_pause(s, false);
 	}
-	coord_check_idle(c);
+	c->check_idle(c);
 }
 
 void
@@ -809,7 +788,7 @@ coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const
 		coord_log("client %u asked to stop", cl->id);
 		proto_encode_ok(&b, 0);
 		ctl_server_send(cl, &b);
-		coord_shutdown(c, "stop requested");
+		c->shutdown(c, "stop requested");
 		break;
 	case PROTO_EGRESS_REQ:
 	case PROTO_EGRESS_EDIT:

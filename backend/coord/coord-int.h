@@ -69,20 +69,32 @@ struct coord {
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
+	/* coord.c's lifetime, for the files below it (set by coord_main, as
+	 * ctl-server's callbacks are): arm the linger timer when no session and
+	 * no client is left; first call: stop listening and end every session,
+	 * the last session's exit (or the stop timer) then finishes, why NULL:
+	 * called again from an exit. */
+	void (*check_idle)(struct coord *);
+	void (*shutdown)(struct coord *, const char *why);
 };
+
+/* ---- coord-base.c: what every file calls ---- */
 
 void coord_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int64_t coord_now_ms(void);
-/* Arm the linger timer when no session and no client is left. */
-void coord_check_idle(struct coord *);
-/* First call: stop listening and end every session; the last session's exit
- * (or the stop timer) then finishes. why NULL: called again from an exit. */
-void coord_shutdown(struct coord *, const char *why);
 /* Append an audit row (kind, actor, session id or NULL, the JSON detail w
  * closed and freed here), in order with the store's other records. */
 struct lz_jsonw;
 void coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
     struct lz_jsonw *w);
+
+/* ---- coord-effcfg.c: the effective configuration ---- */
+
+/* Build c->effcfg at start; the image id is filled in off the loop. */
+void coord_effcfg(struct coord *c);
+/* A profile grant applied (add) or revoked at run time, in the
+ * configuration clients compare theirs with (effcfg.h). */
+void coord_effcfg_egress(struct coord *, const char *entry, bool add);
 
 /* ---- coord-dispatch.c: ctl_server callbacks ---- */
 
@@ -127,9 +139,6 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
-/* coord.c: a profile grant applied (add) or revoked at run time, in the
- * configuration clients compare theirs with (effcfg.h). */
-void coord_effcfg_egress(struct coord *, const char *entry, bool add);
 
 /* ---- coord-netreq.c: network requests (issue 13) ---- */
 
