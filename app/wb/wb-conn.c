@@ -12,16 +12,10 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "host/framew.h"
 #include "wb-conn.h"
 #include "strv.h"
 #include "xmalloc.h"
-
-struct wb_conn_write {
-	uv_write_t req;
-	struct wb_conn *c;
-	uint8_t *data;
-	size_t len;
-};
 
 struct wb_conn {
 	uv_loop_t *loop;
@@ -317,15 +311,14 @@ wb_conn_mode(const struct wb_conn *c)
 static void
 wb_conn_write_cb(uv_write_t *req, int status)
 {
-	struct wb_conn_write *w = req->data;
-	struct wb_conn *c = w->c;
+	struct framew_req *w = req->data;
+	struct wb_conn *c = w->arg;
 
 	c->queued -= w->len;
 	/* A closed peer: what it sent before closing (a session's exit) is still to be read; EOF reports it. */
 	if (status < 0 && status != UV_ECANCELED && status != UV_EPIPE)
 		wb_conn_fail(c, "cannot write to the coordinator: %s", uv_strerror(status));
-	free(w->data);
-	free(w);
+	framew_req_free(w);
 	if (c->close_queued && c->queued == 0) {
 		c->close_queued = false;
 		wb_conn_close_pipe(c);
@@ -336,8 +329,7 @@ wb_conn_write_cb(uv_write_t *req, int status)
 void
 wb_conn_send(struct wb_conn *c, struct proto_buf *b)
 {
-	struct wb_conn_write *w;
-	uv_buf_t ub;
+	ssize_t n;
 
 	if (b->len == 0)
 		return;
@@ -345,18 +337,10 @@ wb_conn_send(struct wb_conn *c, struct proto_buf *b)
 		proto_buf_clear(b);
 		return;
 	}
-	w = xcalloc(1, sizeof *w);
-	w->c = c;
-	w->data = proto_buf_steal(b, &w->len);
-	w->req.data = w;
-	ub = uv_buf_init((char *)w->data, (unsigned)w->len);
-	wb_conn_ref(c);
-	c->queued += w->len;
-	if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &ub, 1, wb_conn_write_cb) != 0) {
-		c->queued -= w->len;
-		free(w->data);
-		free(w);
-		wb_conn_unref(c);
+	n = framew_send((uv_stream_t *)&c->pipe, b, false, wb_conn_write_cb, c);
+	if (n > 0) {
+		wb_conn_ref(c);
+		c->queued += (size_t)n;
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ctl-server.h"
+#include "framew.h"
 #include "xmalloc.h"
 
 struct ctl_server {
@@ -28,13 +29,6 @@ struct ctl_server {
 	void *arg;
 	struct ctl_server_client *clients;
 	uint32_t next_id;
-};
-
-struct ctl_server_write {
-	uv_write_t req;
-	struct ctl_server_client *c;
-	uint8_t *data;
-	size_t len;
 };
 
 int
@@ -148,13 +142,12 @@ ctl_server_client_close(struct ctl_server_client *c)
 static void
 ctl_server_write_cb(uv_write_t *req, int status)
 {
-	struct ctl_server_write *w = req->data;
-	struct ctl_server_client *c = w->c;
+	struct framew_req *w = req->data;
+	struct ctl_server_client *c = w->arg;
 	bool was_high = c->queued >= CTL_SERVER_LOW_WATER;
 
 	c->queued -= w->len;
-	free(w->data);
-	free(w);
+	framew_req_free(w);
 	if (status < 0)
 		ctl_server_client_close(c);
 	else if (was_high && c->queued < CTL_SERVER_LOW_WATER && !c->closing &&
@@ -166,9 +159,7 @@ ctl_server_write_cb(uv_write_t *req, int status)
 void
 ctl_server_send(struct ctl_server_client *c, struct proto_buf *b)
 {
-	struct ctl_server_write *w;
-	uv_buf_t buf;
-	int n;
+	ssize_t n;
 
 	if (b->len == 0)
 		return;
@@ -176,29 +167,15 @@ ctl_server_send(struct ctl_server_client *c, struct proto_buf *b)
 		proto_buf_clear(b);
 		return;
 	}
-	/* Most frames go out at once (libuv refuses while others are queued,
-	 * which keeps the order): no request, no POLLOUT round. */
-	buf = uv_buf_init((char *)b->data, (unsigned)b->len);
-	n = uv_try_write((uv_stream_t *)&c->pipe, &buf, 1);
-	if (n == (int)b->len) {
-		proto_buf_clear(b);
-		return;
-	}
-	w = xcalloc(1, sizeof *w);
-	w->c = c;
-	w->data = proto_buf_steal(b, &w->len);
-	w->req.data = w;
-	if (n > 0)
-		w->len -= (size_t)n;
-	buf = uv_buf_init((char *)w->data + (n > 0 ? n : 0), (unsigned)w->len);
-	if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &buf, 1, ctl_server_write_cb) != 0) {
-		free(w->data);
-		free(w);
+	n = framew_send((uv_stream_t *)&c->pipe, b, true, ctl_server_write_cb, c);
+	if (n < 0) {
 		ctl_server_client_close(c);
 		return;
 	}
-	c->queued += w->len;
-	ctl_server_client_ref(c);
+	if (n > 0) {
+		c->queued += (size_t)n;
+		ctl_server_client_ref(c);
+	}
 }
 
 void
