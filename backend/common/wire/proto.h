@@ -303,6 +303,12 @@ void proto_rd_init(struct proto_rd *r, const uint8_t *p, size_t len);
 /* n bytes, or NULL (and r->bad) when fewer are left. */
 const uint8_t *proto_rd_take(struct proto_rd *r, size_t n);
 uint32_t proto_rd_u32(struct proto_rd *r);
+/* The big-endian u32 at p (4 bytes the caller checked are there). */
+uint32_t proto_get32(const uint8_t *p);
+uint16_t proto_rd_u16(struct proto_rd *r);
+uint8_t proto_rd_u8(struct proto_rd *r);
+/* proto_rd_str of at most max bytes: the length is checked before anything is read. */
+char *proto_rd_str_max(struct proto_rd *r, uint32_t max);
 /* A u32 length then that many bytes without NUL, copied; NULL (and r->bad)
  * on anything else. */
 char *proto_rd_str(struct proto_rd *r);
@@ -318,6 +324,10 @@ int proto_rd_end(struct proto_rd *r, const char *what, lz_err_t *err);
 /* Append n raw bytes to b. */
 void proto_put(struct proto_buf *b, const void *p, size_t n);
 void proto_put32(struct proto_buf *b, uint32_t v);
+void proto_put16(struct proto_buf *b, uint16_t v);
+void proto_put8(struct proto_buf *b, uint8_t v);
+/* proto_putstr of s's first max bytes at most. */
+void proto_putstr_max(struct proto_buf *b, const char *s, size_t max);
 /* u32 length then the bytes; NULL is the empty string. */
 void proto_putstr(struct proto_buf *b, const char *s);
 /* The same, cut to cap - 1 bytes (a fixed field's room; see proto_rd_field). */
