@@ -12,45 +12,6 @@
 #include "wb.h"
 #include "xmalloc.h"
 
-void __attribute__((format(printf, 2, 3)))
-wb_draw_message(struct wb *wb, const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-
-	va_start(ap, fmt);
-	m = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (wb->started)
-		statusline_message(wb->status, m, time(NULL) + 5);
-	else
-		fprintf(stderr, "lazaret-workbench: %s\n", m);
-	wb->dirty = true;
-	free(m);
-}
-
-/* The log shown as "audit history": what this workbench saw happen. */
-void __attribute__((format(printf, 3, 4)))
-wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...)
-{
-	struct sidelist_item it = { NULL, NULL, alert };
-	char ts[16], *m, *line;
-	struct tm tm;
-	time_t now = time(NULL);
-	va_list ap;
-
-	va_start(ap, fmt);
-	m = xvasprintf(fmt, ap);
-	va_end(ap);
-	strftime(ts, sizeof ts, "%H:%M:%S", localtime_r(&now, &tm));
-	line = xasprintf("%s %s", ts, m);
-	it.text = line;
-	sidelist_append(wb->side, SIDELIST_AUDIT, &it);
-	free(line);
-	free(m);
-	wb->dirty = true;
-}
-
 void
 wb_draw_relayout(struct wb *wb)
 {
@@ -85,16 +46,6 @@ wb_draw_relayout(struct wb *wb)
 	wb_netreq_view_resize(wb);
 	wb_gone_resize(wb);
 	wb->redraw_all = true;
-}
-
-void
-wb_draw_panel(struct wb *wb, bool show)
-{
-	if (COLS >= WB_LAYOUT_SIDE_COLS)
-		wb->panel_want = show;
-	else
-		wb->panel_overlay = show;
-	wb_draw_relayout(wb);
 }
 
 static void
@@ -219,6 +170,10 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 	if (wb->quit) {
 		uv_stop(wb->loop);
 		return;
+	}
+	if (wb->relayout) {
+		wb->relayout = false;
+		wb_draw_relayout(wb);
 	}
 	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
 		return;

@@ -229,14 +229,14 @@ wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const
 	for (size_t i = 0; action == ESC_CTL_QUIT && i < wb->n_tabs; i++)
 		if (wb->tabs[i]->conn == e->conn)
 			wb->tabs[i]->quitting = true;
-	wb_draw_log(wb, action != ESC_CTL_APPROVE && action != ESC_CTL_EDIT, "%s %s: %s",
+	wb_ui_log(wb, action != ESC_CTL_APPROVE && action != ESC_CTL_EDIT, "%s %s: %s",
 	    esc_ctl_action_name(action), e->p.request_id,
 	    action == ESC_CTL_EDIT ? command : e->p.command);
-	wb_draw_message(wb, "request %.8s: %s", e->p.request_id, esc_ctl_action_name(action));
+	wb_ui_message(wb, "request %.8s: %s", e->p.request_id, esc_ctl_action_name(action));
 	wb_esc_remove(wb, e);
 	wb_esc_audit_request(wb);
 	/* What the user types next goes to the tab, never to the queue. */
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 }
 
 /* Redraw when the request view arms (its keys wait until then). */
@@ -283,7 +283,7 @@ wb_esc_show(struct wb *wb, struct wb_esc *e, const char *command)
 	if (command != NULL)
 		reqprompt_restart(wb->prompt, command, "run the edited command", reqprompt_now_ms());
 	wb->prompt_esc = e;
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	wb_keys_cancel(wb->keys);
 	wb_esc_arm(wb);
 	wb->redraw_all = true;
@@ -304,10 +304,10 @@ wb_esc_edit(struct wb *wb, struct wb_esc *e, const char *command)
 	wb->prompt = NULL;
 	editform_free(wb->edit);
 	wb->edit = NULL;
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	if (editform_new("edit the command, Enter shows it to confirm", command != NULL ? command :
 	    e->p.command, ESC_COMMAND_MAX, LINES, COLS, &wb->edit, &err) < 0) {
-		wb_draw_message(wb, "cannot edit: %s", err.msg);
+		wb_ui_message(wb, "cannot edit: %s", err.msg);
 		lz_err_clear(&err);
 		wb->prompt_esc = NULL;
 		return;
@@ -328,43 +328,15 @@ wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sam
 	wb_conn_send(e->conn, &b);
 }
 
-char *
-wb_esc_burst_sample(const struct wb *wb)
-{
-	char raw[WB_SAMPLE_KEYS * 5 + 1];
-	size_t n = 0;
-
-	for (size_t i = wb->burst_i; wb->burst != NULL && i < wb->burst_n && n + 5 < sizeof raw; i++) {
-		int k = wb->burst[i];
-		mbstate_t ms;
-		size_t m;
-
-		if (WIDGET_KEY_IS_FN(k))
-			continue;
-		if (k & WIDGET_KEY_META) {
-			raw[n++] = 27;
-			k &= ~WIDGET_KEY_META;
-		}
-		if (k < 0x80) {
-			raw[n++] = (char)k;
-			continue;
-		}
-		memset(&ms, 0, sizeof ms);
-		m = wcrtomb(raw + n, (wchar_t)k, &ms);
-		n += m == (size_t)-1 ? 0 : m;
-	}
-	return lz_shellwords_visible(raw, n);
-}
-
 /* Keys that came while the request view was up and looked like a terminal's
  * reply, not a human: never a decision; recorded here and in the audit. */
 static void
 wb_esc_suspicious(struct wb *wb, struct wb_esc *e)
 {
-	char *sample = wb_esc_burst_sample(wb);
+	char *sample = wb_ui_burst_sample(wb);
 
-	wb_draw_log(wb, true, "request %.8s: terminal reply discarded: %s", e->p.request_id, sample);
-	wb_draw_message(wb, "request %.8s: input that looks like a terminal reply was discarded",
+	wb_ui_log(wb, true, "request %.8s: terminal reply discarded: %s", e->p.request_id, sample);
+	wb_ui_message(wb, "request %.8s: input that looks like a terminal reply was discarded",
 	    e->p.request_id);
 	wb_esc_report(wb, e, "terminal-reply", sample);
 	free(sample);
@@ -377,7 +349,7 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (esc_ctl_decode_prompt(p, len, &e->p, &err) < 0) {
-		wb_draw_message(wb, "bad escalation from the coordinator: %s", err.msg);
+		wb_ui_message(wb, "bad escalation from the coordinator: %s", err.msg);
 		lz_err_clear(&err);
 		free(e);
 		return;
@@ -388,11 +360,11 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	snprintf(e->key, sizeof e->key, "%p", (void *)e);
 	wb->escs = xreallocarray(wb->escs, wb->n_escs + 1, sizeof *wb->escs);
 	wb->escs[wb->n_escs++] = e;
-	wb_draw_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
+	wb_ui_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
 	wb_esc_changed(wb);
 	wb_esc_audit_request(wb);
 	if (!wb->panel_shown)
-		wb_draw_panel(wb, true);
+		wb_ui_panel(wb, true);
 	beep();
 }
 
@@ -403,7 +375,7 @@ wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket)
 
 	for (i = 0; i < wb->n_escs; i++)
 		if (wb->escs[i]->conn == conn && wb->escs[i]->ticket == ticket) {
-			wb_draw_log(wb, false, "request %.8s withdrawn", wb->escs[i]->p.request_id);
+			wb_ui_log(wb, false, "request %.8s withdrawn", wb->escs[i]->p.request_id);
 			wb_esc_gone(wb, wb->escs[i], "was withdrawn (expired, or decided elsewhere)");
 			return;
 		}
@@ -441,16 +413,16 @@ wb_esc_prompt_key(struct wb *wb, int key)
 			reqprompt_free(wb->prompt);
 			wb->prompt = NULL;
 			wb->prompt_esc = NULL;
-			wb_input_focus_tab(wb);
+			wb_ui_focus_tab(wb);
 			break;
 		case REQVIEW_REPLY:
 			wb_esc_suspicious(wb, e);
 			break;
 		case REQVIEW_UNSEEN:
-			wb_draw_message(wb, "scroll down first: approving needs the whole command seen");
+			wb_ui_message(wb, "scroll down first: approving needs the whole command seen");
 			break;
 		case REQVIEW_WRONG:
-			wb_draw_message(wb, "not the code: a new code is shown");
+			wb_ui_message(wb, "not the code: a new code is shown");
 			break;
 		case REQVIEW_NONE:
 		case REQVIEW_APPROVE:
@@ -492,7 +464,7 @@ wb_esc_edit_key(struct wb *wb, int key)
 		editform_free(wb->edit);
 		wb->edit = NULL;
 		wb->prompt_esc = NULL;
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 		break;
 	case EDITFORM_NONE:
 		break;
@@ -508,13 +480,13 @@ wb_esc_quit_key(struct wb *wb, int key)
 
 	wb->quit_esc = NULL;
 	statusline_message(wb->status, NULL, 0);
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	if (e == NULL)
 		return;
 	if (key == 'y' || key == 'Y')
 		wb_esc_decide(wb, e, ESC_CTL_QUIT, NULL);
 	else
-		wb_draw_message(wb, "not stopped");
+		wb_ui_message(wb, "not stopped");
 }
 
 void
@@ -550,7 +522,7 @@ wb_esc_side_key(struct wb *wb, int key)
 		free(m);
 		break;
 	case SIDELIST_UNFOCUS:
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 		break;
 	case SIDELIST_NONE:
 		break;

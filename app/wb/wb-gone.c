@@ -73,7 +73,7 @@ wb_gone_open(struct wb *wb, const char *title, const char *fmt, ...)
 	va_end(ap);
 	wb->gone_armed = false;
 	wb_keys_cancel(wb->keys);	/* a prefix typed for the dialog is no prefix now */
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	wb_gone_disarm(wb);
 	wb_gone_build(wb);
 }

@@ -29,11 +29,11 @@ wb_input_new_tab_dialog(struct wb *wb)
 	lz_err_clear(&err);
 	if (newtab_new(profiles, tab != NULL ? tab->profile : def != NULL ? def->name : NULL,
 	    tab != NULL ? tab->workspace : wb->cwd, LINES, COLS, &wb->newtab, &err) < 0) {
-		wb_draw_message(wb, "%s", err.msg);
+		wb_ui_message(wb, "%s", err.msg);
 		lz_err_clear(&err);
 	}
 	lz_strv_free(profiles);
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	wb->dirty = true;
 }
 
@@ -48,7 +48,7 @@ wb_input_newtab_key(struct wb *wb, int key)
 		ws = newtab_workspace(wb->newtab);
 		if (wb_tabs_add(wb, newtab_profile(wb->newtab), ws[0] != '\0' ? ws : wb->cwd,
 		    wb->mode, 0, &err) == NULL) {
-			wb_draw_message(wb, "%s", err.msg);
+			wb_ui_message(wb, "%s", err.msg);
 			lz_err_clear(&err);
 		} else
 			wb->active = wb->n_tabs - 1;
@@ -57,7 +57,7 @@ wb_input_newtab_key(struct wb *wb, int key)
 	case NEWTAB_CANCEL:
 		newtab_free(wb->newtab);
 		wb->newtab = NULL;
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 		wb->redraw_all = true;
 		break;
 	case NEWTAB_NONE:
@@ -80,18 +80,18 @@ wb_input_find(struct wb *wb, struct wb_tab *tab, bool older)
 	from = wb->search_at >= 0 ? (size_t)wb->search_at : term_view_top(tab->t) + (size_t)rows;
 
 	if (wb->search[0] == '\0') {
-		wb_draw_message(wb, "no search yet: / and the text to find");
+		wb_ui_message(wb, "no search yet: / and the text to find");
 		return;
 	}
 	from = older ? (from + n - 1) % n : (from + 1) % n;
 	if ((at = term_find(tab->t, wb->search, from, older)) < 0) {
-		wb_draw_message(wb, "not found: %s", wb->search);
+		wb_ui_message(wb, "not found: %s", wb->search);
 		wb->search_at = -1;
 		return;
 	}
 	wb->search_at = at;
 	term_scroll_to(tab->t, (size_t)at);
-	wb_draw_message(wb, "/%s: line %ld of %zu", wb->search, at + 1, n);
+	wb_ui_message(wb, "/%s: line %ld of %zu", wb->search, at + 1, n);
 }
 
 /* The text of a / search, typed on the status line. */
@@ -140,15 +140,15 @@ wb_input_copy(struct wb *wb, struct wb_tab *tab)
 
 	len = term_line_text(tab->t, line, buf, sizeof(buf));
 	if (len == 0) {
-		wb_draw_message(wb, "nothing to copy: line %zu is empty", line + 1);
+		wb_ui_message(wb, "nothing to copy: line %zu is empty", line + 1);
 		return;
 	}
 	if (wb_clip_copy(STDOUT_FILENO, buf, len, &err) < 0) {
-		wb_draw_message(wb, "%s", err.msg);
+		wb_ui_message(wb, "%s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
-	wb_draw_message(wb, "copied line %zu (%zu bytes) to the terminal's clipboard", line + 1, len);
+	wb_ui_message(wb, "copied line %zu (%zu bytes) to the terminal's clipboard", line + 1, len);
 }
 
 static void
@@ -220,18 +220,9 @@ wb_input_scroll_key(struct wb *wb, struct wb_tab *tab, int key)
 }
 
 void
-wb_input_focus_tab(struct wb *wb)
-{
-	if (sidelist_focused(wb->side)) {
-		sidelist_set_focus(wb->side, false);
-		wb->dirty = true;
-	}
-}
-
-void
 wb_input_select(struct wb *wb, size_t i)
 {
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	if (i >= wb->n_tabs || i == wb->active)
 		return;
 	wb->active = i;
@@ -308,11 +299,11 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		wb->quit = true;
 		break;
 	case WB_KEYS_TOGGLE_PANEL:
-		wb_draw_panel(wb, !wb->panel_shown);
+		wb_ui_panel(wb, !wb->panel_shown);
 		break;
 	case WB_KEYS_FOCUS_PANEL:
 		if (!wb->panel_shown)
-			wb_draw_panel(wb, true);
+			wb_ui_panel(wb, true);
 		sidelist_set_focus(wb->side, !sidelist_focused(wb->side));
 		/* Where a decision waits: an escalation, else a network request. */
 		if (sidelist_focused(wb->side) && wb->n_escs > 0)
@@ -330,24 +321,24 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 	case WB_KEYS_REQUEST:
 		/* Never a decision: the request view, where approving takes its code. */
 		if ((e = wb_esc_focused(wb)) == NULL)
-			wb_draw_message(wb, "no escalation waits");
+			wb_ui_message(wb, "no escalation waits");
 		else
 			wb_esc_open_prompt(wb, e);
 		break;
 	case WB_KEYS_DENY:
 		if ((e = wb_esc_focused(wb)) == NULL)
-			wb_draw_message(wb, "no escalation waits");
+			wb_ui_message(wb, "no escalation waits");
 		else
 			wb_esc_decide(wb, e, ESC_CTL_DENY, NULL);
 		break;
 	case WB_KEYS_EDIT:
 		if ((e = wb_esc_focused(wb)) == NULL)
-			wb_draw_message(wb, "no escalation waits");
+			wb_ui_message(wb, "no escalation waits");
 		else
 			wb_esc_edit(wb, e, NULL);
 		break;
 	case WB_KEYS_HELP:
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 		help = wb_input_help(wb);
 		textview_free(wb->help);
 		wb->help = textview_new("lazaret-workbench keys", help, LINES, COLS);
@@ -396,7 +387,7 @@ wb_input_mouse_tab(struct wb *wb, struct wb_tab *tab, const struct wb_mouse *m)
 	    (m->b & WB_MOUSE_ALT ? VTERM_MOD_ALT : 0) | (m->b & WB_MOUSE_CTRL ? VTERM_MOD_CTRL : 0);
 
 	if (wb_mouse_is_press(m))
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 	if (term_mouse(tab->t) != VTERM_PROP_MOUSE_NONE && !tab->scrolling && tab->state == WB_TAB_RUNNING) {
 		term_mouse_report(tab->t, m->y - wb->lay.term.y, m->x - wb->lay.term.x,
 		    button < 3 ? button + 1 : button >= WB_MOUSE_WHEEL ? button - WB_MOUSE_WHEEL + 4 : 0,

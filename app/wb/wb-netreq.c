@@ -316,7 +316,7 @@ wb_netreq_open(struct wb *wb, struct wb_netreq *r, uint32_t scope)
 	v->n = wb_netreq_candidates(&r->it, v->c);
 	wb->netview = v;
 	wb_netreq_hold(wb, v->conn, v->id, true);
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	wb_keys_cancel(wb->keys);
 	wb_netreq_view_restart(wb);
 }
@@ -334,7 +334,7 @@ wb_netreq_send(struct wb *wb, struct wb_netreq *r, uint32_t scope, const char *w
 	wb_conn_send(r->conn, &b);
 	r->deciding = true;
 	netreq_text_dest(&r->it, dst, sizeof dst);
-	wb_draw_log(wb, scope == NETREQ_SCOPE_DENY, "network request %u: %s %s%s%s", r->it.id,
+	wb_ui_log(wb, scope == NETREQ_SCOPE_DENY, "network request %u: %s %s%s%s", r->it.id,
 	    netreq_scope_name(scope), dst, widen != NULL && widen[0] != '\0' ? " as " : "",
 	    widen != NULL ? widen : "");
 }
@@ -354,7 +354,7 @@ wb_netreq_approve(struct wb *wb)
 	}
 	if (grant && c->reach.broad && !v->broad_stage) {
 		v->broad_stage = true;
-		wb_draw_message(wb, "network request %u: a broad grant: approve it a second time", v->id);
+		wb_ui_message(wb, "network request %u: a broad grant: approve it a second time", v->id);
 		wb_netreq_view_restart(wb);
 		return;
 	}
@@ -427,16 +427,16 @@ wb_netreq_view_key(struct wb *wb, int key)
 		s.session = r->it.session;
 		s.request_id = rid;
 		s.what = (char *)"terminal-reply";
-		s.sample = wb_esc_burst_sample(wb);
+		s.sample = wb_ui_burst_sample(wb);
 		proto_encode_suspect(&b, &s);
 		wb_conn_send(r->conn, &b);
-		wb_draw_log(wb, true, "network request %u: terminal reply discarded: %s", r->it.id, s.sample);
+		wb_ui_log(wb, true, "network request %u: terminal reply discarded: %s", r->it.id, s.sample);
 		free(s.sample);
-		wb_draw_message(wb, "network request %u: input that looks like a terminal reply was "
+		wb_ui_message(wb, "network request %u: input that looks like a terminal reply was "
 		    "discarded", r->it.id);
 		break;
 	case REQVIEW_WRONG:
-		wb_draw_message(wb, "not the code: a new code is shown");
+		wb_ui_message(wb, "not the code: a new code is shown");
 		break;
 	case REQVIEW_UNSEEN:
 	case REQVIEW_EDIT:
@@ -496,7 +496,7 @@ wb_netreq_side_key(struct wb *wb, int key)
 		return false;
 	if (key == 'd' || key == 'D') {
 		wb_netreq_send(wb, r, NETREQ_SCOPE_DENY, "", 0);
-		wb_input_focus_tab(wb);
+		wb_ui_focus_tab(wb);
 		return true;
 	}
 	scope = key == 'r' ? NETREQ_SCOPE_RUN : key == 'p' ? NETREQ_SCOPE_PROFILE :
@@ -542,7 +542,7 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 
 	(void)wb_netreq_listed(wb, conn);
 	if (netreq_decode_item(p, len, &it, &err) < 0) {
-		wb_draw_message(wb, "bad network request from the coordinator: %s", err.msg);
+		wb_ui_message(wb, "bad network request from the coordinator: %s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
@@ -577,16 +577,16 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 				first = false;
 		const char *name = it.kind != NETREQ_KIND_DNS ? it.name : "";	/* (a query's is in dst) */
 
-		wb_draw_log(wb, true, "network request %u waits: %s%s%s", it.id, name,
+		wb_ui_log(wb, true, "network request %u waits: %s%s%s", it.id, name,
 		    name[0] != '\0' ? " " : "", dst);
 		if (!wb->panel_shown)
-			wb_draw_panel(wb, true);
+			wb_ui_panel(wb, true);
 		if (first)
 			beep();	/* once, not once per destination of a flood */
 	} else if (it.state != NETREQ_PENDING && (was_pending || fresh)) {
 		r->deciding = false;
 		if (was_pending)
-			wb_draw_log(wb, it.state != NETREQ_APPROVED, "network request %u %s%s%s%s%s", it.id,
+			wb_ui_log(wb, it.state != NETREQ_APPROVED, "network request %u %s%s%s%s%s", it.id,
 			    netreq_state_name(it.state), it.who[0] != '\0' ? " by " : "", it.who,
 			    it.grant[0] != '\0' ? ": " : "", it.grant);
 		if (wb->netview != NULL && wb->netview->conn == conn && wb->netview->id == it.id) {
@@ -597,7 +597,7 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 			else
 				snprintf(why, sizeof why, "was %s%s%s", netreq_state_name(it.state),
 				    it.who[0] != '\0' ? " by " : "", it.who);
-			wb_draw_message(wb, "network request %u: %s", it.id, why);
+			wb_ui_message(wb, "network request %u: %s", it.id, why);
 			wb_netreq_view_lost(wb, it.id, why);
 		}
 	}
@@ -613,7 +613,7 @@ wb_netreq_result_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, si
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (netreq_decode_result(p, len, &res, &err) < 0) {
-		wb_draw_message(wb, "bad network decision result: %s", err.msg);
+		wb_ui_message(wb, "bad network decision result: %s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
@@ -629,7 +629,7 @@ wb_netreq_result_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, si
 	}
 	if (res.status != NETREQ_APPLIED)
 		return;
-	wb_draw_message(wb, "network request %u: %s%s%s", res.id, netreq_scope_name(res.scope),
+	wb_ui_message(wb, "network request %u: %s%s%s", res.id, netreq_scope_name(res.scope),
 	    res.grant[0] != '\0' ? ": " : "", res.grant);
 	if (v != NULL && v->conn == conn && v->id == res.id)
 		wb_netreq_view_close(wb);
@@ -647,7 +647,7 @@ wb_netreq_error(struct wb *wb, struct wb_conn *conn, const struct proto_error *e
 		if (r->conn != conn || !r->deciding)
 			continue;
 		r->deciding = false;
-		wb_draw_message(wb, "network request %u: %s", r->it.id, e->text);
+		wb_ui_message(wb, "network request %u: %s", r->it.id, e->text);
 		if (wb->netview != NULL && wb->netview->conn == conn && wb->netview->id == r->it.id) {
 			wb->netview->sent = false;
 			wb_netreq_view_restart(wb);

@@ -41,7 +41,7 @@ wb_review_open(struct wb *wb, struct wb_tab *tab)
 	if (wb->review != NULL)
 		return;
 	if (tab == NULL) {
-		wb_draw_message(wb, "no tab: nothing to review");
+		wb_ui_message(wb, "no tab: nothing to review");
 		return;
 	}
 	v = xcalloc(1, sizeof *v);
@@ -50,7 +50,7 @@ wb_review_open(struct wb *wb, struct wb_tab *tab)
 	v->profile = xstrdup(tab->profile);
 	v->workspace = xstrdup(tab->workspace);
 	wb->review = v;
-	wb_input_focus_tab(wb);
+	wb_ui_focus_tab(wb);
 	wb_review_resize(wb);
 	wb_review_load(v);
 }

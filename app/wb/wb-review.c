@@ -405,7 +405,7 @@ wb_review_act_after_cb(uv_work_t *w, int status)
 	struct wb_review *v = j->v;
 
 	(void)status;
-	wb_draw_log(v->wb, j->rc < 0, "review %s: %s", j->merge ? "merge" : "discard", j->msg);
+	wb_ui_log(v->wb, j->rc < 0, "review %s: %s", j->merge ? "merge" : "discard", j->msg);
 	wb_review_count_refresh(v->wb);
 	if (v->closed) {
 		wb_review_unref(v);

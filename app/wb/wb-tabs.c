@@ -100,7 +100,7 @@ wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why)
 	    "(prefix x closes this tab)\r\n", why);
 	term_feed(tab->t, line, strlen(line));
 	free(line);
-	wb_draw_log(wb, true, "%s:%s %s", tab->profile, wb_tabs_base(tab->workspace), why);
+	wb_ui_log(wb, true, "%s:%s %s", tab->profile, wb_tabs_base(tab->workspace), why);
 	wb->dirty = true;
 }
 
@@ -205,7 +205,7 @@ wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 		/* Every saved session was gone: start afresh, as with no saved tabs. */
 		wb->fallback = false;
 		if (wb_tabs_add(wb, wb->def_profile, wb->def_workspace, wb->mode, 0, &err) == NULL) {
-			wb_draw_message(wb, "%s", err.msg);
+			wb_ui_message(wb, "%s", err.msg);
 			lz_err_clear(&err);
 		}
 	}
@@ -238,7 +238,7 @@ wb_tabs_save(struct wb *wb)
 		n++;
 	}
 	if (wb_state_write(wb->state_path, st, n, wb->panel_want, &err) < 0) {
-		wb_draw_message(wb, "%s", err.msg);
+		wb_ui_message(wb, "%s", err.msg);
 		lz_err_clear(&err);
 	}
 	free(st);
@@ -399,7 +399,7 @@ wb_tabs_fit(struct wb *wb, struct wb_tab *tab)
 	if (r == rows && c == cols)
 		return;
 	if (term_resize(tab->t, rows, cols, &err) < 0) {
-		wb_draw_message(wb, "resize: %s", err.msg);
+		wb_ui_message(wb, "resize: %s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
@@ -415,9 +415,9 @@ wb_tabs_conn_state_cb(struct wb_conn *conn, void *arg)
 	/* A sandbox started from another configuration: say so once, on connect
 	 * (and in the Audit list, where it stays). */
 	if (wb_conn_state(conn) == WB_CONN_READY && wb_conn_drift(conn) != NULL) {
-		wb_draw_log(wb, true, "domain %s is not running your configuration: %s",
+		wb_ui_log(wb, true, "domain %s is not running your configuration: %s",
 		    wb_conn_anchor(conn)->hash, wb_conn_drift(conn));
-		wb_draw_message(wb, "domain %s is not running your configuration: %s; to apply it: "
+		wb_ui_message(wb, "domain %s is not running your configuration: %s; to apply it: "
 		    "lazaret stop and reopen, or lazaret run --replace", wb_conn_anchor(conn)->hash,
 		    wb_conn_drift(conn));
 	}
@@ -448,7 +448,7 @@ wb_tabs_snapshot(struct wb *wb, struct wb_tab *tab, const uint8_t *p, size_t len
 
 	if (term_snap_decode(p, len, &snap, &err) < 0 ||
 	    term_new(snap->rows, snap->cols, (size_t)wb->cfg->wb_history, &t, &err) < 0) {
-		wb_draw_message(wb, "tab %s: screen snapshot: %s", tab->profile, err.msg);
+		wb_ui_message(wb, "tab %s: screen snapshot: %s", tab->profile, err.msg);
 		lz_err_clear(&err);
 		term_snap_free(snap);
 		return;
@@ -477,7 +477,7 @@ wb_tabs_session_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, siz
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (proto_decode_session(p, len, &s, &err) < 0) {
-		wb_draw_message(wb, "bad SESSION: %s", err.msg);
+		wb_ui_message(wb, "bad SESSION: %s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
@@ -492,7 +492,7 @@ wb_tabs_session_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, siz
 	tab->id = s.id;
 	tab->state = WB_TAB_RUNNING;
 	wb->fallback = false;
-	wb_draw_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
+	wb_ui_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
 	    tab->profile, wb_tabs_base(tab->workspace));
 	if (tab->attach)
 		wb_tabs_fit(wb, tab);
@@ -512,7 +512,7 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	lz_err_t err = LZ_ERR_INIT;
 
 	if (proto_decode_error(p, len, &e, &err) < 0) {
-		wb_draw_message(wb, "bad ERROR: %s", err.msg);
+		wb_ui_message(wb, "bad ERROR: %s", err.msg);
 		lz_err_clear(&err);
 		return;
 	}
@@ -527,7 +527,7 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 		tab = wb_conn_answered(conn);
 		if (tab != NULL && wb_tabs_exists(wb, tab)) {
 			if (tab->attach && e.code == PROTO_E_NO_SESSION) {
-				wb_draw_message(wb, "%s:%s: session %u is gone", tab->profile,
+				wb_ui_message(wb, "%s:%s: session %u is gone", tab->profile,
 				    wb_tabs_base(tab->workspace), tab->id);
 				free(wb->exit_why);
 				wb->exit_why = xasprintf("%s:%s: session %u is gone (ended while "
@@ -545,7 +545,7 @@ wb_tabs_error_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 				wb_tabs_fail(wb, tab, e.text);
 		}
 	} else if (e.code != PROTO_E_UNKNOWN_TYPE)
-		wb_draw_message(wb, "coordinator: %s", e.text);
+		wb_ui_message(wb, "coordinator: %s", e.text);
 	/* else an older coordinator that does not audit SUSPECT: the panel's log has it */
 	proto_error_clear(&e);
 }
@@ -586,9 +586,9 @@ wb_tabs_conn_frame_cb(struct wb_conn *conn, const struct proto_header *h, const 
 		if (proto_decode_exit(p, h->length, &e, &err) < 0 ||
 		    (tab = wb_tabs_find(wb, conn, e.id)) == NULL)
 			break;
-		wb_draw_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
+		wb_ui_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
 		    tab->profile, wb_tabs_base(tab->workspace));
-		wb_draw_message(wb, "%s: session exited with status %d", tab->profile, e.status);
+		wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
 		if (tab->quitting) {
 			tab->state = WB_TAB_EXITED;
 			wb_tabs_remove(wb, tab);
@@ -638,7 +638,7 @@ wb_tabs_close(struct wb *wb, struct wb_tab *tab)
 	if (tab->state == WB_TAB_RUNNING) {
 		proto_encode_kill(&b, tab->id);
 		wb_conn_send(tab->conn, &b);
-		wb_draw_log(wb, false, "session %u closed %s:%s", tab->id, tab->profile,
+		wb_ui_log(wb, false, "session %u closed %s:%s", tab->id, tab->profile,
 		    wb_tabs_base(tab->workspace));
 	}
 	wb_tabs_remove(wb, tab);

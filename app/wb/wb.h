@@ -112,6 +112,7 @@ struct wb {
 	bool panel_shown;		/* what the layout has (wb_draw_relayout decides) */
 	bool panel_want;		/* the user's choice when wide; kept across detach */
 	bool panel_overlay;		/* narrow: the user opened it over the tab */
+	bool relayout;			/* lay out again before the next frame (wb_ui_panel) */
 	struct wb_tab **tabs;
 	size_t n_tabs, active;
 	struct wb_conn **conns;
@@ -140,13 +141,21 @@ struct wb {
 	struct wb_review_count *rcount;	/* the panel's unreviewed commits per tab */
 };
 
-/* wb-draw.c */
-void wb_draw_message(struct wb *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void wb_draw_log(struct wb *wb, bool alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void wb_draw_relayout(struct wb *wb);
+/* wb-ui.c: called by every part, calls none back */
+void wb_ui_message(struct wb *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wb_ui_log(struct wb *wb, bool alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Show or hide the side panel: beside the tab from WB_LAYOUT_SIDE_COLS
- * columns (remembered), over it when narrower (until hidden or resized). */
-void wb_draw_panel(struct wb *wb, bool show);
+ * columns (remembered), over it when narrower (until hidden or resized);
+ * laid out before the next frame (wb->relayout). */
+void wb_ui_panel(struct wb *wb, bool show);
+/* Keys go to the tab again: the side panel loses focus. */
+void wb_ui_focus_tab(struct wb *wb);
+/* The rest of this read from the key being handled, as the bytes a terminal
+ * sent (Alt-x is ESC x), control characters escaped; caller frees. */
+char *wb_ui_burst_sample(const struct wb *wb);
+
+/* wb-draw.c */
+void wb_draw_relayout(struct wb *wb);
 void wb_draw(struct wb *wb);
 /* Output floods are drawn at most once per frame, not once per read. */
 #define WB_FRAME_MS 16
@@ -234,9 +243,6 @@ void wb_esc_quit_key(struct wb *wb, int key);
 /* Record on e's coordinator that something not human was typed at its
  * request view (what: "terminal-reply"; sample: the keys, shown). */
 void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
-/* The rest of this read from the key being handled, as the bytes a terminal
- * sent (Alt-x is ESC x), control characters escaped; caller frees. */
-char *wb_esc_burst_sample(const struct wb *wb);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
 void wb_esc_prompt_key(struct wb *wb, int key);
@@ -259,8 +265,6 @@ void wb_review_count_stop(struct wb *wb);
 
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);
-/* Keys go to the tab again: the side panel loses focus. */
-void wb_input_focus_tab(struct wb *wb);
 void wb_input_cb(uv_poll_t *h, int status, int events);
 /* Ask the outer terminal for mouse reports (on) or stop (off). */
 void wb_input_mouse_mode(struct wb *wb, bool on);

@@ -420,7 +420,7 @@ main(int argc, char **argv)
 	for (i = 0; i < n_saved; i++)
 		if (wb_tabs_add(&wb, saved[i].profile, saved[i].workspace, saved[i].mode, saved[i].id,
 		    &err) == NULL) {
-			wb_draw_message(&wb, "%s", err.msg);
+			wb_ui_message(&wb, "%s", err.msg);
 			lz_err_clear(&err);
 		}
 	if (n_saved == 0 && wb_tabs_add(&wb, profile, workspace, wb.mode, 0, &err) == NULL) {
