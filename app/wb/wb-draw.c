@@ -175,6 +175,10 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 		wb->relayout = false;
 		wb_draw_relayout(wb);
 	}
+	if (wb->marks_stale) {
+		wb->marks_stale = false;
+		wb_esc_changed(wb);
+	}
 	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
 		return;
 	now = uv_now(wb->loop);

@@ -168,7 +168,7 @@ wb_esc_audit_request(struct wb *wb)
 		return;
 	esc_ctl_encode_audit_req(&b, 0);
 	wb_conn_send(tab->conn, &b);
-	wb_egress_request(wb, tab);
+	wb_netreq_egress_request(wb, tab);
 }
 
 /* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */

@@ -58,7 +58,24 @@ struct wb_esc {
 	struct esc_ctl_prompt p;
 };
 
+struct wb;
+struct wb_conn;
+struct proto_header;
+
+/* What the tab manager (wb-tabs.c) tells the parts above it, without naming
+ * them: wb-frames.c's wb_frames_hooks, set by main. */
+struct wb_hooks {
+	/* A frame from a coordinator; payload valid during the call. */
+	void (*frame)(struct wb_conn *, const struct proto_header *, const uint8_t *p, void *wb);
+	/* A connection is ready / gone: the views subscribe / drop what came from it. */
+	void (*conn_up)(struct wb *, struct wb_conn *);
+	void (*conn_gone)(struct wb *, struct wb_conn *);
+	/* A tab is gone; was_active: it was the one shown. */
+	void (*tab_gone)(struct wb *, bool was_active);
+};
+
 struct wb {
+	const struct wb_hooks *hooks;
 	uv_loop_t *loop;
 	struct cfg *cfg;
 	struct wb_keys *keys;
@@ -72,7 +89,7 @@ struct wb {
 	struct wb_egress_ev {
 		char *text;
 		bool alert;
-	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-egress.c) */
+	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-netreq.c) */
 	size_t egress_n;
 	struct wb_netreq **nreqs;	/* network requests of every domain (wb-netreq.c) */
 	size_t n_nreqs;
@@ -113,6 +130,8 @@ struct wb {
 	bool panel_want;		/* the user's choice when wide; kept across detach */
 	bool panel_overlay;		/* narrow: the user opened it over the tab */
 	bool relayout;			/* lay out again before the next frame (wb_ui_panel) */
+	bool marks_stale;		/* the tabs' marks to count again before the next
+					 * frame (wb_esc_changed): a network request came or went */
 	struct wb_tab **tabs;
 	size_t n_tabs, active;
 	struct wb_conn **conns;
@@ -163,7 +182,16 @@ void wb_draw_prepare_cb(uv_prepare_t *h);
 void wb_draw_frame_cb(uv_timer_t *t);
 void wb_draw_tick_cb(uv_timer_t *t);
 
+/* wb-frames.c */
+extern const struct wb_hooks wb_frames_hooks;
+
 /* wb-tabs.c */
+/* Put tab on its domain's connection and ask for its session. */
+int wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err);
+/* The tab's program ended: the tab stays with its last screen and status
+ * until closed (tmux's remain-on-exit). */
+void wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status);
+void wb_tabs_send_resize(struct wb_tab *tab);
 const char *wb_tabs_base(const char *path);
 struct wb_tab *wb_tabs_active(struct wb *wb);
 struct wb_tab *wb_tabs_find(struct wb *wb, struct wb_conn *conn, uint32_t id);
@@ -180,13 +208,13 @@ void wb_tabs_close(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_ask(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close_key(struct wb *wb, int key);
 
-/* wb-egress.c: the Egress list, the active tab's domain's network requests
+/* wb-netreq.c: the Egress list, the active tab's domain's network requests
  * and egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"
-void wb_egress_request(struct wb *wb, struct wb_tab *tab);
-void wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
-void wb_egress_rebuild(struct wb *wb);
-void wb_egress_free(struct wb *wb);
+void wb_netreq_egress_request(struct wb *wb, struct wb_tab *tab);
+void wb_netreq_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+void wb_netreq_egress_rebuild(struct wb *wb);
+void wb_netreq_egress_free(struct wb *wb);
 
 /* wb-netreq.c: network requests (issue 13), see there */
 #define WB_NETREQ_SHOWN	64	/* of the active domain, atop the Egress list */

@@ -266,6 +266,7 @@ main(int argc, char **argv)
 		return rc;
 	setlocale(LC_ALL, "");
 	memset(&wb, 0, sizeof wb);
+	wb.hooks = &wb_frames_hooks;
 	wb.mode = "isolated";
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:w:m:s:t:dh", opts, NULL)) != -1) {
@@ -475,7 +476,7 @@ out_loop:
 	reqprompt_free(wb.prompt);
 	wb_netreq_free(&wb);
 	wb_gone_close(&wb);
-	wb_egress_free(&wb);
+	wb_netreq_egress_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);
