@@ -96,11 +96,22 @@ void coord_effcfg(struct coord *c);
  * configuration clients compare theirs with (effcfg.h). */
 void coord_effcfg_egress(struct coord *, const char *entry, bool add);
 
-/* ---- coord-dispatch.c: ctl_server callbacks ---- */
+/* ---- coord-frames.c: one row a client frame ---- */
 
-void coord_connect_cb(struct ctl_server_client *cl, void *arg);
 void coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h,
     const uint8_t *p, void *arg);
+
+/* ---- coord-dispatch.c: sessions, ctl_server callbacks, escalation glue ---- */
+
+struct esc_ctl_anchor;
+/* Start a session for cl from a NEW_SESSION payload (anc: the Session
+ * Anchor of an ESC_NEW_SESSION, or NULL); answers cl itself. */
+void coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len,
+    const struct esc_ctl_anchor *anc);
+/* The live session numbered id, or NULL. */
+struct session *coord_session_find(struct coord *c, uint32_t id);
+
+void coord_connect_cb(struct ctl_server_client *cl, void *arg);
 void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
 /* Host Escalation for this domain (socket, TLS files); before the container. */
