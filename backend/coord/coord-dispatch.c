@@ -3,7 +3,6 @@
  * detach, kill, status, stop, escalation frames), the sessions' output and exit
  * callbacks, session records for the store, and the Host Escalation hooks.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -428,18 +427,34 @@ coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
 			copy.data = xmalloc(b->len);
 			memcpy(copy.data, b->data, b->len);
 			copy.len = copy.cap = b->len;
-			/* Only we know the session's number: a workbench has many on
-			 * one connection. ESC_PROMPT's payload starts with it. */
-			if (copy.len >= PROTO_HEADER_LEN + 4 && copy.data[6] == ESC_CTL_PROMPT >> 8 &&
-			    copy.data[7] == (ESC_CTL_PROMPT & 0xff)) {
-				uint32_t id = htonl(s->id);
-
-				memcpy(copy.data + PROTO_HEADER_LEN, &id, 4);
-			}
 			ctl_server_send(s->clients[k], &copy);
 		}
 	}
 	proto_buf_clear(b);
+}
+
+/* An escalation prompt, encoded for each attached client under the session's
+ * number (a workbench has many sessions on one connection). */
+static void
+coord_esc_prompt_cb(const char *uuid, const struct esc_ctl_prompt *q, void *arg)
+{
+	struct coord *c = arg;
+	struct esc_ctl_prompt pq = *q;
+	size_t i, k;
+
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+
+		if (strcmp(s->uuid, uuid) != 0)
+			continue;
+		pq.session = s->id;
+		for (k = 0; k < s->n_clients; k++) {
+			struct proto_buf b = { 0 };
+
+			esc_ctl_encode_prompt(&b, &pq);
+			ctl_server_send(s->clients[k], &b);
+		}
+	}
 }
 
 static bool
@@ -486,6 +501,7 @@ coord_esc_start(struct coord *c, lz_err_t *err)
 	if (eo.host_workspace == NULL)
 		return lz_err_set(err, ENOENT, "no workspace mount for escalation");
 	eo.route_cb = coord_esc_route_cb;
+	eo.prompt_cb = coord_esc_prompt_cb;
 	eo.attached_cb = coord_esc_attached_cb;
 	eo.quit_cb = coord_esc_quit_cb;
 	eo.log_cb = coord_esc_log_cb;
