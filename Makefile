@@ -2,7 +2,7 @@
 # module is a new file; see README "Building".
 #   make            build every program into build/
 #   make test       build, then run every unit and integration test (tests/run)
-#   make check      include rules, then unit tests under ASan + UBSan
+#   make check      include and layer rules, call circles, unit tests under ASan + UBSan
 #   make run        set up the host and start the workbench on a real sandbox
 #   make bench      benchmark scripts (figures, never assertions)
 #   make bench-scale  20 sandboxes, 50 CLIs, 8 audit writers (bench/scale.sh)
@@ -20,8 +20,10 @@ WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 OPT       ?= -O2 -g -D_FORTIFY_SOURCE=2
 CFLAGS_ALL = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) $(OPT) \
              -fstack-protector-strong -fPIE -MMD -MP \
-             -Ibackend/common -Ibackend -Ivterm -Iwidgets -Iapp \
+             $(INCS) \
              $(shell pkg-config --cflags $(PKGS)) $(CFLAGS) $(SANFLAGS)
+INCS       = $(addprefix -Ibackend/common/,base policy wire config trust) -Ibackend/common \
+             -Ibackend -Ivterm -Iwidgets -Iapp/client -Iapp
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lutil -lpthread $(LDLIBS)
 LDFLAGS_ALL = -pie $(SANFLAGS) $(LDFLAGS)
 
@@ -31,26 +33,44 @@ else
 Q := @
 endif
 
-COMMON_SRC  := $(wildcard backend/common/*.c)
-BACKEND_SRC := $(wildcard backend/coord/*.c backend/sandbox/*.c backend/escalation/*.c backend/store/*.c backend/net/*.c backend/review/*.c)
+# One archive a room (docs/architecture.md "Where the code is"). backend/common/
+# is five small libraries, bottom to top: base < policy < wire, config < trust.
+COMMON_ROOMS := base policy wire config trust
+BACKEND_ROOMS := coord sandbox escalation store net review doctor
+BASE_SRC    := $(wildcard backend/common/base/*.c backend/common/*.c)
+POLICY_SRC  := $(wildcard backend/common/policy/*.c)
+WIRE_SRC    := $(wildcard backend/common/wire/*.c)
+CONFIG_SRC  := $(wildcard backend/common/config/*.c)
+TRUST_SRC   := $(wildcard backend/common/trust/*.c)
+COMMON_SRC  := $(BASE_SRC) $(POLICY_SRC) $(WIRE_SRC) $(CONFIG_SRC) $(TRUST_SRC)
+HOST_SRC    := $(wildcard backend/host/*.c)
+BACKEND_SRC := $(wildcard $(addsuffix /*.c,$(addprefix backend/,$(BACKEND_ROOMS))))
 TERM_SRC    := $(filter-out vterm/term-draw.c,$(wildcard vterm/*.c))
 DRAW_SRC    := $(wildcard vterm/term-draw.c) $(wildcard widgets/*.c)
-APP_MAINS   := app/lazaret.c app/workbench.c app/lazaret-exec.c
-APP_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/*.c))
+APP_MAINS   := app/cli/lazaret.c app/wb/workbench.c app/steps/lazaret-exec.c
+CLIENT_SRC  := $(wildcard app/client/*.c)
+STEPS_SRC   := $(filter-out $(APP_MAINS),$(wildcard app/steps/*.c))
+CLI_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/cli/*.c))
+WB_SRC      := $(filter-out $(APP_MAINS),$(wildcard app/wb/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test-*.c)
 UNIT_HELP   := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-LIBCOMMON  := $(BUILD)/libcommon.a
+LIBCOMMON  := $(foreach r,$(COMMON_ROOMS),$(BUILD)/lib$(r).a)
+LIBHOST    := $(BUILD)/libhost.a
 LIBBACKEND := $(BUILD)/libbackend.a
 LIBTERM    := $(BUILD)/libterm.a
 LIBDRAW    := $(BUILD)/libdraw.a
-LIBAPP     := $(BUILD)/libapp.a
-LIBS_ORDER := $(LIBAPP) $(LIBDRAW) $(LIBBACKEND) $(LIBTERM) $(LIBCOMMON)
+LIBCLIENT  := $(BUILD)/libclient.a
+LIBSTEPS   := $(BUILD)/libsteps.a
+LIBCLI     := $(BUILD)/libcli.a
+LIBWB      := $(BUILD)/libwb.a
+LIBS_ORDER := $(LIBCLI) $(LIBWB) $(LIBSTEPS) $(LIBCLIENT) $(LIBDRAW) $(LIBBACKEND) $(LIBHOST) \
+              $(LIBTERM) $(LIBCOMMON)
 
 PROGS := $(BUILD)/lazaret $(BUILD)/lazaret-exec $(BUILD)/lazaret-statx.so
-ifneq ($(wildcard app/workbench.c),)
+ifneq ($(wildcard app/wb/workbench.c),)
 PROGS += $(BUILD)/lazaret-workbench
 endif
 ifneq ($(wildcard escalate/*.c),)
@@ -78,55 +98,69 @@ $(1): $(call obj,$(2))
 	@$$(if $$(Q),echo "  AR      $$@")
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 endef
-$(eval $(call mklib,$(LIBCOMMON),$(COMMON_SRC)))
+$(eval $(call mklib,$(BUILD)/libbase.a,$(BASE_SRC)))
+$(eval $(call mklib,$(BUILD)/libpolicy.a,$(POLICY_SRC)))
+$(eval $(call mklib,$(BUILD)/libwire.a,$(WIRE_SRC)))
+$(eval $(call mklib,$(BUILD)/libconfig.a,$(CONFIG_SRC)))
+$(eval $(call mklib,$(BUILD)/libtrust.a,$(TRUST_SRC)))
+$(eval $(call mklib,$(LIBHOST),$(HOST_SRC)))
 $(eval $(call mklib,$(LIBBACKEND),$(BACKEND_SRC)))
 $(eval $(call mklib,$(LIBTERM),$(TERM_SRC)))
 $(eval $(call mklib,$(LIBDRAW),$(DRAW_SRC)))
-$(eval $(call mklib,$(LIBAPP),$(APP_SRC)))
+$(eval $(call mklib,$(LIBCLIENT),$(CLIENT_SRC)))
+$(eval $(call mklib,$(LIBSTEPS),$(STEPS_SRC)))
+$(eval $(call mklib,$(LIBCLI),$(CLI_SRC)))
+$(eval $(call mklib,$(LIBWB),$(WB_SRC)))
 
 LINK = $(CC) $(LDFLAGS_ALL) -o $@ $^ -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
 
-$(BUILD)/lazaret: $(call obj,app/lazaret.c) $(LIBS_ORDER)
+$(BUILD)/lazaret: $(call obj,app/cli/lazaret.c) $(LIBS_ORDER)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/lazaret.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/cli/lazaret.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
 
-$(BUILD)/lazaret-workbench: $(call obj,app/workbench.c) $(LIBS_ORDER)
+$(BUILD)/lazaret-workbench: $(call obj,app/wb/workbench.c) $(LIBS_ORDER)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/workbench.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,app/wb/workbench.c) -Wl,--start-group $(LIBS_ORDER) -Wl,--end-group $(LDLIBS_ALL)
 
-# Static programs: plain libc (+ what each needs), no sanitizers, no NSS.
-STATIC_CFLAGS = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) -O2 -g -Ibackend/common
-ESC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c shellwords.c jsonw.c \
-              proto.c paths.c esc-payload.c sign.c trust.c cred-fd.c trace.c sudo-req.c)
+# Static programs: plain libc (+ what each needs), no sanitizers, no NSS. They
+# link the static build of the common libraries they need, nothing more.
+STATIC_CFLAGS = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) -O2 -g $(INCS)
+sobj = $(patsubst %.c,$(BUILD)/sobj/%.o,$(1))
+$(BUILD)/sobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (static)")
+	$(Q)$(CC) $(STATIC_CFLAGS) -MMD -MP -c -o $@ $<
+define mkslib
+$(1): $(call sobj,$(2))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  AR      $$@")
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach r,base policy wire trust,$(eval $(call mkslib,$(BUILD)/static/lib$(r).a,$(wildcard backend/common/$(r)/*.c))))
+STATIC_LIBS = $(foreach r,base policy wire trust,$(BUILD)/static/lib$(r).a)
+SLINK = -Wl,--start-group $(STATIC_LIBS) -Wl,--end-group
 ESC_LIBS   := -lssl -lcrypto -lsodium -lpthread -ldl
 ESC_SRC := $(wildcard escalate/*.c)
-$(BUILD)/lazaret-escalate: $(ESC_SRC) $(ESC_COMMON) $(wildcard backend/common/*.h)
-	@mkdir -p $(dir $@)
+$(BUILD)/lazaret-escalate: $(call sobj,$(ESC_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(ESC_SRC) $(ESC_COMMON) $(ESC_LIBS)
+	$(Q)$(CC) -static -o $@ $(call sobj,$(ESC_SRC)) $(SLINK) $(ESC_LIBS)
 # The sidecar links libmnl/libnftnl, and Debian ships no libmnl.a nor
 # fetchable sources (notes/sidecar-build.md): it is linked dynamically and
 # its image holds exactly this binary and its ldd closure (backend/net/net-image.c).
 SIDE_SRC    := $(wildcard sidecar/*.c)
-SIDE_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c proto.c netctl.c netreq.c dns.c egress.c httpreq.c pktline.c)
 SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null) -lssl -lcrypto -lsodium -lpthread
-$(BUILD)/lazaret-sidecar: $(SIDE_SRC) $(SIDE_COMMON) $(wildcard sidecar/*.h backend/common/*.h)
-	@mkdir -p $(dir $@)
+$(BUILD)/lazaret-sidecar: $(call sobj,$(SIDE_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -Isidecar -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(SIDE_SRC) \
-	    $(SIDE_COMMON) $(SIDE_LIBS)
-# The coordinator's exec steps (ns-exec, cgroup-exec, sandbox-exec), static:
-# three of them run one after another on a cold start, each without
-# lazaret's libraries to load (app/lazaret-exec.c).
-EXEC_SRC    := app/lazaret-exec.c app/cmd-step.c app/cmd-ns-exec.c app/cmd-cgroup-exec.c app/cmd-sandbox-exec.c \
-               app/cmd-disk-usage.c app/cli-usage.c backend/sandbox/pause.c backend/sandbox/disk-usage.c \
-               backend/sandbox/runsc-call.c \
-               backend/sandbox/runsc-ctl.c backend/review/surface-json.c
-EXEC_COMMON := $(addprefix backend/common/,err.c xmalloc.c strv.c jsonw.c shellwords.c prefix.c)
-$(BUILD)/lazaret-exec: $(EXEC_SRC) $(EXEC_COMMON) $(wildcard app/*.h backend/sandbox/*.h backend/common/*.h)
-	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(call sobj,$(SIDE_SRC)) $(SLINK) $(SIDE_LIBS)
+# The coordinator's exec steps (ns-exec, cgroup-exec, sandbox-exec, disk-usage),
+# static: three of them run one after another on a cold start, each without
+# lazaret's libraries to load (app/steps/lazaret-exec.c). The coordinator and
+# guard steps need the whole coordinator: lazaret and lazaret-workbench run them.
+EXEC_SRC    := $(filter-out app/steps/cmd-coordinator.c app/steps/cmd-guard.c,$(wildcard app/steps/*.c)) \
+               app/client/cli-usage.c $(addprefix backend/sandbox/,pause.c disk-usage.c runsc-call.c runsc-ctl.c)
+$(BUILD)/lazaret-exec: $(call sobj,$(EXEC_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -Ibackend -Iapp -static -o $@ $(EXEC_SRC) $(EXEC_COMMON)
+	$(Q)$(CC) -static -o $@ $(call sobj,$(EXEC_SRC)) $(SLINK)
 # The statx shim preloaded in every sandbox (shim/statx.c): no libc linked,
 # so it loads into any image's glibc or musl.
 $(BUILD)/lazaret-statx.so: shim/statx.c
@@ -134,12 +168,13 @@ $(BUILD)/lazaret-statx.so: shim/statx.c
 	@$(if $(Q),echo "  SHLIB   $@")
 	$(Q)$(CC) -std=c17 $(WARN) -O2 -shared -fPIC -nostdlib -fno-stack-protector -fno-builtin \
 	    -Wl,-soname,lazaret-statx.so -Wl,-z,now,-z,relro,-z,noexecstack -Wl,--hash-style=both -o $@ $<
-PROBE_SRC := $(wildcard tests/probe/*.c)
-PROBE_COMMON := $(addprefix backend/common/,err.c xmalloc.c dns.c)
-$(BUILD)/lazaret-probe: $(PROBE_SRC) $(PROBE_COMMON) $(wildcard tests/probe/*.h)
-	@mkdir -p $(dir $@)
+PROBE_SRC := $(wildcard tests/probe/*.c) sidecar/dns.c
+$(BUILD)/lazaret-probe: $(call sobj,$(PROBE_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  STATIC  $@")
-	$(Q)$(CC) $(STATIC_CFLAGS) -static -o $@ $(PROBE_SRC) $(PROBE_COMMON)
+	$(Q)$(CC) -static -o $@ $(call sobj,$(PROBE_SRC)) $(SLINK)
+
+# The DNS wire parser is the sidecar's; its unit test links it from there.
+$(BUILD)/tests/test-dns: $(call obj,sidecar/dns.c)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
 	@mkdir -p $(dir $@)
@@ -161,15 +196,18 @@ test: setup
 	$(MAKE) unit
 	tests/run
 
-# Include rules between folders (scripts/check-includes, and its own test),
-# then unit tests under ASan+UBSan, leak detection on, in a build tree of
-# their own.
+# Include and layer rules between folders (scripts/check-includes), then unit
+# tests under ASan+UBSan, leak detection on, in a build tree of their own,
+# whose objects must hold no call circle inside a folder (scripts/check-cycles);
+# each check with its own test.
 check:
 	scripts/check-includes
 	tests/lint/test-check-includes.sh
+	tests/lint/test-check-cycles.sh
 	$(MAKE) cppcheck
 	$(MAKE) BUILD=build/san OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" unit
+	scripts/check-cycles build/san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    LAZARET_BUILD=build/san tests/run --unit
 
@@ -189,10 +227,10 @@ fuzz:
 # varFuncNullUB: glibc's NULL is ((void *)0), a pointer, so a NULL sentinel is fine.
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --suppress=varFuncNullUB \
-	    -Ibackend/common -Ibackend $(COMMON_SRC) $(BACKEND_SRC) app
+	    $(INCS) $(COMMON_SRC) $(HOST_SRC) $(BACKEND_SRC) app
 
 clang-tidy:
-	clang-tidy $(COMMON_SRC) $(BACKEND_SRC) -- $(CFLAGS_ALL)
+	clang-tidy $(COMMON_SRC) $(HOST_SRC) $(BACKEND_SRC) -- $(CFLAGS_ALL)
 
 # GNU layout. The programs find their helpers and data from their own path
 # (backend/common/prefix.c), so nothing here is compiled in: any PREFIX works,

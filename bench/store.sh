@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 BUILD=${LAZARET_BUILD:-build}
 N=${N:-5000}
-for l in "$BUILD/libbackend.a" "$BUILD/libcommon.a"; do
+for l in "$BUILD/libbackend.a" "$BUILD/libhost.a" "$BUILD"/lib{base,policy,wire,config,trust}.a; do
 	[ -f "$l" ] || { echo "no $l: run make first"; exit 1; }
 done
 D=$(mktemp -d /tmp/lz-bench-store.XXXXXX)
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
 }
 EOF
 # shellcheck disable=SC2046
-cc -std=c17 -D_GNU_SOURCE -O2 -Ibackend/common -Ibackend $(pkg-config --cflags libuv sqlite3 libsodium) \
-	-o "$D/bench" "$D/bench.c" "$BUILD/libbackend.a" "$BUILD/libcommon.a" \
+cc -std=c17 -D_GNU_SOURCE -O2 -Ibackend/common/base -Ibackend/common/policy -Ibackend/common/wire -Ibackend/common/config -Ibackend/common/trust -Ibackend $(pkg-config --cflags libuv sqlite3 libsodium) \
+	-o "$D/bench" "$D/bench.c" -Wl,--start-group "$BUILD/libbackend.a" "$BUILD/libhost.a" "$BUILD"/lib{base,policy,wire,config,trust}.a -Wl,--end-group \
 	$(pkg-config --libs libuv sqlite3 libsodium) -lpthread
 timeout 300 "$D/bench" "$D" "$N"

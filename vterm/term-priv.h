@@ -38,6 +38,8 @@ struct term {
 	size_t held_len, held_cap;
 };
 
+/* Widen the dirty row range by screen rows [start, end) (term-view.c). */
+void term_dirty_rows(struct term *t, int start, int end);
 /* Push a row to the scrollback as libvterm's sb_pushline does, keeping a
  * scrolled-back view on its lines (user: the struct term). */
 void term_sb_pushed(void *user, int cols, const VTermScreenCell *cells);

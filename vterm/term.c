@@ -30,40 +30,18 @@
 
 /* struct term is in term-priv.h. */
 
-static void
-dirty_rows(struct term *t, int start, int end)
-{
-	long s = (long)start + (long)t->offset, e = (long)end + (long)t->offset;
-
-	if (s < 0)
-		s = 0;
-	if (e > t->rows)
-		e = t->rows;
-	if (s >= e)
-		return;
-	if (t->dirty_start == t->dirty_end) {
-		t->dirty_start = (int)s;
-		t->dirty_end = (int)e;
-		return;
-	}
-	if (s < t->dirty_start)
-		t->dirty_start = (int)s;
-	if (e > t->dirty_end)
-		t->dirty_end = (int)e;
-}
-
 static int
 damage_cb(VTermRect rect, void *user)
 {
-	dirty_rows(user, rect.start_row, rect.end_row);
+	term_dirty_rows(user, rect.start_row, rect.end_row);
 	return 1;
 }
 
 static int
 moverect_cb(VTermRect dest, VTermRect src, void *user)
 {
-	dirty_rows(user, dest.start_row, dest.end_row);
-	dirty_rows(user, src.start_row, src.end_row);
+	term_dirty_rows(user, dest.start_row, dest.end_row);
+	term_dirty_rows(user, src.start_row, src.end_row);
 	return 1;
 }
 
@@ -142,33 +120,6 @@ resize_cb(int rows, int cols, void *user)
 	t->cols = cols;
 	t->events |= TERM_EV_RESIZE;
 	return 1;
-}
-
-/* Keep a scrolled-back view on the same lines while output goes on. */
-static void
-sb_after_push(struct term *t, bool dropped)
-{
-	if (t->offset > 0) {
-		if (!dropped)
-			t->offset++;
-		else
-			term_dirty_all(t);
-	}
-}
-
-void
-term_sb_pushed(void *user, int cols, const VTermScreenCell *cells)
-{
-	struct term *t = user;
-
-	sb_after_push(t, term_sb_push(t->sb, cols, cells, &t->blank));
-}
-
-void
-term_sb_pushed_text(struct term *t, const unsigned char *text, size_t n,
-    const VTermScreenCell *tmpl)
-{
-	sb_after_push(t, term_sb_push_text(t->sb, t->cols, text, n, tmpl, &t->blank));
 }
 
 static int
@@ -354,29 +305,6 @@ term_size(const struct term *t, int *rows, int *cols)
 	*cols = t->cols;
 }
 
-bool
-term_dirty(const struct term *t, int *start, int *end)
-{
-	if (t->dirty_start >= t->dirty_end)
-		return false;
-	*start = t->dirty_start;
-	*end = t->dirty_end;
-	return true;
-}
-
-void
-term_dirty_clear(struct term *t)
-{
-	t->dirty_start = t->dirty_end = 0;
-}
-
-void
-term_dirty_all(struct term *t)
-{
-	t->dirty_start = 0;
-	t->dirty_end = t->rows;
-}
-
 unsigned
 term_events_take(struct term *t)
 {
@@ -524,15 +452,6 @@ term_paste(struct term *t, const char *buf, size_t len)
 	output_append(t, buf, len);
 	vterm_keyboard_end_paste(t->vt);
 	t->in_key = false;
-}
-
-bool
-term_cell(const struct term *t, int row, int col, VTermScreenCell *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (row < 0 || row >= t->rows || col < 0 || col >= t->cols)
-		return false;
-	return vterm_screen_get_cell(t->vs, (VTermPos){ .row = row, .col = col }, out) != 0;
 }
 
 bool

@@ -3,7 +3,6 @@
  * detach, kill, status, stop, escalation frames), the sessions' output and exit
  * callbacks, session records for the store, and the Host Escalation hooks.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -12,13 +11,10 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/note.h"
 #include "coord/screen.h"
 #include "cred-fd.h"
-#include "review/review-audit.h"
 #include "sandbox/sentry-watch.h"
 #include "store/audit.h"
-#include "store/audit-text.h"
 #include "jsonw.h"
 #include "strv.h"
 #include "trace.h"
@@ -82,32 +78,9 @@ coord_store_session(struct coord *c, const struct session *s, bool end)
 	store_submit(c->loop, c->store, coord_store_work, coord_store_done, j);
 }
 
-static void
-coord_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
-{
-	(void)arg;
-	(void)seq;
-	if (status < 0)
-		coord_log("audit: %s", err != NULL && err->msg != NULL ? err->msg : "failed");
-}
-
-void
-coord_audit(struct coord *c, const char *kind, const char *actor, const char *session_id,
-    struct lz_jsonw *w)
-{
-	_cleanup_free_ char *detail = NULL;
-	struct audit_rec rec = { 0, kind, actor, session_id, NULL, NULL };
-
-	lz_jsonw_obj_close(w);
-	detail = lz_jsonw_steal(w);
-	rec.detail = detail;
-	if (c->store != NULL)
-		audit_submit(c->loop, c->store, &rec, coord_audit_done, c);
-}
-
 /* Sessions. */
 
-static struct session *
+struct session *
 coord_session_find(struct coord *c, uint32_t id)
 {
 	size_t i;
@@ -231,9 +204,9 @@ coord_exit_finish(struct coord *c, struct session *s, bool finished)
 	session_close(s);
 	session_unref(s);
 	if (c->stopping && c->n_sessions == 0)
-		coord_shutdown(c, NULL);
+		c->shutdown(c, NULL);
 	else
-		coord_check_idle(c);
+		c->check_idle(c);
 }
 
 struct coord_exit_wait {
@@ -305,7 +278,7 @@ coord_command_text(char **argv)
 }
 
 /* anc: the Session Anchor of an ESC_NEW_SESSION (NULL: a plain NEW_SESSION). */
-static void
+void
 coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len,
     const struct esc_ctl_anchor *anc)
 {
@@ -454,18 +427,34 @@ coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
 			copy.data = xmalloc(b->len);
 			memcpy(copy.data, b->data, b->len);
 			copy.len = copy.cap = b->len;
-			/* Only we know the session's number: a workbench has many on
-			 * one connection. ESC_PROMPT's payload starts with it. */
-			if (copy.len >= PROTO_HEADER_LEN + 4 && copy.data[6] == ESC_CTL_PROMPT >> 8 &&
-			    copy.data[7] == (ESC_CTL_PROMPT & 0xff)) {
-				uint32_t id = htonl(s->id);
-
-				memcpy(copy.data + PROTO_HEADER_LEN, &id, 4);
-			}
 			ctl_server_send(s->clients[k], &copy);
 		}
 	}
 	proto_buf_clear(b);
+}
+
+/* An escalation prompt, encoded for each attached client under the session's
+ * number (a workbench has many sessions on one connection). */
+static void
+coord_esc_prompt_cb(const char *uuid, const struct esc_ctl_prompt *q, void *arg)
+{
+	struct coord *c = arg;
+	struct esc_ctl_prompt pq = *q;
+	size_t i, k;
+
+	for (i = 0; i < c->n_sessions; i++) {
+		struct session *s = c->sessions[i];
+
+		if (strcmp(s->uuid, uuid) != 0)
+			continue;
+		pq.session = s->id;
+		for (k = 0; k < s->n_clients; k++) {
+			struct proto_buf b = { 0 };
+
+			esc_ctl_encode_prompt(&b, &pq);
+			ctl_server_send(s->clients[k], &b);
+		}
+	}
 }
 
 static bool
@@ -483,7 +472,9 @@ coord_esc_attached_cb(const char *uuid, struct ctl_server_client *cl, void *arg)
 static void
 coord_esc_quit_cb(void *arg)
 {
-	coord_shutdown(arg, "the user chose [Q]uit at an escalation prompt");
+	struct coord *c = arg;
+
+	c->shutdown(c, "the user chose [Q]uit at an escalation prompt");
 }
 
 static void
@@ -510,6 +501,7 @@ coord_esc_start(struct coord *c, lz_err_t *err)
 	if (eo.host_workspace == NULL)
 		return lz_err_set(err, ENOENT, "no workspace mount for escalation");
 	eo.route_cb = coord_esc_route_cb;
+	eo.prompt_cb = coord_esc_prompt_cb;
 	eo.attached_cb = coord_esc_attached_cb;
 	eo.quit_cb = coord_esc_quit_cb;
 	eo.log_cb = coord_esc_log_cb;
@@ -533,44 +525,6 @@ coord_esc_session(struct coord *c, struct ctl_server_client *cl,
 		return -1;
 	}
 	return 0;
-}
-
-static void
-coord_esc_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
-    const uint8_t *p)
-{
-	struct esc_ctl_anchor anc;
-	lz_err_t err = LZ_ERR_INIT;
-	const uint8_t *ns;
-	size_t ns_len;
-
-	switch (h->type) {
-	case ESC_CTL_NEW_SESSION:
-		if (c->stopping) {
-			ctl_server_send_error(cl, PROTO_E_SHUTDOWN, "the coordinator of domain %s "
-			    "is shutting down", c->a->hash);
-			break;
-		}
-		if (esc_ctl_decode_new_session(p, h->length, &anc, &ns, &ns_len, &err) < 0) {
-			ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-			break;
-		}
-		coord_new_session(c, cl, ns, ns_len, &anc);
-		esc_ctl_anchor_clear(&anc);
-		break;
-	case ESC_CTL_DECISION:
-		if (c->esc != NULL)
-			esc_coord_decision(c->esc, cl, p, h->length);
-		break;
-	case ESC_CTL_AUDIT_REQ:
-		audit_text_serve(c->loop, c->store, cl, p, h->length);
-		break;
-	default:
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
-		    proto_type_name(h->type));
-		break;
-	}
-	lz_err_clear(&err);
 }
 
 
@@ -606,7 +560,7 @@ coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
 		else if (s->paused)
 			session_pause(s, false);
 	}
-	coord_check_idle(c);
+	c->check_idle(c);
 }
 
 void
@@ -628,213 +582,4 @@ coord_drain_cb(struct ctl_server_client *cl, void *arg)
 		if (!high)
 			session_pause(s, false);
 	}
-}
-
-/* The session's current screen for an attaching client, appended to b. */
-static void
-coord_snapshot(struct session *s, struct proto_buf *b)
-{
-	lz_err_t err = LZ_ERR_INIT;
-	uint8_t *snap;
-	size_t len;
-
-	if (s->screen == NULL)
-		return;
-	if (screen_snapshot(s->screen, PROTO_MAX_PAYLOAD - 4, &snap, &len, &err) < 0) {
-		coord_log("session %u: snapshot: %s", s->id, err.msg);
-		lz_err_clear(&err);
-		return;
-	}
-	proto_encode_snapshot(b, s->id, snap, len);
-	free(snap);
-}
-
-static struct session *
-coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
-{
-	struct session *s = coord_session_find(c, id);
-
-	if (s == NULL || !session_has_client(s, cl)) {
-		ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no session %u attached", id);
-		return NULL;
-	}
-	return s;
-}
-
-static struct session *
-coord_note_session(void *arg, struct ctl_server_client *cl, uint32_t id)
-{
-	return coord_client_session(arg, cl, id);
-}
-
-/* A client discarded input at a prompt that no human typed: audit it. */
-static void
-coord_suspect(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
-{
-	struct proto_suspect s;
-	struct lz_jsonw w;
-	lz_err_t err = LZ_ERR_INIT;
-	char *actor, *detail;
-
-	if (proto_decode_suspect(p, len, &s, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-		lz_err_clear(&err);
-		return;
-	}
-	if (c->esc != NULL) {
-		lz_jsonw_init(&w);
-		lz_jsonw_obj_open(&w);
-		lz_jsonw_key(&w, "what");
-		lz_jsonw_str(&w, s.what);
-		lz_jsonw_key(&w, "sample");
-		lz_jsonw_str(&w, s.sample);
-		lz_jsonw_key(&w, "client_session");
-		lz_jsonw_int(&w, (int64_t)s.session);
-		lz_jsonw_obj_close(&w);
-		detail = lz_jsonw_steal(&w);
-		actor = xasprintf("uid %ld pid %ld", (long)cl->uid, (long)cl->pid);
-		esc_coord_audit(c->esc, "esc.suspicious", actor, NULL, s.request_id, detail);
-		free(actor);
-		free(detail);
-	}
-	proto_suspect_clear(&s);
-}
-
-void
-coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h, const uint8_t *p,
-    void *arg)
-{
-	struct coord *c = arg;
-	struct proto_buf b = { 0 };
-	struct proto_session reply;
-	struct proto_data d;
-	struct proto_resize rz;
-	enum proto_status_fmt fmt;
-	struct session *s;
-	lz_err_t err = LZ_ERR_INIT;
-	uint32_t id;
-
-	if (h->type == PROTO_NOTE) {
-		note_serve(c->loop, c->store, cl, p, h->length, coord_note_session, c);
-		return;
-	}
-	if (h->type >= ESC_CTL_NEW_SESSION && h->type <= ESC_CTL_AUDIT) {
-		coord_esc_frame(c, cl, h, p);
-		return;
-	}
-	if (h->type == SENTRY_CTL_SYNC) {
-		coord_sync_frame(c, cl, p, h->length);
-		return;
-	}
-	if (h->type == REVIEW_CTL_AUDIT) {
-		review_audit_serve(c->loop, c->store, cl, p, h->length);
-		return;
-	}
-	if ((h->type >= NETREQ_LIST && h->type <= NETREQ_REVOKE) || h->type == NETREQ_HOLD) {
-		coord_netreq_frame(c, cl, h, p);
-		return;
-	}
-	if (h->type == PROTO_SUSPECT) {
-		coord_suspect(c, cl, p, h->length);
-		return;
-	}
-	switch ((enum proto_type)h->type) {
-	case PROTO_NEW_SESSION:
-		if (c->stopping) {
-			ctl_server_send_error(cl, PROTO_E_SHUTDOWN, "the coordinator of domain %s "
-			    "is shutting down", c->a->hash);
-			break;
-		}
-		coord_new_session(c, cl, p, h->length, NULL);
-		break;
-	case PROTO_ATTACH:
-		if (proto_decode_u32(p, h->length, &id, &err) < 0)
-			goto bad;
-		if ((s = coord_session_find(c, id)) == NULL) {
-			ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no session %u", id);
-			break;
-		}
-		session_attach(s, cl);
-		reply.id = s->id;
-		reply.pid = (uint32_t)s->pid;
-		proto_encode_session(&b, &reply);
-		coord_snapshot(s, &b);
-		ctl_server_send(cl, &b);
-		esc_coord_attach(c->esc, s->uuid);
-		break;
-	case PROTO_KILL:
-		if (proto_decode_u32(p, h->length, &id, &err) < 0)
-			goto bad;
-		if ((s = coord_client_session(c, cl, id)) != NULL) {
-			coord_log("client %u ends session %u", cl->id, id);
-			session_kill(s);
-		}
-		break;
-	case PROTO_DATA:
-		if (proto_decode_data(p, h->length, &d, &err) < 0)
-			goto bad;
-		if ((s = coord_client_session(c, cl, d.id)) != NULL)
-			session_write(s, d.data, d.len);
-		break;
-	case PROTO_EOF:
-		if (proto_decode_eof(p, h->length, &id, &err) < 0)
-			goto bad;
-		if ((s = coord_client_session(c, cl, id)) != NULL)
-			session_eof(s);
-		break;
-	case PROTO_RESIZE:
-		if (proto_decode_resize(p, h->length, &rz, &err) < 0)
-			goto bad;
-		if ((s = coord_client_session(c, cl, rz.id)) == NULL)
-			break;
-		if (session_resize(s, rz.rows, rz.cols, &err) < 0)
-			coord_log("session %u: resize: %s", s->id, err.msg);
-		else if (s->screen != NULL && screen_resize(s->screen, rz.rows, rz.cols, &err) < 0)
-			coord_log("session %u: screen resize: %s", s->id, err.msg);
-		break;
-	case PROTO_DETACH:
-		if (proto_decode_u32(p, h->length, &id, &err) < 0)
-			goto bad;
-		if ((s = coord_client_session(c, cl, id)) != NULL) {
-			session_detach(s, cl);
-			proto_encode_ok(&b, id);
-			ctl_server_send(cl, &b);
-		}
-		break;
-	case PROTO_STATUS_REQ:
-		if (proto_decode_status_req(p, h->length, &fmt, &err) < 0)
-			goto bad;
-		coord_status(c, cl, fmt);
-		break;
-	case PROTO_LIST:
-		coord_status(c, cl, PROTO_STATUS_JSON);
-		break;
-	case PROTO_STOP:
-		coord_log("client %u asked to stop", cl->id);
-		proto_encode_ok(&b, 0);
-		ctl_server_send(cl, &b);
-		coord_shutdown(c, "stop requested");
-		break;
-	case PROTO_EGRESS_REQ:
-	case PROTO_EGRESS_EDIT:
-		coord_net_frame(c, cl, h, p);
-		break;
-	case PROTO_ERROR:
-		break;
-	case PROTO_HELLO:
-	case PROTO_OK:
-	case PROTO_SESSION:
-	case PROTO_SESSION_EXIT:
-	case PROTO_STATUS:
-	case PROTO_SNAPSHOT:
-	default:
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
-		    proto_type_name(h->type));
-		break;
-	}
-	lz_err_clear(&err);
-	return;
-bad:
-	ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-	lz_err_clear(&err);
 }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "coord/session.h"
 #include "escalation/esc-coord.h"
 #include "net/net-coord.h"
@@ -71,17 +71,19 @@ struct coord {
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
+	/* coord.c's lifetime, for the files below it (set by coord_main, as
+	 * ctl-server's callbacks are): arm the linger timer when no session and
+	 * no client is left; first call: stop listening and end every session,
+	 * the last session's exit (or the stop timer) then finishes, why NULL:
+	 * called again from an exit. */
+	void (*check_idle)(struct coord *);
+	void (*shutdown)(struct coord *, const char *why);
 };
 
-/* ---- coord.c ---- */
+/* ---- coord-base.c: what every file calls ---- */
 
 void coord_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int64_t coord_now_ms(void);
-/* Arm the linger timer when no session and no client is left. */
-void coord_check_idle(struct coord *);
-/* First call: stop listening and end every session; the last session's exit
- * (or the stop timer) then finishes. why NULL: called again from an exit. */
-void coord_shutdown(struct coord *, const char *why);
 /* Append an audit row (kind, actor, session id or NULL, the JSON detail w
  * closed and freed here), in order with the store's other records. */
 struct lz_jsonw;
@@ -92,11 +94,30 @@ void coord_audit(struct coord *c, const char *kind, const char *actor, const cha
 void coord_sync_frame(struct coord *c, struct ctl_server_client *cl, const uint8_t *p,
     size_t len);
 
-/* ---- coord-dispatch.c: ctl_server callbacks ---- */
+/* ---- coord-effcfg.c: the effective configuration ---- */
 
-void coord_connect_cb(struct ctl_server_client *cl, void *arg);
+/* Build c->effcfg at start; the image id is filled in off the loop. */
+void coord_effcfg(struct coord *c);
+/* A profile grant applied (add) or revoked at run time, in the
+ * configuration clients compare theirs with (effcfg.h). */
+void coord_effcfg_egress(struct coord *, const char *entry, bool add);
+
+/* ---- coord-frames.c: one row a client frame ---- */
+
 void coord_frame_cb(struct ctl_server_client *cl, const struct proto_header *h,
     const uint8_t *p, void *arg);
+
+/* ---- coord-dispatch.c: sessions, ctl_server callbacks, escalation glue ---- */
+
+struct esc_ctl_anchor;
+/* Start a session for cl from a NEW_SESSION payload (anc: the Session
+ * Anchor of an ESC_NEW_SESSION, or NULL); answers cl itself. */
+void coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len,
+    const struct esc_ctl_anchor *anc);
+/* The live session numbered id, or NULL. */
+struct session *coord_session_find(struct coord *c, uint32_t id);
+
+void coord_connect_cb(struct ctl_server_client *cl, void *arg);
 void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
 /* Host Escalation for this domain (socket, TLS files); before the container. */
@@ -135,9 +156,6 @@ void coord_net_client_gone(struct coord *c, struct ctl_server_client *cl);
 char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
-/* coord.c: a profile grant applied (add) or revoked at run time, in the
- * configuration clients compare theirs with (effcfg.h). */
-void coord_effcfg_egress(struct coord *, const char *entry, bool add);
 
 /* ---- coord-netreq.c: network requests (issue 13) ---- */
 
@@ -179,10 +197,6 @@ void coord_limits_close(struct coord *c);
 void coord_limits_release(struct coord *c);
 /* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
 char *coord_limits_text(const struct coord *c);
-
-/* ---- coord.c ---- */
-
-void coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m);
 
 /* ---- coord-status.c ---- */
 

@@ -15,7 +15,7 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "jsonw.h"
 #include "prefix.h"
 #include "sandbox/disk-usage.h"
@@ -45,17 +45,14 @@ void
 coord_limits_spec(struct coord *c, struct drv_spec *sp)
 {
 	const struct cfg_limits *l = &c->o->resolved->profile->limits;
-	struct drv_mount tmp = { .type = DRV_MOUNT_TMPFS, .dst = (char *)"/tmp" };
-	_cleanup_free_ char *opts = NULL;
+	struct drv_mount tmp = { .type = DRV_MOUNT_TMPFS, .dst = (char *)"/tmp", .tmpfs_mode = 01777 };
 
 	if (l->pids > 0)
 		lz_strv_pushf(&sp->ulimits, "nproc=%ld:%ld", l->pids, l->pids);
 	/* gVisor enforces a tmpfs size: files in /tmp are memory, half of it. */
 	if (l->memory > 0) {
-		opts = xasprintf("tmpfs-size=%llu,tmpfs-mode=1777",
-		    (unsigned long long)(l->memory / 2));
-		tmp.opts = opts;
-		coord_spec_add_mount(sp, &tmp);
+		tmp.tmpfs_size = l->memory / 2;
+		drv_spec_add_mount(sp, &tmp);
 	}
 	sp->cgroups = limits_domain_cgroups(&c->ldom);
 }

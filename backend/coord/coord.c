@@ -52,26 +52,9 @@
 #define COORD_STOP_MS		5000	/* sessions that ignore SIGTERM+SIGKILL */
 #define COORD_DEFAULT_IMAGE	"localhost/lazaret-default:latest"
 
-void
-coord_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lz_logv("coordinator", fmt, ap);
-	va_end(ap);
-}
-
-int64_t
-coord_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Lifetime. */
+
+static void coord_shutdown(struct coord *, const char *why);
 
 static void
 coord_idle_cb(uv_timer_t *t)
@@ -83,7 +66,8 @@ coord_idle_cb(uv_timer_t *t)
 		    "no client came");
 }
 
-void
+/* Arm the linger timer when no session and no client is left. */
+static void
 coord_check_idle(struct coord *c)
 {
 	if (c->stopping || c->n_sessions > 0 || ctl_server_clients(c->srv) > 0)
@@ -144,7 +128,7 @@ coord_stop_timer_cb(uv_timer_t *t)
 
 /* First call: stop listening and end every session; the last session's exit
  * (or the stop timer) then finishes. why NULL: called again from an exit. */
-void
+static void
 coord_shutdown(struct coord *c, const char *why)
 {
 	size_t i;
@@ -281,20 +265,6 @@ coord_volume_mode(const char *mode, bool *ro, char **opts)
 	free(dup);
 }
 
-void
-coord_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m)
-{
-	struct drv_mount *d;
-
-	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
-	d = &sp->mounts[sp->n_mounts++];
-	d->type = m->type;
-	d->src = m->src != NULL ? xstrdup(m->src) : NULL;
-	d->dst = xstrdup(m->dst);
-	d->ro = m->ro;
-	d->opts = m->opts != NULL ? xstrdup(m->opts) : NULL;
-}
-
 static int
 coord_create_container(struct coord *c, lz_err_t *err)
 {
@@ -322,9 +292,9 @@ coord_create_container(struct coord *c, lz_err_t *err)
 		sp->env[sp->n_env++] = xstrdup(r->env[i]);
 	}
 	for (i = 0; i < c->layout.n_mounts; i++)
-		coord_spec_add_mount(sp, &c->layout.mounts[i]);
+		drv_spec_add_mount(sp, &c->layout.mounts[i]);
 	for (i = 0; i < c->n_ovl; i++)
-		coord_spec_add_mount(sp, &c->ovl[i]);
+		drv_spec_add_mount(sp, &c->ovl[i]);
 	if (preload_spec(c->a, sp, err) < 0)
 		goto out;
 	if (c->esc != NULL && esc_coord_spec(c->esc, sp, err) < 0)
@@ -351,7 +321,7 @@ coord_create_container(struct coord *c, lz_err_t *err)
 			lz_err_wrap(err, "volume %s", r->volumes[i].container);
 			goto out;
 		}
-		coord_spec_add_mount(sp, &m);
+		drv_spec_add_mount(sp, &m);
 		free(m.opts);
 	}
 	if (coord_user_spec(c, sp, err) < 0)
@@ -455,68 +425,6 @@ static void
 coord_watch_log(void *arg, const char *msg)
 {
 	coord_sentry_audit(arg, "sentry.import", msg, true);
-}
-
-/* What this sandbox really runs, for clients to compare theirs with; the
- * image id (a podman call) is filled in off the loop, "-" until then. */
-static void
-coord_effcfg_apply(struct coord *c, const char *edit)
-{
-	char *t = effcfg_egress_edit(c->effcfg != NULL ? c->effcfg : "", edit + 1, edit[0] == '+');
-
-	free(c->effcfg);
-	c->effcfg = t;
-}
-
-/* A grant for the profile applied at run time (add), or revoked: the
- * running configuration is what the grants file now says, so that a client
- * reading that file sees no difference (issue 24 item 13). */
-void
-coord_effcfg_egress(struct coord *c, const char *entry, bool add)
-{
-	lz_strv_pushf(&c->effcfg_edits, "%c%s", add ? '+' : '-', entry);
-	coord_effcfg_apply(c, c->effcfg_edits[lz_strv_len(c->effcfg_edits) - 1]);
-}
-
-static void
-coord_effcfg_work_cb(uv_work_t *req)
-{
-	struct coord *c = req->data;
-	lz_err_t err = LZ_ERR_INIT;
-
-	c->image_id = NULL;
-	if (c->drv->image_id(c->o->resolved->profile->image, &c->image_id, &err) < 0)
-		coord_log("image id: %s", err.msg);
-	lz_err_clear(&err);
-}
-
-static void
-coord_effcfg_after_cb(uv_work_t *req, int status)
-{
-	struct coord *c = req->data;
-
-	free(req);
-	if (status == 0 && c->image_id != NULL) {
-		free(c->effcfg);
-		c->effcfg = effcfg_build(c->o->resolved, c->image_id,
-		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
-		for (size_t i = 0; c->effcfg_edits != NULL && c->effcfg_edits[i] != NULL; i++)
-			coord_effcfg_apply(c, c->effcfg_edits[i]);
-	}
-	free(c->image_id);
-	c->image_id = NULL;
-}
-
-static void
-coord_effcfg(struct coord *c)
-{
-	uv_work_t *req = xcalloc(1, sizeof *req);
-
-	c->effcfg = effcfg_build(c->o->resolved, NULL,
-	    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated");
-	req->data = c;
-	if (uv_queue_work(c->loop, req, coord_effcfg_work_cb, coord_effcfg_after_cb) != 0)
-		free(req);
 }
 
 /* Undo start-up, in reverse; used after the loop and on a failed start.
@@ -779,6 +687,8 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.live_fd = -1;
 	c.guard_fd = -1;
 	c.started_ms = coord_now_ms();
+	c.check_idle = coord_check_idle;
+	c.shutdown = coord_shutdown;
 	if (sodium_init() < 0)
 		return lz_err_set(err, EINVAL, "libsodium failed to initialise");
 	signal(SIGPIPE, SIG_IGN);

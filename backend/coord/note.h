@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "coord/session.h"
 #include "store/store.h"
 

@@ -25,6 +25,7 @@ void
 esc_conn_unref(struct esc_conn *c)
 {
 	struct esc_server *s = c->srv;
+	const struct esc_conn_cbs *cbs;
 
 	if (--c->refs > 0)
 		return;
@@ -41,9 +42,10 @@ esc_conn_unref(struct esc_conn *c)
 	SSL_free(c->ssl);
 	if (c->fd >= 0)
 		close(c->fd);
+	cbs = c->cbs;
 	free(c);
 	s->open_handles--;
-	esc_server_maybe_free(s);
+	cbs->on_gone(s);
 }
 
 static void
@@ -151,7 +153,7 @@ esc_conn_reject(struct esc_conn *c, const char *why)
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "reason"); lz_jsonw_str(&w, why);
-	esc_audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
+	c->cbs->audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
 	esc_conn_result(c, ESC_OUTCOME_REJECTED, 0, why);
 }
 
@@ -170,7 +172,7 @@ esc_conn_timeout_cb(uv_timer_t *t)
 		lz_jsonw_key(&w, "reason");
 		lz_jsonw_str(&w, c->st == ESC_C_HANDSHAKE ? "TLS handshake: timed out" :
 		    "no whole request in time");
-		esc_audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
+		c->cbs->audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
 		if (c->st == ESC_C_REQUEST)
 			esc_conn_result(c, ESC_OUTCOME_REJECTED, 0, "no whole request in time");
 		else
@@ -183,7 +185,7 @@ esc_conn_timeout_cb(uv_timer_t *t)
 		lz_jsonw_obj_open(&w);
 		lz_jsonw_key(&w, "action"); lz_jsonw_str(&w, "timeout");
 		lz_jsonw_key(&w, "reason"); lz_jsonw_str(&w, msg);
-		esc_audit(c->srv, "esc.decision", "coordinator", c, &w, NULL);
+		c->cbs->audit(c->srv, "esc.decision", "coordinator", c, &w, NULL);
 		esc_conn_result(c, ESC_OUTCOME_TIMEOUT, 0, msg);
 		free(msg);
 		break;
@@ -240,7 +242,7 @@ esc_conn_read(struct esc_conn *c)
 					lz_jsonw_key(&w, "action"); lz_jsonw_str(&w, "abandoned");
 					lz_jsonw_key(&w, "reason");
 					lz_jsonw_str(&w, "the sandbox side went away before a decision");
-					esc_audit(c->srv, "esc.decision", "coordinator", c, &w, NULL);
+					c->cbs->audit(c->srv, "esc.decision", "coordinator", c, &w, NULL);
 				}
 				esc_conn_close(c);
 			}
@@ -279,7 +281,7 @@ esc_conn_read(struct esc_conn *c)
 		if (r == PROTO_FRAME) {
 			esc_trace_mark(&c->trace, ESC_T_REQUEST);
 			uv_timer_stop(&c->timer);
-			esc_conn_request(c, pl, h.length);
+			c->cbs->on_frame(c, pl, h.length);
 		}
 	}
 }
@@ -303,7 +305,7 @@ esc_conn_pump(struct esc_conn *c)
 			lz_jsonw_init(&w);
 			lz_jsonw_obj_open(&w);
 			lz_jsonw_key(&w, "reason"); lz_jsonw_str(&w, err.msg);
-			esc_audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
+			c->cbs->audit(c->srv, "esc.refused", "coordinator", c, &w, NULL);
 			esc_conn_close(c);
 			goto out;
 		}

@@ -168,7 +168,6 @@ esc_coord_prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *
 {
 	struct esc_coord *ec = arg;
 	struct esc_ctl_prompt q;
-	struct proto_buf b = { NULL, 0, 0 };
 
 	(void)s;
 	memset(&q, 0, sizeof q);
@@ -179,11 +178,9 @@ esc_coord_prompt_cb(struct esc_server *s, const struct esc_server_req *r, void *
 	q.cwd = (char *)r->cwd;
 	q.command = (char *)r->command;
 	q.reason = (char *)(r->reason != NULL ? r->reason : "");
-	esc_ctl_encode_prompt(&b, &q);
 	esc_coord_log(ec, "escalation %.8s of session %.8s waits: %s", r->request_id,
 	    r->session_id, q.reason);
-	ec->o.route_cb(r->session_id, &b, ec->o.arg);
-	proto_buf_clear(&b);
+	ec->o.prompt_cb(r->session_id, &q, ec->o.arg);
 }
 
 static void

@@ -23,7 +23,7 @@
 
 #include "anchor.h"
 #include "config.h"
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "sandbox/driver.h"
 #include "err.h"
 #include "esc-ctl.h"
@@ -36,6 +36,8 @@
 
 struct esc_coord;
 
+struct esc_ctl_prompt;
+
 struct esc_coord_opts {
 	uv_loop_t *loop;
 	const struct anchor *a;
@@ -44,6 +46,9 @@ struct esc_coord_opts {
 	const char *host_workspace;	/* the directory mounted at /workspace */
 	/* Send the frames in b to every client attached to session uuid (b emptied). */
 	void (*route_cb)(const char *uuid, struct proto_buf *b, void *arg);
+	/* Prompt every client attached to session uuid with q, each under that
+	 * session's number on its connection (only the coordinator knows it). */
+	void (*prompt_cb)(const char *uuid, const struct esc_ctl_prompt *q, void *arg);
 	/* Is cl attached to session uuid? */
 	bool (*attached_cb)(const char *uuid, struct ctl_server_client *cl, void *arg);
 	/* [Q]uit: shut the domain down. */

@@ -12,6 +12,7 @@
 #include "escalation/esc-cwd.h"
 #include "escalation/esc-server-int.h"
 #include "review/review-gate.h"
+#include "shellwords.h"
 #include "sign.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -389,4 +390,95 @@ out:
 	esc_audit_release(s);
 	free(msg);
 	free(why);
+}
+
+struct esc_anchor *
+esc_server_anchor(struct esc_server *s, const uint8_t sid[ESC_ID_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < s->n_anchors; i++)
+		if (memcmp(s->anchors[i].sid, sid, ESC_ID_LEN) == 0)
+			return &s->anchors[i];
+	return NULL;
+}
+
+struct esc_conn *
+esc_server_ticket(struct esc_server *s, uint32_t ticket)
+{
+	struct esc_conn *c;
+
+	for (c = s->conns; c != NULL; c = c->next)
+		if (c->st == ESC_C_PENDING && c->req.ticket == ticket)
+			return c;
+	return NULL;
+}
+
+int
+esc_server_decide(struct esc_server *s, uint32_t ticket, enum esc_ctl_action action,
+    const char *edited, const char *actor, lz_err_t *err)
+{
+	struct esc_conn *c = esc_server_ticket(s, ticket);
+	struct lz_jsonw w;
+	lz_err_t perr = LZ_ERR_INIT;
+	char **argv = NULL, *why;
+
+	if (c == NULL)
+		return lz_err_set(err, ENOENT, "no request waits under ticket %u", ticket);
+	lz_jsonw_init(&w);
+	lz_jsonw_obj_open(&w);
+	lz_jsonw_key(&w, "action"); lz_jsonw_str(&w, esc_ctl_action_name(action));
+	if (action == ESC_CTL_EDIT) {
+		enum policy_verdict v;
+		char **ev = NULL, *evwhy = NULL;
+
+		lz_jsonw_key(&w, "original"); lz_jsonw_str(&w, c->p.command);
+		lz_jsonw_key(&w, "edited"); lz_jsonw_str(&w, edited != NULL ? edited : "");
+		/* What the policy says of the edit is recorded; the human's word stands
+		 * (as for [A]pprove of a prompted request, banned programs included). */
+		policy_decide_in(s->o.policy, edited != NULL ? edited : "", c->host_cwd, &ev, &v,
+		    &evwhy);
+		lz_jsonw_key(&w, "edited_verdict"); lz_jsonw_str(&w, policy_verdict_name(v));
+		lz_jsonw_key(&w, "edited_why"); lz_jsonw_str(&w, evwhy);
+		lz_strv_free(ev);
+		free(evwhy);
+	}
+	switch (action) {
+	case ESC_CTL_APPROVE:
+		esc_request_approved(s, c->req.session_id);
+		esc_conn_approved(c, actor, &w);
+		break;
+	case ESC_CTL_EDIT:
+		/* Human-approved as typed, but still split by shell-words rules and
+		 * run without a shell: quotes group words, nothing is expanded. */
+		if (edited == NULL || lz_shellwords_split(edited, strlen(edited), &argv, &perr) < 0 ||
+		    argv == NULL || argv[0] == NULL) {
+			why = xasprintf("the edited command does not parse: %s",
+			    perr.msg != NULL ? perr.msg : "empty");
+			esc_audit(s, "esc.decision", actor, c, &w, NULL);
+			esc_conn_result(c, ESC_OUTCOME_DENIED, 0, why);
+			free(why);
+			lz_strv_free(argv);
+			lz_err_clear(&perr);
+			break;
+		}
+		lz_strv_free(c->argv);
+		c->argv = argv;
+		esc_request_resolve(c);
+		esc_request_approved(s, c->req.session_id);
+		esc_conn_approved(c, actor, &w);
+		break;
+	case ESC_CTL_DENY:
+		esc_audit(s, "esc.decision", actor, c, &w, NULL);
+		esc_request_denied(s, c->req.session_id);
+		esc_conn_result(c, ESC_OUTCOME_DENIED, 0, "denied by the user");
+		break;
+	case ESC_CTL_QUIT:
+		esc_audit(s, "esc.decision", actor, c, &w, NULL);
+		esc_conn_result(c, ESC_OUTCOME_DENIED, 0, "the user quit the session");
+		if (s->cbs.quit_cb != NULL)
+			s->cbs.quit_cb(s->arg);
+		break;
+	}
+	return 0;
 }

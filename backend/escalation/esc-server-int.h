@@ -1,8 +1,9 @@
-/* esc-server-int.h - what the three files of the escalation server share:
- * esc-server.c (listener, sessions, the decision API), esc-conn.c (one
- * connection's TLS I/O, timeouts and its one RESULT) and esc-request.c (a
- * verified request: policy, limits, audit first, the command). Not for use
- * outside backend/escalation/.
+/* esc-server-int.h - what the four files of the escalation server share,
+ * top to bottom: esc-server.c (listener, sessions), esc-request.c (a verified
+ * request: policy, limits, audit first, the command; a human's decision),
+ * esc-audit.c (audit rows, the server's last free) and esc-conn.c (one
+ * connection's TLS I/O, timeouts and its one RESULT, reporting up through
+ * struct esc_conn_cbs). Not for use outside backend/escalation/.
  */
 #ifndef LZ_ESC_SERVER_INT_H
 #define LZ_ESC_SERVER_INT_H
@@ -40,8 +41,24 @@ struct esc_anchor {
 	int64_t backoff_until;	/* uv_now ms: prompted requests refused until then */
 };
 
+struct esc_conn;
+struct lz_jsonw;
+
+/* What a connection reports to its owner (the server gives them at accept,
+ * as redis's ConnectionType): esc-conn.c calls nothing above it by name. */
+struct esc_conn_cbs {
+	/* a whole REQUEST frame's payload arrived (esc_conn_request) */
+	void (*on_frame)(struct esc_conn *, const uint8_t *pl, size_t len);
+	/* the connection's last reference is gone (esc_server_maybe_free) */
+	void (*on_gone)(struct esc_server *);
+	/* an audit row, as esc_audit */
+	void (*audit)(struct esc_server *, const char *kind, const char *actor, struct esc_conn *,
+	    struct lz_jsonw *w, void (*done)(void *, int));
+};
+
 struct esc_conn {
 	struct esc_server *srv;
+	const struct esc_conn_cbs *cbs;
 	int fd;
 	uv_poll_t poll;
 	uv_timer_t timer;
@@ -92,9 +109,8 @@ struct esc_server {
 	struct review_gate *gate;	/* o.review_repo's, or NULL */
 };
 
-/* esc-server.c */
+/* esc-audit.c */
 void esc_server_maybe_free(struct esc_server *);
-struct esc_anchor *esc_server_anchor(struct esc_server *, const uint8_t sid[ESC_ID_LEN]);
 /* Close w and record it; c (may be NULL) names the session and request. A
  * row that could not be committed marks the server audit_down and c (held
  * until the store answered) audit_failed; then done(c, status) if given. */
@@ -125,6 +141,9 @@ void esc_conn_request(struct esc_conn *, const uint8_t *pl, size_t len);
 /* Approved (by the policy or a human): record the decision, run c->argv
  * once its rows are committed, refuse if they were not. */
 void esc_conn_approved(struct esc_conn *, const char *actor, struct lz_jsonw *decision);
+struct esc_anchor *esc_server_anchor(struct esc_server *, const uint8_t sid[ESC_ID_LEN]);
+/* The request waiting for a human under ticket, or NULL. */
+struct esc_conn *esc_server_ticket(struct esc_server *, uint32_t ticket);
 /* Denied by a human: count it for the session's back-off. */
 void esc_request_denied(struct esc_server *, const char *session_hex);
 /* c->file: c->argv[0] resolved (policy_which) and its inode noted; what

@@ -18,8 +18,8 @@
 #include <uv.h>
 
 #include "anchor.h"
-#include "coord/ctl-server.h"
-#include "coord/proc.h"
+#include "host/ctl-server.h"
+#include "host/proc.h"
 #include "net/net-build.h"
 #include "net/net-coord.h"
 #include "sandbox/driver.h"

@@ -15,7 +15,7 @@
 #include "sandbox/driver.h"
 #include "sandbox/image.h"
 #include "sandbox/podman.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "review/review-audit.h"
 #include "store/audit.h"
 #include "store/store.h"

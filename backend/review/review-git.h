@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "review/review-big.h"
 #include "err.h"
 

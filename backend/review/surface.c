@@ -11,7 +11,7 @@
 
 #include "prefix.h"
 #include "review/surface.h"
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "xmalloc.h"
 
 static const char *const surface_kinds[] = { "path", "attr", "json", "mode" };

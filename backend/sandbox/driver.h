@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -24,7 +25,9 @@ struct drv_mount {
 	char *src;		/* canonical host path (bind only) */
 	char *dst;		/* absolute path in the container */
 	bool ro;
-	char *opts;		/* extra options ("z", "size=1m,mode=0700"), or NULL */
+	char *opts;		/* extra options for the runtime ("z"), or NULL */
+	uint64_t tmpfs_size;	/* tmpfs only: bytes, 0 = the runtime's default */
+	unsigned tmpfs_mode;	/* tmpfs only: permission bits (01777), 0 = default */
 };
 
 struct drv_spec {
@@ -132,6 +135,8 @@ extern const struct drv_ops podman_ops;
  * Caller frees with lz_strv_free. */
 char **drv_exec_command(const struct drv_exec *ex);
 
+/* Append a copy of m to sp's mounts (driver.c). */
+void drv_spec_add_mount(struct drv_spec *sp, const struct drv_mount *m);
 /* Append a bind mount src -> dst to sp (copies both). */
 void drv_spec_add_bind(struct drv_spec *sp, const char *src, const char *dst, bool ro);
 /* Free every member and the spec itself (allocated with xcalloc); NULL is a no-op. */

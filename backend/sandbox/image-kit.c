@@ -30,7 +30,7 @@
 
 #include "sandbox/driver.h"
 #include "sandbox/image.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "config.h"
 #include "paths.h"
 #include "strv.h"

@@ -22,7 +22,7 @@
 
 #include "sandbox/driver.h"
 #include "sandbox/image.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 

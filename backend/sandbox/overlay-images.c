@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/overlay-images.h"
 
 #define OVERLAY_IMAGES_NAME_CHARS \

@@ -61,7 +61,7 @@
 #include "sandbox/overlay-images.h"
 #include "sandbox/pause.h"
 #include "sandbox/storage.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sandbox/sentry.h"
 #include "strv.h"
 #include "trace.h"

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@
 #include "sandbox/podman.h"
 #include "sandbox/rexec.h"
 #include "sandbox/storage.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -93,7 +94,7 @@ podman_csv_raw(char **buf, const char *raw)
 int
 podman_mount_arg(const struct drv_mount *m, char **out, lz_err_t *err)
 {
-	char *s = NULL;
+	char *s = NULL, num[48];
 
 	*out = NULL;
 	if (m->dst == NULL || m->dst[0] != '/')
@@ -128,6 +129,14 @@ podman_mount_arg(const struct drv_mount *m, char **out, lz_err_t *err)
 		podman_csv_raw(&s, "ro=true");
 	if (m->opts != NULL && m->opts[0] != '\0')
 		podman_csv_raw(&s, m->opts);
+	if (m->type == DRV_MOUNT_TMPFS && m->tmpfs_size > 0) {
+		snprintf(num, sizeof num, "tmpfs-size=%llu", (unsigned long long)m->tmpfs_size);
+		podman_csv_raw(&s, num);
+	}
+	if (m->type == DRV_MOUNT_TMPFS && m->tmpfs_mode != 0) {
+		snprintf(num, sizeof num, "tmpfs-mode=%o", m->tmpfs_mode);
+		podman_csv_raw(&s, num);
+	}
 	*out = s;
 	return 0;
 }
@@ -268,31 +277,6 @@ podman_run_argv(const struct drv_spec *spec, const char *init_host, char ***argv
 fail:
 	lz_strv_free(v);
 	return -1;
-}
-
-char **
-drv_exec_command(const struct drv_exec *ex)
-{
-	char **v = NULL;
-	size_t i;
-
-	if (ex->hold != NULL) {
-		lz_strv_push(&v, ex->hold);
-		lz_strv_push(&v, "--hold");
-		if (ex->uid != 0)
-			lz_strv_pushf(&v, "--user=%u:%u", ex->uid, ex->gid);
-		lz_strv_push(&v, "--");
-	}
-	if (ex->argv == NULL || ex->argv[0] == NULL) {
-		/* the image's login shell: bash when it has one (runs inside the sandbox) */
-		lz_strv_push(&v, "/bin/sh");
-		lz_strv_push(&v, "-c");
-		lz_strv_push(&v, "if [ -x /bin/bash ]; then exec /bin/bash -l; fi; exec /bin/sh -l");
-	} else {
-		for (i = 0; ex->argv[i] != NULL; i++)
-			lz_strv_push(&v, ex->argv[i]);
-	}
-	return v;
 }
 
 int
@@ -669,63 +653,3 @@ const struct drv_ops podman_ops = {
 	.direct_exec = rexec_exec,
 	.direct_free = rexec_free,
 };
-
-void
-drv_spec_add_bind(struct drv_spec *sp, const char *src, const char *dst, bool ro)
-{
-	struct drv_mount *m;
-
-	sp->mounts = xreallocarray(sp->mounts, sp->n_mounts + 1, sizeof *sp->mounts);
-	m = &sp->mounts[sp->n_mounts++];
-	memset(m, 0, sizeof *m);
-	m->type = DRV_MOUNT_BIND;
-	m->src = xstrdup(src);
-	m->dst = xstrdup(dst);
-	m->ro = ro;
-}
-
-void
-drv_mount_clear(struct drv_mount *m)
-{
-	if (m == NULL)
-		return;
-	free(m->src);
-	free(m->dst);
-	free(m->opts);
-	memset(m, 0, sizeof *m);
-}
-
-static void
-drv_strs_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void
-drv_spec_free(struct drv_spec *s)
-{
-	size_t i;
-
-	if (s == NULL)
-		return;
-	free(s->name);
-	free(s->image);
-	free(s->network);
-	free(s->workdir);
-	drv_strs_free(s->env, s->n_env);
-	for (i = 0; i < s->n_mounts; i++)
-		drv_mount_clear(&s->mounts[i]);
-	free(s->mounts);
-	drv_strs_free(s->runtime_flags, s->n_runtime_flags);
-	drv_strs_free(s->labels, s->n_labels);
-	free(s->runtime);
-	drv_strs_free(s->cap_add, s->n_cap_add);
-	lz_strv_free(s->cmd);
-	lz_strv_free(s->ulimits);
-	lz_strv_free(s->cgroups);
-	free(s);
-}

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "jsonw.h"
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/rexec-spec.h"
 #include "strv.h"
 #include "xmalloc.h"

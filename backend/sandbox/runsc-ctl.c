@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "jsonw.h"
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/runsc-ctl.h"
 #include "strv.h"
 #include "xmalloc.h"

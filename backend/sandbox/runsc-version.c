@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sandbox/runsc-version.h"
 #include "xmalloc.h"
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"

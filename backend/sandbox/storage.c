@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/mountinfo.h"
 #include "sandbox/pause.h"
 #include "sandbox/storage.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "err.h"
 #include "store/store.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-anchor.h"
+#include "store/audit-anchor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

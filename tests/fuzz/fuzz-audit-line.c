@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-line.h"
+#include "store/audit-line.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

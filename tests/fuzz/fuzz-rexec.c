@@ -10,7 +10,6 @@
 
 /* backend/review and backend/sandbox are not in the fuzz build's shared
  * sources: compile the pure files in. */
-#include "review/surface-json.c"
 #include "sandbox/rexec-spec.c"
 #include "sandbox/rexec-conmon.c"
 

@@ -9,7 +9,6 @@
 
 /* backend/review and backend/sandbox are not in the fuzz build's shared
  * sources: compile the pure files in. */
-#include "review/surface-json.c"
 #include "sandbox/runsc-ctl.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

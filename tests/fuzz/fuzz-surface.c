@@ -10,7 +10,6 @@
 
 /* backend/review is not in the fuzz build's shared sources: compile the
  * two pure files in. */
-#include "review/surface-json.c"
 #include "review/surface.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../app/wb-mouse.c"
+#include "wb/wb-mouse.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

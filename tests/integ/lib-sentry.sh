@@ -6,7 +6,7 @@ SX_IMG=${SX_IMG:-localhost/lazaret-default:latest}
 SX_ARGS=()
 SX_NOTICE=
 
-# lazaret debug is hidden; until app/lazaret.c lists it the layout cannot be asked for.
+# lazaret debug is hidden; until app/cli/lazaret.c lists it the layout cannot be asked for.
 need_debug() {
 	lz debug --help >/dev/null 2>&1 || skip "lazaret debug is not in the command table"
 	[ -x "$T/bin/lazaret-probe" ] || fail "no lazaret-probe in $LZ_BUILD: run make"

@@ -4,7 +4,7 @@
 # exclusively) and directly once it is gone, JSON lines, and --verify catching
 # an edited row and a cut tail in state.db.
 source "$(dirname "$0")/lib.sh"
-lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/lazaret.c table)"
+lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/cli/lazaret.c table)"
 [ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI missing"
 need_stack

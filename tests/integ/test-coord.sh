@@ -5,7 +5,7 @@
 # recovery after the coordinator itself is SIGKILLed (its guard cleans up), clean teardown on
 # SIGTERM and on `lazaret stop`, and `lazaret ls`.
 source "$(dirname "$0")/lib.sh"
-lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/lazaret.c table)"
+lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/cli/lazaret.c table)"
 need_stack
 need_default_image
 

@@ -10,7 +10,7 @@
 # audited, and the coordinator keeps serving.
 source "$(dirname "$0")/lib.sh"
 lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command"
-lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/lazaret.c table)"
+lz audit --help >/dev/null 2>&1 || skip "this lazaret has no audit command (app/cli/lazaret.c table)"
 [ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
 need_stack
 need_default_image
@@ -18,8 +18,10 @@ command -v tmux >/dev/null || skip "tmux missing"
 
 # The hostile client, static like lazaret-escalate (the probe rule links no OpenSSL).
 HOSTILE=$T/esc-hostile
-( cd "$LZ_SRC" && timeout 120 gcc -std=c17 -D_GNU_SOURCE -O2 -Ibackend/common -Ibackend -static \
-	-o "$HOSTILE" tests/integ/esc-hostile.c backend/common/{err,xmalloc,strv,shellwords,jsonw,proto,paths,esc-payload,sign,trust,cred-fd}.c \
+( cd "$LZ_SRC" && timeout 120 gcc -std=c17 -D_GNU_SOURCE -O2 \
+	-Ibackend/common/base -Ibackend/common/wire -Ibackend/common/trust -Ibackend -static \
+	-o "$HOSTILE" tests/integ/esc-hostile.c backend/common/base/{err,xmalloc,strv,shellwords,jsonw,paths}.c \
+	backend/common/wire/{proto,proto-msg,esc-payload}.c backend/common/trust/{sign,trust,cred-fd}.c \
 	-lssl -lcrypto -lsodium -lpthread -ldl 2>/dev/null ) || fail "cannot build esc-hostile"
 chmod 0755 "$HOSTILE"
 

@@ -4,7 +4,7 @@
 # pane (raw mode restored), awkward workspace paths, and clear errors that
 # leave nothing running.
 source "$(dirname "$0")/lib.sh"
-lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/lazaret.c table)"
+lz run --help >/dev/null 2>&1 || skip "this lazaret has no run command (app/cli/lazaret.c table)"
 need_stack
 need_default_image
 

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dns.h"
+#include "../../sidecar/dns.h"
 #include "probe-net.h"
 
 /* Long enough to outwait a destination the router holds while it asks

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "audit-line.h"
+#include "store/audit-line.h"
 
 #define REQ	"8e1f00aa11bb22cc33dd44ee55ff6677"
 #define SESS	"3f2a9c1d00000000000000000000beef"

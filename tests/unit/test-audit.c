@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "store/audit.h"
-#include "audit-anchor.h"
+#include "store/audit-anchor.h"
 #include "store/store.h"
 #include "testutil.h"
 #include "xmalloc.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli-suggest.h"
-#include "cli-table.h"
+#include "cli/cli-suggest.h"
+#include "cli/cli-table.h"
 
 static const char *const cmds[] = {
 	"run", "status", "ls", "stop", "audit", "image", "doctor", "config", "domain",

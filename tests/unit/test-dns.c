@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "dns.h"
+#include "../../sidecar/dns.h"
 #include "xmalloc.h"
 
 struct msg {

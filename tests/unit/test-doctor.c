@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sandbox/doctor.h"
+#include "doctor/doctor.h"
 #include "xmalloc.h"
 
 static void

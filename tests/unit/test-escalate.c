@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "esc-payload.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sign.h"
 #include "strv.h"
 #include "testutil.h"

@@ -80,6 +80,26 @@ test_podman_tmpfs_mount_is_empty_not_a_copy(void **state)
 	free(s);
 }
 
+/* The size and mode stay numbers up to the driver: only podman.c writes
+ * podman's tmpfs-size= and tmpfs-mode= (the limits' /tmp). */
+static void
+test_podman_tmpfs_size_and_mode_written_by_the_driver(void **state)
+{
+	struct drv_mount m = { .type = DRV_MOUNT_TMPFS, .dst = (char *)"/tmp",
+	    .tmpfs_size = 1073741824, .tmpfs_mode = 01777 };
+	struct drv_spec sp = { 0 };
+	lz_err_t err = LZ_ERR_INIT;
+	char *s;
+
+	(void)state;
+	drv_spec_add_mount(&sp, &m);
+	assert_int_equal(podman_mount_arg(&sp.mounts[0], &s, &err), 0);
+	assert_string_equal(s, "type=tmpfs,dst=/tmp,notmpcopyup,tmpfs-size=1073741824,tmpfs-mode=1777");
+	free(s);
+	drv_mount_clear(&sp.mounts[0]);
+	free(sp.mounts);
+}
+
 static void
 test_podman_mount_rejects_relative_and_newline_paths(void **state)
 {
@@ -329,6 +349,7 @@ main(void)
 		cmocka_unit_test(test_podman_mount_quotes_commas_and_quotes_for_podman_csv),
 		cmocka_unit_test(test_podman_mount_keeps_spaces_unquoted),
 		cmocka_unit_test(test_podman_tmpfs_mount_is_empty_not_a_copy),
+		cmocka_unit_test(test_podman_tmpfs_size_and_mode_written_by_the_driver),
 		cmocka_unit_test(test_podman_mount_rejects_relative_and_newline_paths),
 		cmocka_unit_test(test_podman_run_argv_is_a_hardened_runsc_sandbox),
 		cmocka_unit_test(test_podman_run_argv_sidecar_gets_crun_caps_and_command),

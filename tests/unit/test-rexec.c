@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/rexec-spec.h"
 #include "sandbox/rexec.h"
 #include "strv.h"

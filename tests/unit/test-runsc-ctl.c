@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/surface-json.h"
+#include "surface-json.h"
 #include "sandbox/runsc-ctl.h"
 
 #define CID "4d10ed1af32f1f5a3433dd34cda8148acb6d68028df760db9758350b65c4a633"

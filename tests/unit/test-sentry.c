@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "anchor.h"
-#include "coord/proc.h"
+#include "host/proc.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "sandbox/sentry-watch.h"

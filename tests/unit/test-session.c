@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "coord/ctl-server.h"
+#include "host/ctl-server.h"
 #include "proto.h"
 #include "coord/screen.h"
 #include "coord/session.h"

@@ -29,8 +29,8 @@
 #include "tabbar.h"
 #include "term-draw.h"
 #include "textview.h"
-#include "wb-keys.h"
-#include "wb-layout.h"
+#include "wb/wb-keys.h"
+#include "wb/wb-layout.h"
 #include "widget.h"
 
 /* The panel library allocates the stdscr pseudo-panel of a SCREEN once and
