@@ -227,7 +227,7 @@ side_hint_find(struct side *s, int family, const uint8_t *addr)
 
 	for (size_t i = 0; i < s->nhints; i++)
 		if (s->hints[i].family == family && s->hints[i].expires_ms > now &&
-		    memcmp(s->hints[i].addr, addr, (family == AF_INET ? 4 : 16)) == 0)
+		    memcmp(s->hints[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
 			return s->hints[i].name;
 	return NULL;
 }
@@ -239,7 +239,8 @@ side_hint_put(struct side *s, int family, const uint8_t *addr, const char *name,
 	struct side_hint *h = NULL;
 
 	for (size_t i = 0; i < s->nhints && h == NULL; i++)
-		if (s->hints[i].family == family && memcmp(s->hints[i].addr, addr, (family == AF_INET ? 4 : 16)) == 0)
+		if (s->hints[i].family == family &&
+		    memcmp(s->hints[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
 			h = &s->hints[i];
 	if (h == NULL && s->nhints < SIDE_MAX_HINTS)
 		h = &s->hints[s->nhints++];
@@ -252,7 +253,7 @@ side_hint_put(struct side *s, int family, const uint8_t *addr, const char *name,
 	}
 	memset(h, 0, sizeof *h);
 	h->family = family;
-	memcpy(h->addr, addr, (family == AF_INET ? 4 : 16));
+	memcpy(h->addr, addr, family == AF_INET ? 4 : 16);
 	snprintf(h->name, sizeof h->name, "%s", name);
 	h->expires_ms = expires_ms;
 }

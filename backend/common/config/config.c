@@ -2,9 +2,10 @@
  *
  * Theory of operation: config-tree.c turns the bytes into a tree of nodes
  * with line numbers; the schema walk here fills struct cfg from it (each
- * profile's mapping in config-profile.c), failing on the first problem with "FILE:LINE: KEY: what is wrong" (value checks in
- * config-check.c). Everything that does not depend on a workspace is checked
- * at load time, so `lazaret config check` catches it; cfg_profile_resolve()
+ * profile's mapping in config-profile.c), failing on the first problem with
+ * "FILE:LINE: KEY: what is wrong" (value checks in config-check.c).
+ * Everything that does not depend on a workspace is checked at load time,
+ * so `lazaret config check` catches it; cfg_profile_resolve()
  * (config-expand.c) only expands and canonicalizes.
  */
 #include <ctype.h>
