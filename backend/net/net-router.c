@@ -2,6 +2,7 @@
  * crun exec (podman exec as the fallback), watched as our child, and started
  * again with the policy in force when it dies (a few times a minute at most;
  * then the network stays down, default deny). */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
