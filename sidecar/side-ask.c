@@ -112,7 +112,7 @@ ask_send(struct side *s, struct side_ask *a, uint32_t state)
 
 	ask_item(a, state, &it);
 	netreq_encode_item(&b, NETCTL_ASK, &it);
-	side_ctl_broadcast(s, &b);
+	side_event_broadcast(s, &b);
 	proto_buf_clear(&b);
 	a->dirty = false;
 	a->sent_ms = side_now_ms();
@@ -185,7 +185,7 @@ ask_finish(struct side *s, struct side_ask *a, bool accept)
 		ask_release_queries(s, a, false, false);
 }
 
-void
+static void
 side_ask_packet(struct side *s, uint32_t packet_id, const uint8_t *pkt, size_t len)
 {
 	int family;
@@ -271,7 +271,7 @@ lookup_put(struct side *s, const struct side_ask *a, bool accept)
 	l->until_ms = side_now_ms() + SIDE_LOOKUP_MS;
 }
 
-enum side_q
+static enum side_q
 side_ask_query(struct side *s, const char *name, uint16_t qtype, const uint8_t *q, size_t len,
     const struct sockaddr_storage *from, socklen_t fromlen)
 {
@@ -350,7 +350,7 @@ ask_learn_hints(struct side *s)
 	}
 }
 
-int
+static int
 side_ask_verdict(struct side *s, uint32_t id, uint32_t verdict, const char *entry,
     lz_err_t *err)
 {
@@ -422,7 +422,7 @@ side_ask_tick(struct side *s)
 		for (size_t i = 0; i < SIDE_MAX_ASKS; i++)
 			sum.pending += s->asks[i].used;
 		netreq_encode_summary(&b, &sum);
-		side_ctl_broadcast(s, &b);
+		side_event_broadcast(s, &b);
 		proto_buf_clear(&b);
 		s->summary_dirty = false;
 		s->summary_ms = now;
@@ -434,7 +434,7 @@ side_ask_tick(struct side *s)
 	return next <= now ? 0 : (int)(next - now);
 }
 
-void
+static void
 side_ask_replay(struct side *s, struct side_client *c)
 {
 	struct netreq_summary sum = { .overflow = s->overflow, .denied_hits = s->denied_hits,
@@ -452,39 +452,9 @@ side_ask_replay(struct side *s, struct side_client *c)
 	netreq_encode_summary(&c->out, &sum);
 }
 
-const char *
-side_hint_find(struct side *s, int family, const uint8_t *addr)
-{
-	uint64_t now = side_now_ms();
-
-	for (size_t i = 0; i < s->nhints; i++)
-		if (s->hints[i].family == family && s->hints[i].expires_ms > now &&
-		    memcmp(s->hints[i].addr, addr, alen(family)) == 0)
-			return s->hints[i].name;
-	return NULL;
-}
-
-void
-side_hint_put(struct side *s, int family, const uint8_t *addr, const char *name,
-    uint64_t expires_ms)
-{
-	struct side_hint *h = NULL;
-
-	for (size_t i = 0; i < s->nhints && h == NULL; i++)
-		if (s->hints[i].family == family && memcmp(s->hints[i].addr, addr, alen(family)) == 0)
-			h = &s->hints[i];
-	if (h == NULL && s->nhints < SIDE_MAX_HINTS)
-		h = &s->hints[s->nhints++];
-	if (h == NULL) {
-		/* Full: the one closest to expiry goes. */
-		h = &s->hints[0];
-		for (size_t i = 1; i < s->nhints; i++)
-			if (s->hints[i].expires_ms < h->expires_ms)
-				h = &s->hints[i];
-	}
-	memset(h, 0, sizeof *h);
-	h->family = family;
-	memcpy(h->addr, addr, alen(family));
-	snprintf(h->name, sizeof h->name, "%s", name);
-	h->expires_ms = expires_ms;
-}
+const struct side_ask_ops side_ask_ops = {
+	.packet = side_ask_packet,
+	.query = side_ask_query,
+	.verdict = side_ask_verdict,
+	.replay = side_ask_replay,
+};

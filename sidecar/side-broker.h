@@ -1,5 +1,6 @@
 /* side-broker.h - the credential broker's pieces shared by side-broker.c
- * (requests, TLS) and side-broker-git.c (pushes): internal to the router. */
+ * (requests, TLS), side-broker-git.c (pushes) and side-broker-io.c (what
+ * both write: answers, events): internal to the router. */
 #ifndef LZ_SIDE_BROKER_H
 #define LZ_SIDE_BROKER_H
 
@@ -27,6 +28,11 @@ struct side_broker_cred {
 	struct side *s;
 };
 
+/* ---- side-broker-io.c ---- */
+
+/* The events' pipe to the poll loop (side_broker_fd and side_broker_read in
+ * side.h), made by side_broker_set; -1 with errno. */
+int side_broker_events_open(lz_err_t *err);
 /* An answer of the broker's own: status and one line (text/plain). */
 void side_broker_answer(int fd, int status, const char *reason);
 /* One NETCTL_EV_BROKER event to the poll loop (never a value or a body). */
@@ -35,7 +41,8 @@ void side_broker_report(const struct side_broker_cred *c, bool allowed, int stat
     uint64_t ms, const char *why);
 int side_broker_write_all(int fd, const void *p, size_t n);
 
-/* side-broker-git.c: a push (POST .../git-receive-pack, read whole in keep):
+/* ---- side-broker-git.c ----
+ * A push (POST .../git-receive-pack, read whole in keep):
  * every ref it updates must match the entry's patterns, and none is
  * deleted. 1: forward it; 0: refused, the git-readable answer sent and each
  * ref reported. */

@@ -121,7 +121,7 @@ dns_one_query(struct side *s, uint8_t *buf, size_t len, const struct sockaddr_st
 		/* Outside the policy: held while a human is asked, or answered here;
 		 * never forwarded without a decision (a lookup's other types follow
 		 * the decision on its first). */
-		enum side_q q = side_ask_query(s, m.qname, m.qtype, buf, len, from, fromlen);
+		enum side_q q = s->ask->query(s, m.qname, m.qtype, buf, len, from, fromlen);
 
 		if (q == SIDE_Q_HELD)
 			goto out;

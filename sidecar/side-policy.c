@@ -8,24 +8,6 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-uint64_t
-side_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t
-side_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int
 side_policy_parse(char *const *v, size_t n, struct side_policy *out, lz_err_t *err)
 {
@@ -236,4 +218,42 @@ side_learned_prune(struct side *s)
 		l->nports = any ? 0 : np;
 		i++;
 	}
+}
+
+const char *
+side_hint_find(struct side *s, int family, const uint8_t *addr)
+{
+	uint64_t now = side_now_ms();
+
+	for (size_t i = 0; i < s->nhints; i++)
+		if (s->hints[i].family == family && s->hints[i].expires_ms > now &&
+		    memcmp(s->hints[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			return s->hints[i].name;
+	return NULL;
+}
+
+void
+side_hint_put(struct side *s, int family, const uint8_t *addr, const char *name,
+    uint64_t expires_ms)
+{
+	struct side_hint *h = NULL;
+
+	for (size_t i = 0; i < s->nhints && h == NULL; i++)
+		if (s->hints[i].family == family &&
+		    memcmp(s->hints[i].addr, addr, family == AF_INET ? 4 : 16) == 0)
+			h = &s->hints[i];
+	if (h == NULL && s->nhints < SIDE_MAX_HINTS)
+		h = &s->hints[s->nhints++];
+	if (h == NULL) {
+		/* Full: the one closest to expiry goes. */
+		h = &s->hints[0];
+		for (size_t i = 1; i < s->nhints; i++)
+			if (s->hints[i].expires_ms < h->expires_ms)
+				h = &s->hints[i];
+	}
+	memset(h, 0, sizeof *h);
+	h->family = family;
+	memcpy(h->addr, addr, family == AF_INET ? 4 : 16);
+	snprintf(h->name, sizeof h->name, "%s", name);
+	h->expires_ms = expires_ms;
 }

@@ -133,7 +133,7 @@ queue_msg_cb(const struct nlmsghdr *nlh, void *data)
 		side_queue_verdict(s, ntohl(ph->packet_id), false);
 		return MNL_CB_OK;
 	}
-	side_ask_packet(s, ntohl(ph->packet_id), mnl_attr_get_payload(tb[NFQA_PAYLOAD]),
+	s->ask->packet(s, ntohl(ph->packet_id), mnl_attr_get_payload(tb[NFQA_PAYLOAD]),
 	    mnl_attr_get_payload_len(tb[NFQA_PAYLOAD]));
 	return MNL_CB_OK;
 }

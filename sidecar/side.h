@@ -170,7 +170,31 @@ struct side_client {
 	uint32_t lost;		/* events not queued since the last LOST */
 };
 
+/* The requests (side-ask.c) as the files below them reach them: side-queue.c
+ * brings a held packet, side-dns.c a query outside the policy, side-ctl.c a
+ * verdict and a new subscriber. side-ask.c calls each of those files back
+ * (a packet's verdict, a held query released, an entry added), so they call
+ * it through this table, which sidecar.c sets at start-up (side_ask_ops):
+ * no call circle between the files. */
+struct side;
+
+struct side_ask_ops {
+	/* A held packet: ask (or refuse at once: denied, list full, too many held). */
+	void (*packet)(struct side *, uint32_t packet_id, const uint8_t *pkt, size_t len);
+	/* A query for a name outside the policy: held (asked about), refused, or
+	 * forwarded once (the lookup it belongs to was approved once). */
+	enum side_q (*query)(struct side *, const char *name, uint16_t qtype, const uint8_t *q,
+	    size_t len, const struct sockaddr_storage *from, socklen_t fromlen);
+	/* NETCTL_VERDICT: 1 when attempts were held, 0 when the request was gone
+	 * (an entry is still added), -1 with err. */
+	int (*verdict)(struct side *, uint32_t id, uint32_t verdict, const char *entry,
+	    lz_err_t *err);
+	/* Every pending request and the counters, to one new subscriber. */
+	void (*replay)(struct side *, struct side_client *);
+};
+
 struct side {
+	const struct side_ask_ops *ask;	/* &side_ask_ops, set by sidecar.c */
 	const char *table;
 	const char *ctl_path;
 	uint16_t nflog_group;
@@ -218,9 +242,18 @@ struct side {
 	uint32_t ev_lost;
 };
 
+/* side-base.c: what every file calls */
 uint64_t side_now_ms(void);	/* monotonic */
-int side_nonblock(int fd, lz_err_t *err);
 uint64_t side_wall_ms(void);
+int side_nonblock(int fd, lz_err_t *err);
+
+/* side-event.c: to the control socket's subscribers */
+/* Rate-limit, keep in the ring, queue to every subscriber. */
+void side_event(struct side *, struct netctl_event *);
+/* Queue one frame (ASK, SUMMARY) to every subscriber (bounded like events). */
+void side_event_broadcast(struct side *, const struct proto_buf *frame);
+/* The recent events in the ring, to one new subscriber. */
+void side_event_replay(struct side *, struct side_client *);
 
 /* side-policy.c */
 int side_policy_parse(char *const *v, size_t n, struct side_policy *out, lz_err_t *err);
@@ -244,6 +277,11 @@ const struct side_learned *side_learned_find(struct side *, int family, const ui
 const char *side_past_find(struct side *, int family, const uint8_t *addr);
 /* Drop expired entries and entries no policy entry matches any more. */
 void side_learned_prune(struct side *);
+/* The name an address was resolved from "once" (side-dns.c puts the
+ * addresses a query approved once resolved to), or NULL. */
+const char *side_hint_find(struct side *, int family, const uint8_t *addr);
+void side_hint_put(struct side *, int family, const uint8_t *addr, const char *name,
+    uint64_t expires_ms);
 
 /* side-ct.c: learned addresses expiring within within_ms that still have a
  * live flow (conntrack) get another floor. */
@@ -287,27 +325,13 @@ void side_queue_read(struct side *);
 /* NF_ACCEPT, or refuse (re-run with SIDE_REFUSE_MARK). */
 void side_queue_verdict(struct side *, uint32_t packet_id, bool accept);
 
-/* side-ask.c */
-/* A held packet: ask (or refuse at once: denied, list full, too many held). */
-void side_ask_packet(struct side *, uint32_t packet_id, const uint8_t *pkt, size_t len);
-/* A query for a name outside the policy: held (asked about), refused, or
- * forwarded once (the lookup it belongs to was approved once). */
-enum side_q side_ask_query(struct side *, const char *name, uint16_t qtype, const uint8_t *q,
-    size_t len, const struct sockaddr_storage *from, socklen_t fromlen);
-/* NETCTL_VERDICT: 1 when attempts were held, 0 when the request was gone
- * (an entry is still added), -1 with err. */
-int side_ask_verdict(struct side *, uint32_t id, uint32_t verdict, const char *entry,
-    lz_err_t *err);
+/* side-ask.c: the requests. The files it calls (side-queue.c, side-dns.c,
+ * side-ctl.c) reach it only through s->ask (struct side_ask_ops). */
+extern const struct side_ask_ops side_ask_ops;
 /* Timeouts and counter updates; returns the poll timeout in ms (-1: none). */
 int side_ask_tick(struct side *);
-/* Every pending request and the counters, to one new subscriber. */
-void side_ask_replay(struct side *, struct side_client *);
-/* The name an address was resolved from "once", or NULL. */
-const char *side_hint_find(struct side *, int family, const uint8_t *addr);
-void side_hint_put(struct side *, int family, const uint8_t *addr, const char *name,
-    uint64_t expires_ms);
 
-/* side-broker.c: the credential broker (NETCTL_CRED_SET) */
+/* side-broker.c, side-broker-io.c: the credential broker (NETCTL_CRED_SET) */
 int side_broker_set(struct side *, char **v, size_t n, lz_err_t *err);
 int side_broker_fd(void);	/* events from its threads; -1 before any credential */
 void side_broker_read(struct side *);
@@ -318,10 +342,6 @@ int side_ctl_open(struct side *, lz_err_t *err);
 void side_ctl_accept(struct side *);
 void side_ctl_read(struct side *, struct side_client *);
 void side_ctl_write(struct side *, struct side_client *);
-/* Rate-limit, keep in the ring, queue to every subscriber. */
-void side_event(struct side *, struct netctl_event *);
-/* Queue one frame (ASK, SUMMARY) to every subscriber (bounded like events). */
-void side_ctl_broadcast(struct side *, const struct proto_buf *frame);
 /* Apply a policy with one more entry (no-op when it is there). */
 int side_ctl_add_entry(struct side *, const char *entry, lz_err_t *err);
 

@@ -47,16 +47,6 @@ static const char usage[] =
     "  --check             install the default-deny table and bind the nflog group in\n"
     "                      this namespace, then exit (lazaret doctor --deep)\n";
 
-int
-side_nonblock(int fd, lz_err_t *err)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return lz_err_sys(err, errno, "fcntl O_NONBLOCK");
-	return 0;
-}
-
 /* "1.2.3.4:53", "[::1]:53", or without the port (dflt). */
 static int
 side_addr(const char *s, uint16_t dflt, struct sockaddr_storage *ss, socklen_t *len,
@@ -257,6 +247,7 @@ main(int argc, char **argv)
 	bool ask_missing = false;
 	struct netctl_event start = { .kind = NETCTL_EV_ROUTER, .allowed = 1 };
 
+	s.ask = &side_ask_ops;
 	s.dns_fd = s.up_fd = s.ctl_fd = -1;
 	s.ev_tokens = 2 * SIDE_EV_RATE;
 	s.ev_last_ms = side_now_ms();

@@ -124,9 +124,6 @@ egress_direct(const struct anchor *a, bool json, unsigned last, lz_err_t *err)
 	return ret;
 }
 
-/* The verbs: what each takes. */
-enum egress_verb { EV_LOG, EV_ALLOW, EV_DENY_ENTRY, EV_APPROVE, EV_DENY_ID, EV_GRANTS, EV_REVOKE };
-
 /* "deny 12" answers request 12; "deny 10.0.0.0/8" removes an entry. */
 static bool
 egress_is_id(const char *s)
@@ -134,131 +131,222 @@ egress_is_id(const char *s)
 	return s[0] != '\0' && strspn(s, "0123456789") == strlen(s);
 }
 
-int
-cmd_egress(int argc, char **argv)
-{
-	const char *profile = NULL, *workspace = NULL, *lines = NULL, *scope_s = NULL,
-	    *widen = NULL;
-	bool json = false, follow = false, pending = false, yes_broad = false;
-	const struct cli_opt opts[] = {
-		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &json),
-		CLI_FLAG("follow", 'f', &follow), CLI_STR("lines", 'n', &lines),
-		CLI_FLAG("pending", 0, &pending), CLI_STR("scope", 0, &scope_s),
-		CLI_STR("widen", 0, &widen), CLI_FLAG("yes-broad", 0, &yes_broad), CLI_END,
-	};
-	const struct cli_cmd cmd = { "egress", EGRESS_USAGE, egress_help, opts, true };
-	struct client *cl = NULL;
-	struct cfg *cfg = NULL;
-	struct anchor *a = NULL;
-	lz_err_t err = LZ_ERR_INIT;
-	const char *verb = NULL, *arg = NULL;
-	enum egress_verb ev = EV_LOG;
-	unsigned long last = 50;
-	int r, rc = 1, scope = NETREQ_SCOPE_ONCE;
+/* What a verb runs with: its argument, the options, the connection. */
+struct egress_ctx {
+	const char *arg;	/* the verb's one argument; NULL for grants and the log */
+	bool json, follow, pending, yes_broad;
+	const char *widen;
+	int scope;		/* NETREQ_SCOPE_*: --scope, once by default */
+	unsigned last;		/* -n */
+	struct client *cl;	/* NULL: no coordinator runs (the verb can do without) */
+	struct cfg *cfg;
+	struct anchor *a;
+};
 
-	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
-		return r;
-	if (optind < argc) {
-		verb = argv[optind];
-		if (strcmp(verb, "allow") == 0)
-			ev = EV_ALLOW;
-		else if (strcmp(verb, "deny") == 0)
-			ev = optind + 1 < argc && egress_is_id(argv[optind + 1]) ? EV_DENY_ID :
-			    EV_DENY_ENTRY;
-		else if (strcmp(verb, "approve") == 0)
-			ev = EV_APPROVE;
-		else if (strcmp(verb, "grants") == 0)
-			ev = EV_GRANTS;
-		else if (strcmp(verb, "revoke") == 0)
-			ev = EV_REVOKE;
-		else
-			return cli_usage_error("egress", EGRESS_USAGE, "unknown action '%s'", verb);
-		if (ev == EV_GRANTS ? optind + 1 != argc : optind + 2 != argc)
-			return cli_usage_error("egress", EGRESS_USAGE, "%s takes %s", verb,
-			    ev == EV_GRANTS ? "no argument" : ev == EV_APPROVE || ev == EV_DENY_ID ?
-			    "one request ID" : ev == EV_REVOKE ? "one ENTRY or index" : "one ENTRY");
-		arg = ev == EV_GRANTS ? NULL : argv[optind + 1];
-		if (follow || lines != NULL || pending || (json && ev != EV_GRANTS))
-			return cli_usage_error("egress", EGRESS_USAGE, "--follow, -n and --pending "
-			    "show the log or the requests; they do not go with %s", verb);
-	}
-	if ((scope_s != NULL || widen != NULL || yes_broad) && ev != EV_APPROVE)
+#define EGRESS_V_NOARG	0x1	/* takes no argument (else exactly one) */
+#define EGRESS_V_JSON	0x2	/* --json goes with it */
+#define EGRESS_V_GRANT	0x4	/* --scope, --widen and --yes-broad go with it */
+
+/* One verb of `lazaret egress VERB [ARG]`, like git's commands[]. */
+struct egress_verb {
+	const char *name;
+	/* NULL, or whether ARG is this verb's (two verbs share "deny"). */
+	bool (*fits)(const char *arg);
+	const char *takes;	/* "VERB takes ..." when the count is wrong */
+	unsigned flags;		/* EGRESS_V_* */
+	/* NULL: it runs without a coordinator too; else why it cannot. */
+	const char *needs_coord;
+	int (*run)(const struct egress_ctx *, lz_err_t *err);
+};
+
+static int
+egress_verb_edit(const struct egress_ctx *o, bool add, lz_err_t *err)
+{
+	if (egress_edit(o->cl, add, o->arg, err) < 0)
+		return -1;
+	fprintf(stderr, "%s %s for this run\n", add ? "allowed" : "denied", o->arg);
+	return 0;
+}
+
+static int
+egress_verb_allow(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_verb_edit(o, true, err);
+}
+
+static int
+egress_verb_deny_entry(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_verb_edit(o, false, err);
+}
+
+static int
+egress_verb_approve(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_decide(o->cl, o->arg, o->scope, o->widen, o->yes_broad, err);
+}
+
+static int
+egress_verb_deny_id(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_decide(o->cl, o->arg, NETREQ_SCOPE_DENY, NULL, false, err);
+}
+
+static int
+egress_verb_grants(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_grants(o->cl, o->cfg, o->a->profile, o->json, err);
+}
+
+static int
+egress_verb_revoke(const struct egress_ctx *o, lz_err_t *err)
+{
+	return egress_revoke(o->cl, o->cfg, o->a, o->arg, err);
+}
+
+/* No verb: the log (through the coordinator, else from state.db), or the
+ * requests with --pending. */
+static int
+egress_verb_log(const struct egress_ctx *o, lz_err_t *err)
+{
+	if (o->pending)
+		return egress_pending(o->cl, o->json, o->follow, err);
+	if (o->cl != NULL)
+		return egress_stream(o->cl, o->follow, o->json, o->last, err);
+	return egress_direct(o->a, o->json, o->last, err);
+}
+
+#define EGRESS_EDIT_NEEDS "lazaret egress allow/deny changes a running domain; put the " \
+	"entry in allow_egress to use it next time"
+#define EGRESS_REQ_NEEDS "requests exist only while a domain runs"
+
+static const struct egress_verb egress_verbs[] = {
+	{ "allow", NULL, "one ENTRY", 0, EGRESS_EDIT_NEEDS, egress_verb_allow },
+	{ "deny", egress_is_id, "one request ID", 0, EGRESS_REQ_NEEDS, egress_verb_deny_id },
+	{ "deny", NULL, "one ENTRY", 0, EGRESS_EDIT_NEEDS, egress_verb_deny_entry },
+	{ "approve", NULL, "one request ID", EGRESS_V_GRANT, EGRESS_REQ_NEEDS,
+	    egress_verb_approve },
+	{ "grants", NULL, "no argument", EGRESS_V_NOARG | EGRESS_V_JSON, NULL,
+	    egress_verb_grants },
+	{ "revoke", NULL, "one ENTRY or index", 0, NULL, egress_verb_revoke },
+};
+
+/* The verb argv[optind] names (NULL: none, the log), its argument checked;
+ * 0, or the usage error's exit code. */
+static int
+egress_verb_find(int argc, char **argv, const struct egress_ctx *o, bool lines,
+    const struct egress_verb **out, const char **arg)
+{
+	const char *name, *next;
+	const struct egress_verb *v = NULL;
+
+	*out = NULL;
+	*arg = NULL;
+	if (optind >= argc)
+		return 0;
+	name = argv[optind];
+	next = optind + 1 < argc ? argv[optind + 1] : NULL;
+	for (size_t i = 0; i < sizeof egress_verbs / sizeof egress_verbs[0] && v == NULL; i++)
+		if (strcmp(egress_verbs[i].name, name) == 0 &&
+		    (egress_verbs[i].fits == NULL || (next != NULL && egress_verbs[i].fits(next))))
+			v = &egress_verbs[i];
+	if (v == NULL)
+		return cli_usage_error("egress", EGRESS_USAGE, "unknown action '%s'", name);
+	if ((v->flags & EGRESS_V_NOARG) ? optind + 1 != argc : optind + 2 != argc)
+		return cli_usage_error("egress", EGRESS_USAGE, "%s takes %s", name, v->takes);
+	if (o->follow || lines || o->pending || (o->json && !(v->flags & EGRESS_V_JSON)))
+		return cli_usage_error("egress", EGRESS_USAGE, "--follow, -n and --pending "
+		    "show the log or the requests; they do not go with %s", name);
+	*out = v;
+	*arg = (v->flags & EGRESS_V_NOARG) ? NULL : next;
+	return 0;
+}
+
+/* The options that do not go with what was asked for; 0 or the exit code. */
+static int
+egress_check_opts(const struct egress_verb *v, struct egress_ctx *o, const char *scope_s,
+    const char *lines)
+{
+	if ((scope_s != NULL || o->widen != NULL || o->yes_broad) &&
+	    (v == NULL || !(v->flags & EGRESS_V_GRANT)))
 		return cli_usage_error("egress", EGRESS_USAGE, "--scope, --widen and --yes-broad "
 		    "go with approve ID");
 	if (scope_s != NULL) {
-		scope = netreq_scope_parse(scope_s);
-		if (scope < 0 || scope == NETREQ_SCOPE_DENY)
+		o->scope = netreq_scope_parse(scope_s);
+		if (o->scope < 0 || o->scope == NETREQ_SCOPE_DENY)
 			return cli_usage_error("egress", EGRESS_USAGE, "--scope: '%s' is not once, run "
 			    "or profile", scope_s);
 	}
-	if (widen != NULL && scope == NETREQ_SCOPE_ONCE)
+	if (o->widen != NULL && o->scope == NETREQ_SCOPE_ONCE)
 		return cli_usage_error("egress", EGRESS_USAGE, "--widen makes a grant: it goes with "
 		    "--scope run or --scope profile");
-	if (pending && lines != NULL)
+	if (o->pending && lines != NULL)
 		return cli_usage_error("egress", EGRESS_USAGE, "-n goes with the log, not --pending");
 	if (lines != NULL) {
 		char *end;
+		unsigned long n = strtoul(lines, &end, 10);
 
-		last = strtoul(lines, &end, 10);
-		if (*lines == '\0' || *end != '\0' || last > 1000000)
+		if (*lines == '\0' || *end != '\0' || n > 1000000)
 			return cli_usage_error("egress", EGRESS_USAGE, "-n: '%s' is not a count", lines);
+		o->last = (unsigned)n;
 	}
-	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
+	return 0;
+}
+
+/* Why v (NULL: the log) cannot run without a coordinator, or NULL when it can. */
+static const char *
+egress_needs_coord(const struct egress_verb *v, const struct egress_ctx *o)
+{
+	if (v != NULL)
+		return v->needs_coord;
+	if (!o->follow && !o->pending)
+		return NULL;
+	return o->pending ? EGRESS_REQ_NEEDS : "--follow";
+}
+
+int
+cmd_egress(int argc, char **argv)
+{
+	const char *profile = NULL, *workspace = NULL, *lines = NULL, *scope_s = NULL;
+	struct egress_ctx o = { .scope = NETREQ_SCOPE_ONCE, .last = 50 };
+	const struct cli_opt opts[] = {
+		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &o.json),
+		CLI_FLAG("follow", 'f', &o.follow), CLI_STR("lines", 'n', &lines),
+		CLI_FLAG("pending", 0, &o.pending), CLI_STR("scope", 0, &scope_s),
+		CLI_STR("widen", 0, &o.widen), CLI_FLAG("yes-broad", 0, &o.yes_broad), CLI_END,
+	};
+	const struct cli_cmd cmd = { "egress", EGRESS_USAGE, egress_help, opts, true };
+	const struct egress_verb *v;
+	lz_err_t err = LZ_ERR_INIT;
+	const char *why;
+	int r, rc = 1;
+
+	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
+		return r;
+	if ((r = egress_verb_find(argc, argv, &o, lines != NULL, &v, &o.arg)) != 0 ||
+	    (r = egress_check_opts(v, &o, scope_s, lines)) != 0)
+		return r;
+	if ((r = cli_connect(profile, workspace, &o.cfg, &o.a, &o.cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	if (r > 0) {
-		if (ev == EV_LOG && !follow && !pending) {
-			lz_err_clear(&err);
-		} else if (ev == EV_GRANTS || ev == EV_REVOKE) {
+		if ((why = egress_needs_coord(v, &o)) == NULL) {
 			lz_err_clear(&err);
 		} else {
-			lz_err_wrap(&err, "no coordinator runs for this domain (%s)",
-			    ev == EV_ALLOW || ev == EV_DENY_ENTRY ? "lazaret egress allow/deny changes "
-			    "a running domain; put the entry in allow_egress to use it next time" :
-			    pending || ev == EV_APPROVE || ev == EV_DENY_ID ? "requests exist only "
-			    "while a domain runs" : "--follow");
+			lz_err_wrap(&err, "no coordinator runs for this domain (%s)", why);
 			rc = cli_fail(&err);
 			goto out;
 		}
 	}
-	switch (ev) {
-	case EV_ALLOW:
-	case EV_DENY_ENTRY:
-		r = egress_edit(cl, ev == EV_ALLOW, arg, &err);
-		if (r == 0)
-			fprintf(stderr, "%s %s for this run\n", ev == EV_ALLOW ? "allowed" : "denied", arg);
-		break;
-	case EV_APPROVE:
-		r = egress_decide(cl, arg, scope, widen, yes_broad, &err);
-		break;
-	case EV_DENY_ID:
-		r = egress_decide(cl, arg, NETREQ_SCOPE_DENY, NULL, false, &err);
-		break;
-	case EV_GRANTS:
-		r = egress_grants(cl, cfg, a->profile, json, &err);
-		break;
-	case EV_REVOKE:
-		r = egress_revoke(cl, cfg, a, arg, &err);
-		break;
-	case EV_LOG:
-	default:
-		if (pending)
-			r = egress_pending(cl, json, follow, &err);
-		else if (cl != NULL)
-			r = egress_stream(cl, follow, json, (unsigned)last, &err);
-		else
-			r = egress_direct(a, json, (unsigned)last, &err);
-		break;
-	}
-	if (r < 0) {
+	if ((v != NULL ? v->run(&o, &err) : egress_verb_log(&o, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	rc = 0;
 out:
-	client_free(cl);
-	anchor_free(a);
-	cfg_free(cfg);
+	client_free(o.cl);
+	anchor_free(o.a);
+	cfg_free(o.cfg);
 	return rc;
 }

@@ -157,7 +157,7 @@ char *coord_net_status_text(struct coord *c);
 struct lz_jsonw;
 void coord_net_status_json(struct coord *c, struct lz_jsonw *w);
 
-/* ---- coord-netreq.c: network requests (issue 13) ---- */
+/* ---- coord-netreq.c, coord-netreq-decide.c: network requests (issue 13) ---- */
 
 /* From the router (net-coord.c callbacks). */
 struct netreq_item;

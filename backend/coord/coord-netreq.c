@@ -14,6 +14,9 @@
  * many plus NETREQ_KEEP_DONE decided ones, and at most COORD_NETREQ_ASKED
  * request rows and COORD_NETREQ_SEEN first allow/block rows
  * destinations' first allow/block rows a run.
+ *
+ * The clients' frames, decisions and grants are coord-netreq-decide.c's;
+ * what the two share is coord-netreq-int.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +27,7 @@
 
 #include "coord/coord.h"
 #include "coord/coord-int.h"
+#include "coord/coord-netreq-int.h"
 #include "grant.h"
 #include "jsonw.h"
 #include "netreq.h"
@@ -32,44 +36,8 @@
 #include "store/audit.h"
 #include "xmalloc.h"
 
-#define COORD_NETREQ_SEEN	1024	/* destinations whose first allow/block is audited */
-#define COORD_NETREQ_ASKED	4096	/* destinations whose request is audited */
-#define COORD_NETREQ_DENIED	256	/* denied destinations remembered here */
-
-/* Hashes of the destinations already audited, open addressing, bounded. */
-struct coord_netreq_seen {
-	uint64_t *h;
-	size_t n, max;
-	bool full;
-	const char *what;	/* for the one row saying the limit was reached */
-};
-
-struct coord_netreq_ent {
-	struct netreq_item it;	/* it.id is ours */
-	uint32_t rid;		/* the router's */
-	uint64_t due_wall;	/* network.ask_timeout after it came: refused then, unless held */
-	struct ctl_server_client *holder;	/* its view is open there (not a ref) */
-};
-
-struct coord_netreq {
-	struct coord_netreq_ent pend[NETREQ_MAX_PENDING];
-	size_t npend;
-	struct netreq_item done[NETREQ_KEEP_DONE];	/* ring, oldest first */
-	size_t done_head, ndone;
-	uint32_t next_id;
-	struct netreq_summary sum;
-	struct ctl_server_client **follow;
-	size_t nfollow;
-	struct coord_netreq_seen asked, seen;
-	/* Denied this run, kept here too: a restarted router has forgotten them,
-	 * and one whose request had just expired never learned them. */
-	struct netreq_item denied[COORD_NETREQ_DENIED];
-	size_t ndenied;
-	uint32_t denied_here;	/* attempts refused here for that reason */
-};
-
-static struct coord_netreq *
-nr_get(struct coord *c)
+struct coord_netreq *
+coord_netreq_get(struct coord *c)
 {
 	if (c->netreq == NULL) {
 		c->netreq = xcalloc(1, sizeof *c->netreq);
@@ -110,8 +78,8 @@ nr_audit_done(void *arg, int status, int64_t seq, lz_err_t *err)
 }
 
 /* One row; w is an open object, closed and freed here. request: our id or 0. */
-static void
-nr_audit(struct coord *c, const char *kind, const char *actor, uint32_t request,
+void
+coord_netreq_audit(struct coord *c, const char *kind, const char *actor, uint32_t request,
     struct lz_jsonw *w)
 {
 	char rid[24], *detail;
@@ -130,8 +98,8 @@ nr_audit(struct coord *c, const char *kind, const char *actor, uint32_t request,
 	free(detail);
 }
 
-static void
-nr_json_dest(struct lz_jsonw *w, const struct netreq_item *it)
+void
+coord_netreq_json_dest(struct lz_jsonw *w, const struct netreq_item *it)
 {
 	char dst[320];
 
@@ -172,7 +140,7 @@ nr_first(struct coord *c, struct coord_netreq_seen *set, const char *key)
 			lz_jsonw_key(&w, "what");
 			lz_jsonw_str(&w, "more destinations than this run audits one by one; the "
 			    "egress log keeps their events");
-			nr_audit(c, "net.audit-limit", "coordinator", 0, &w);
+			coord_netreq_audit(c, "net.audit-limit", "coordinator", 0, &w);
 		}
 		return false;
 	}
@@ -197,7 +165,7 @@ coord_netreq_event(struct coord *c, const struct netctl_event *ev)
 		    ev->port, ev->proto);
 	snprintf(key, sizeof key, "%c %s %s", ev->allowed ? 'a' : 'b', dst,
 	    ev->kind == NETCTL_EV_DNS ? "" : ev->name);
-	if (!nr_first(c, &nr_get(c)->seen, key))
+	if (!nr_first(c, &coord_netreq_get(c)->seen, key))
 		return;
 	lz_jsonw_init(&w);
 	lz_jsonw_obj_open(&w);
@@ -207,7 +175,7 @@ coord_netreq_event(struct coord *c, const struct netctl_event *ev)
 	lz_jsonw_str(&w, ev->name);
 	lz_jsonw_key(&w, "rule");
 	lz_jsonw_str(&w, ev->rule);
-	nr_audit(c, ev->allowed ? "net.first-allow" : "net.first-block", "coordinator", 0, &w);
+	coord_netreq_audit(c, ev->allowed ? "net.first-allow" : "net.first-block", "coordinator", 0, &w);
 }
 
 /* ---- the list and its followers ---- */
@@ -228,7 +196,7 @@ static void
 nr_broadcast(struct coord *c, uint16_t type, const struct netreq_item *it,
     const struct netreq_summary *sum)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	struct proto_buf b = { 0 };
 
 	for (size_t i = 0; i < nr->nfollow; i++) {
@@ -248,7 +216,7 @@ nr_broadcast(struct coord *c, uint16_t type, const struct netreq_item *it,
 static void
 nr_summary(struct coord *c)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 
 	nr->sum.pending = (uint32_t)nr->npend;
 	nr_broadcast(c, NETREQ_SUMMARY, NULL, &nr->sum);
@@ -263,8 +231,8 @@ nr_by_rid(struct coord_netreq *nr, uint32_t rid)
 	return NULL;
 }
 
-static struct coord_netreq_ent *
-nr_by_id(struct coord_netreq *nr, uint32_t id)
+struct coord_netreq_ent *
+coord_netreq_by_id(struct coord_netreq *nr, uint32_t id)
 {
 	for (size_t i = 0; i < nr->npend; i++)
 		if (nr->pend[i].it.id == id)
@@ -273,10 +241,10 @@ nr_by_id(struct coord_netreq *nr, uint32_t id)
 }
 
 /* A pending request is decided or gone: into the done ring, told to followers. */
-static void
-nr_retire(struct coord *c, struct coord_netreq_ent *e)
+void
+coord_netreq_retire(struct coord *c, struct coord_netreq_ent *e)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	struct netreq_item it = e->it;
 
 	nr_done_push(nr, &it);
@@ -286,8 +254,8 @@ nr_retire(struct coord *c, struct coord_netreq_ent *e)
 }
 
 /* The destination as grant.h takes it. */
-static void
-nr_dest(const struct netreq_item *it, struct grant_dest *d)
+void
+coord_netreq_dest(const struct netreq_item *it, struct grant_dest *d)
 {
 	memset(d, 0, sizeof *d);
 	d->name = it->name[0] != '\0' ? it->name : NULL;
@@ -323,8 +291,8 @@ nr_same_dest(const struct netreq_item *a, const struct netreq_item *b)
 	return a->proto == b->proto && a->port == b->port && strcmp(a->addr, b->addr) == 0;
 }
 
-static void
-nr_deny_keep(struct coord_netreq *nr, const struct netreq_item *it)
+void
+coord_netreq_deny_keep(struct coord_netreq *nr, const struct netreq_item *it)
 {
 	if (nr->ndenied == COORD_NETREQ_DENIED) {
 		memmove(nr->denied, nr->denied + 1, (COORD_NETREQ_DENIED - 1) * sizeof *nr->denied);
@@ -337,7 +305,7 @@ nr_deny_keep(struct coord_netreq *nr, const struct netreq_item *it)
 static bool
 nr_deny_again(struct coord *c, const struct netreq_item *in)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	lz_err_t err = LZ_ERR_INIT;
 	int held;
 
@@ -361,7 +329,7 @@ nr_deny_again(struct coord *c, const struct netreq_item *in)
 static void
 nr_audit_request(struct coord *c, const struct netreq_item *it)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	char key[640], dst[320];
 	struct lz_jsonw w;
 
@@ -373,7 +341,7 @@ nr_audit_request(struct coord *c, const struct netreq_item *it)
 	lz_jsonw_obj_open(&w);
 	lz_jsonw_key(&w, "id");
 	lz_jsonw_int(&w, it->id);
-	nr_json_dest(&w, it);
+	coord_netreq_json_dest(&w, it);
 	lz_jsonw_key(&w, "session");
 	lz_jsonw_int(&w, it->session);
 	lz_jsonw_key(&w, "grant");
@@ -382,7 +350,7 @@ nr_audit_request(struct coord *c, const struct netreq_item *it)
 		lz_jsonw_key(&w, "refused");
 		lz_jsonw_str(&w, it->who);
 	}
-	nr_audit(c, "net.request", "router", it->id, &w);
+	coord_netreq_audit(c, "net.request", "router", it->id, &w);
 }
 
 /* Someone who can answer follows the requests: a workbench attached to the
@@ -401,7 +369,7 @@ nr_anyone(struct coord_netreq *nr)
 static void
 nr_unasked(struct coord *c, struct netreq_item *it, uint32_t rid)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	lz_err_t err = LZ_ERR_INIT;
 	int held;
 
@@ -420,7 +388,7 @@ nr_unasked(struct coord *c, struct netreq_item *it, uint32_t rid)
 void
 coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	struct coord_netreq_ent *e = nr_by_rid(nr, in->id);
 	struct netreq_item it;
 	struct grant_dest d;
@@ -434,7 +402,7 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 			e->it.state = NETREQ_EXPIRED;
 			snprintf(e->it.who, sizeof e->it.who, "timeout");
 			e->it.grant[0] = '\0';
-			nr_retire(c, e);
+			coord_netreq_retire(c, e);
 		} else
 			nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
 		return;
@@ -448,7 +416,7 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 	it.session = nr_session(c);
 	it.scope = NETREQ_SCOPE_NONE;
 	it.who[0] = '\0';
-	nr_dest(&it, &d);
+	coord_netreq_dest(&it, &d);
 	if (grant_widen(&d, GRANT_EXACT, it.grant, sizeof it.grant) < 0)
 		it.grant[0] = '\0';
 	if (c->net != NULL && !nr_anyone(nr)) {
@@ -472,7 +440,7 @@ coord_netreq_ask(struct coord *c, const struct netreq_item *in)
 void
 coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 
 	if (s->overflow == nr->sum.overflow && s->denied_hits + nr->denied_here == nr->sum.denied_hits &&
 	    (s->ask_timeout_ms == 0) == (nr->sum.ask_timeout_ms == 0))
@@ -488,13 +456,13 @@ coord_netreq_summary(struct coord *c, const struct netreq_summary *s)
 bool
 coord_netreq_answerable(struct coord *c)
 {
-	return nr_anyone(nr_get(c));
+	return nr_anyone(coord_netreq_get(c));
 }
 
 void
 coord_netreq_counts(struct coord *c, struct netreq_summary *out)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 
 	*out = nr->sum;
 	out->pending = (uint32_t)nr->npend;
@@ -503,19 +471,19 @@ coord_netreq_counts(struct coord *c, struct netreq_summary *out)
 void
 coord_netreq_gone(struct coord *c)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 
 	while (nr->npend > 0) {
 		nr->pend[0].it.state = NETREQ_GONE;
 		snprintf(nr->pend[0].it.who, sizeof nr->pend[0].it.who, "router restart");
-		nr_retire(c, &nr->pend[0]);
+		coord_netreq_retire(c, &nr->pend[0]);
 	}
 }
 
-static void
-nr_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+void
+coord_netreq_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	struct proto_buf b = { 0 };
 	lz_err_t err = LZ_ERR_INIT;
 	uint32_t flags;
@@ -605,7 +573,7 @@ nr_due_cb(uv_timer_t *t)
 		e->it.state = NETREQ_EXPIRED;
 		snprintf(e->it.who, sizeof e->it.who, "timeout");
 		e->it.grant[0] = '\0';
-		nr_retire(c, e);	/* (the last entry moves to i) */
+		coord_netreq_retire(c, e);	/* (the last entry moves to i) */
 	}
 	coord_netreq_arm(c);
 }
@@ -629,10 +597,10 @@ coord_netreq_arm(struct coord *c)
 /* A client's view of a request opened (held past ask_timeout, up to the
  * router's bound, escalation.timeout) or closed (its timeout again, and
  * a closed view past it is refused now). */
-static void
-nr_hold(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
+void
+coord_netreq_hold(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
 {
-	struct coord_netreq *nr = nr_get(c);
+	struct coord_netreq *nr = coord_netreq_get(c);
 	struct coord_netreq_ent *e;
 	lz_err_t err = LZ_ERR_INIT;
 	uint32_t id;
@@ -643,7 +611,7 @@ nr_hold(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t 
 		lz_err_clear(&err);
 		return;
 	}
-	if ((e = nr_by_id(nr, id)) == NULL)
+	if ((e = coord_netreq_by_id(nr, id)) == NULL)
 		return;	/* decided or expired meanwhile: the ITEM says so */
 	if (on)
 		e->holder = cl;
@@ -655,295 +623,4 @@ nr_hold(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t 
 	    e->due_wall;
 	nr_broadcast(c, NETREQ_ITEM, &e->it, NULL);
 	coord_netreq_arm(c);
-}
-
-/* ---- decisions ---- */
-
-static void
-nr_reply(struct ctl_server_client *cl, const struct netreq_result *res)
-{
-	struct proto_buf b = { 0 };
-
-	netreq_encode_result(&b, res);
-	ctl_server_send(cl, &b);
-	proto_buf_clear(&b);
-}
-
-/* The grant a decision adds and its reach; -1 with err when the widen
- * pattern is no entry or does not let the request's destination through. */
-static int
-nr_grant(const struct netreq_item *it, const struct netreq_decision *d,
-    struct netreq_result *res, lz_err_t *err)
-{
-	struct grant_dest dest;
-	struct grant_reach r;
-	struct egress_entry e;
-	char *canon;
-	char dst[320];
-
-	nr_dest(it, &dest);
-	netreq_text_dest(it, dst, sizeof dst);
-	if (d->scope == NETREQ_SCOPE_ONCE) {
-		snprintf(res->preview, sizeof res->preview, "only the %u attempt%s held now for %s; "
-		    "the next connection asks again", it->attempts, it->attempts == 1 ? "" : "s", dst);
-		return 0;
-	}
-	if (d->scope == NETREQ_SCOPE_DENY) {
-		snprintf(res->preview, sizeof res->preview, "nothing: %s is refused, and refused "
-		    "without asking until lazaret stop", dst);
-		return 0;
-	}
-	snprintf(res->grant, sizeof res->grant, "%s", d->widen[0] != '\0' ? d->widen : it->grant);
-	if (res->grant[0] == '\0')
-		return lz_err_set(err, LZ_EINVAL, "request %u has no destination to grant", it->id);
-	if (egress_entry_parse(res->grant, &e, err) < 0)
-		return lz_err_wrap(err, "--widen '%s'", d->widen);
-	canon = egress_entry_format(&e);
-	snprintf(res->grant, sizeof res->grant, "%s", canon);
-	free(canon);
-	grant_preview_entry(&e, &dest, &r);
-	if (!r.covers)
-		return lz_err_set(err, LZ_EINVAL, "'%s' does not let %s%s%s%s through (widen to a "
-		    "pattern that matches it, e.g. %s)", res->grant, dst, it->name[0] ? " (" : "",
-		    it->name, it->name[0] ? ")" : "", it->grant);
-	snprintf(res->preview, sizeof res->preview, "%s", r.text);
-	if (r.broad)
-		snprintf(res->broad, sizeof res->broad, "%s", r.why_broad);
-	return 0;
-}
-
-static void
-nr_decide(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
-{
-	struct coord_netreq *nr = nr_get(c);
-	struct coord_netreq_ent *e;
-	struct netreq_decision d;
-	struct netreq_result res = { 0 };
-	lz_err_t err = LZ_ERR_INIT;
-	char who[NETREQ_WHO_MAX + 48], *gpath = NULL;
-	int held = 0;
-	uint32_t verdict;
-
-	if (netreq_decode_decision(p, len, &d, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-		goto out;
-	}
-	if (c->net == NULL) {
-		ctl_server_send_error(cl, PROTO_E_STATE, "domain %s runs with network: none: there "
-		    "is nothing to ask about", c->a->hash);
-		goto out;
-	}
-	if ((e = nr_by_id(nr, d.id)) == NULL) {
-		for (size_t i = 0; i < nr->ndone; i++) {
-			const struct netreq_item *x = &nr->done[(nr->done_head + i) % NETREQ_KEEP_DONE];
-
-			if (x->id != d.id)
-				continue;
-			ctl_server_send_error(cl, PROTO_E_STATE, "request %u is no longer pending: %s%s%s "
-			    "by %s", d.id, netreq_state_name(x->state), x->scope ? " " : "",
-			    netreq_scope_name(x->scope), x->who);
-			goto out;
-		}
-		ctl_server_send_error(cl, PROTO_E_STATE, "no request %u (see lazaret egress --pending)",
-		    d.id);
-		goto out;
-	}
-	res.id = d.id;
-	res.scope = d.scope;
-	if (nr_grant(&e->it, &d, &res, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-		goto out;
-	}
-	if (res.broad[0] != '\0' && !(d.flags & NETREQ_BROAD_OK)) {
-		res.status = NETREQ_NEED_BROAD;
-		nr_reply(cl, &res);
-		goto out;
-	}
-	if (d.flags & NETREQ_DRY_RUN) {
-		res.status = NETREQ_PREVIEW;
-		nr_reply(cl, &res);
-		goto out;
-	}
-	snprintf(who, sizeof who, "%s (uid %u pid %ld)", d.who[0] ? d.who : "client",
-	    (unsigned)cl->uid, (long)cl->pid);
-	if (d.scope == NETREQ_SCOPE_PROFILE) {
-		bool added;
-		char why[400];
-
-		snprintf(why, sizeof why, "request %u for %s", d.id, e->it.grant);
-		if (net_grants_path(c->o->cfg, c->a->profile, &gpath, &err) < 0 ||
-		    net_grants_add(gpath, res.grant, who, why, &added, &err) < 0) {
-			ctl_server_send_error(cl, PROTO_E_STATE, "the grant was not saved: %s", err.msg);
-			goto out;
-		}
-		if (added) {
-			struct lz_jsonw w;
-
-			lz_jsonw_init(&w);
-			lz_jsonw_obj_open(&w);
-			lz_jsonw_key(&w, "entry");
-			lz_jsonw_str(&w, res.grant);
-			lz_jsonw_key(&w, "profile");
-			lz_jsonw_str(&w, c->a->profile);
-			lz_jsonw_key(&w, "file");
-			lz_jsonw_str(&w, gpath);
-			lz_jsonw_key(&w, "preview");
-			lz_jsonw_str(&w, res.preview);
-			nr_audit(c, "net.grant.add", who, d.id, &w);
-		}
-	}
-	verdict = d.scope == NETREQ_SCOPE_DENY ? NETCTL_V_DENY : NETCTL_V_ACCEPT;
-	if (net_coord_verdict(c->net, e->rid, verdict, res.grant, &held, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s%s", d.scope == NETREQ_SCOPE_PROFILE ?
-		    "saved in the profile's grants, but not applied to this run: " : "", err.msg);
-		goto out;
-	}
-	if (d.scope == NETREQ_SCOPE_PROFILE)
-		coord_effcfg_egress(c, res.grant, true);	/* applied: what the grants file says */
-	/* The router may have expired it between the list and the answer. */
-	e = nr_by_id(nr, d.id);
-	if (held == 0 && d.scope == NETREQ_SCOPE_ONCE) {
-		ctl_server_send_error(cl, PROTO_E_STATE, "request %u expired before the decision: "
-		    "nothing was let through (the next attempt asks again)", d.id);
-		goto out;
-	}
-	{
-		struct lz_jsonw w;
-		struct netreq_item it;
-
-		if (e != NULL && d.scope == NETREQ_SCOPE_DENY)
-			nr_deny_keep(nr, &e->it);
-		if (e != NULL) {
-			e->it.state = d.scope == NETREQ_SCOPE_DENY ? NETREQ_DENIED : NETREQ_APPROVED;
-			e->it.scope = d.scope;
-			snprintf(e->it.grant, sizeof e->it.grant, "%s", res.grant);
-			snprintf(e->it.who, sizeof e->it.who, "%s", d.who[0] ? d.who : "client");
-			it = e->it;
-			nr_retire(c, e);
-		} else {
-			memset(&it, 0, sizeof it);
-			it.id = d.id;
-		}
-		lz_jsonw_init(&w);
-		lz_jsonw_obj_open(&w);
-		lz_jsonw_key(&w, "id");
-		lz_jsonw_int(&w, d.id);
-		nr_json_dest(&w, &it);
-		lz_jsonw_key(&w, "scope");
-		lz_jsonw_str(&w, netreq_scope_name(d.scope));
-		lz_jsonw_key(&w, "grant");
-		lz_jsonw_str(&w, res.grant);
-		lz_jsonw_key(&w, "preview");
-		lz_jsonw_str(&w, res.preview);
-		lz_jsonw_key(&w, "broad");
-		lz_jsonw_str(&w, res.broad);
-		lz_jsonw_key(&w, "attempts_held");
-		lz_jsonw_int(&w, held);
-		nr_audit(c, "net.decision", who, d.id, &w);
-	}
-	res.status = NETREQ_APPLIED;
-	nr_reply(cl, &res);
-out:
-	free(gpath);
-	lz_err_clear(&err);
-}
-
-/* ---- grants ---- */
-
-static void
-nr_grants(struct coord *c, struct ctl_server_client *cl)
-{
-	struct netreq_grant *g = NULL;
-	struct proto_buf b = { 0 };
-	lz_err_t err = LZ_ERR_INIT;
-	char *path = NULL;
-	size_t n = 0;
-
-	if (net_grants_path(c->o->cfg, c->a->profile, &path, &err) < 0 ||
-	    net_grants_list(path, &g, &n, &err) < 0)
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s", err.msg);
-	else {
-		netreq_encode_grants(&b, g, n);
-		ctl_server_send(cl, &b);
-	}
-	proto_buf_clear(&b);
-	free(g);
-	free(path);
-	lz_err_clear(&err);
-}
-
-static void
-nr_revoke(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len)
-{
-	lz_err_t err = LZ_ERR_INIT;
-	char *what = NULL, *path = NULL, *removed = NULL, who[96];
-	struct proto_buf b = { 0 };
-	struct lz_jsonw w;
-	bool live = false;
-
-	if (netctl_decode_str(p, len, &what, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_BAD_PAYLOAD, "%s", err.msg);
-		goto out;
-	}
-	if (net_grants_path(c->o->cfg, c->a->profile, &path, &err) < 0 ||
-	    net_grants_remove(path, what, &removed, &err) < 0) {
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s", err.msg);
-		goto out;
-	}
-	/* Revoked means revoked now, not at the next start. */
-	if (c->net != NULL) {
-		lz_err_t e2 = LZ_ERR_INIT;
-
-		live = net_coord_edit(c->net, false, removed, &e2) == 0;
-		lz_err_clear(&e2);
-		if (live)
-			coord_effcfg_egress(c, removed, false);
-	}
-	snprintf(who, sizeof who, "client (uid %u pid %ld)", (unsigned)cl->uid, (long)cl->pid);
-	lz_jsonw_init(&w);
-	lz_jsonw_obj_open(&w);
-	lz_jsonw_key(&w, "entry");
-	lz_jsonw_str(&w, removed);
-	lz_jsonw_key(&w, "profile");
-	lz_jsonw_str(&w, c->a->profile);
-	lz_jsonw_key(&w, "file");
-	lz_jsonw_str(&w, path);
-	lz_jsonw_key(&w, "removed_from_run");
-	lz_jsonw_bool(&w, live);
-	nr_audit(c, "net.grant.revoke", who, 0, &w);
-	netctl_encode_str(&b, NETREQ_REVOKE, removed);
-	ctl_server_send(cl, &b);
-	proto_buf_clear(&b);
-out:
-	free(what);
-	free(path);
-	free(removed);
-	lz_err_clear(&err);
-}
-
-void
-coord_netreq_frame(struct coord *c, struct ctl_server_client *cl, const struct proto_header *h,
-    const uint8_t *p)
-{
-	switch (h->type) {
-	case NETREQ_LIST:
-		nr_list(c, cl, p, h->length);
-		break;
-	case NETREQ_DECIDE:
-		nr_decide(c, cl, p, h->length);
-		break;
-	case NETREQ_GRANTS_REQ:
-		nr_grants(c, cl);
-		break;
-	case NETREQ_REVOKE:
-		nr_revoke(c, cl, p, h->length);
-		break;
-	case NETREQ_HOLD:
-		nr_hold(c, cl, p, h->length);
-		break;
-	default:
-		ctl_server_send_error(cl, PROTO_E_STATE, "%s is not a request",
-		    proto_type_name(h->type));
-		break;
-	}
 }

@@ -4,129 +4,36 @@
  * start-up work (net_coord_begin); the rest is synchronous: the router is
  * started and answers, and only then is the sandbox created, so its rules are
  * in place before the agent's first packet. A start that fails meanwhile
- * waits for the creation and removes the container (net_coord_free). */
+ * waits for the creation and removes the container (net_coord_free).
+ *
+ * The router process (spawn, exit, restart) is net-router.c; its control
+ * socket (events in, requests out) is net-control.c; net-coord-int.h holds
+ * what the three share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "egress.h"
 #include "net/net-coord.h"
+#include "net/net-coord-int.h"
 #include "net/net-hostaddr.h"
 #include "net/net-image.h"
-#include "sandbox/pause.h"
-#include "sandbox/storage.h"
 #include "strv.h"
 #include "trace.h"
 #include "xmalloc.h"
 
-enum net_state { NET_DOWN, NET_STARTING, NET_UP, NET_RESTARTING };
 
-struct net_coord {
-	struct net_coord_opts o;
-	char *dir, *ctl, *resolv, *image, *upstream, *bin;
-	struct drv_job *job;	/* the container's creation, started by net_coord_begin */
-	char **policy;
-	size_t n_policy;
-	enum net_state state;
-	bool closing;
-	uv_process_t proc;
-	bool proc_live;
-	uv_pipe_t pipe;
-	bool pipe_live;
-	uv_timer_t timer;
-	struct proto_buf in;
-	uint64_t deadline_ms, window_ms;
-	unsigned restarts, recent;
-	int last_status;
-	struct net_hostaddr *hosts;	/* guarded by the router (net-hostaddr.h) */
-	bool hosts_pending;		/* changed while the router was not up */
-};
-
-static uint64_t
-net_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void
-net_log(struct net_coord *nc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-net_log(struct net_coord *nc, const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-
-	va_start(ap, fmt);
-	m = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (nc->o.log_cb != NULL)
-		nc->o.log_cb(m, nc->o.arg);
-	free(m);
-}
-
-static void
-net_audit(struct net_coord *nc, const char *kind, const char *detail)
-{
-	if (nc->o.audit_cb != NULL)
-		nc->o.audit_cb(kind, detail, nc->o.arg);
-}
-
-static int net_request(struct net_coord *nc, struct proto_buf *req, uint32_t *value,
-    lz_err_t *err);
-
-/* The router guards the host's current addresses; one that is not up gets
- * them when it is (at its start they are on its command line). */
-static void
-net_hosts_push(struct net_coord *nc)
-{
-	struct proto_buf b = { 0 };
-	lz_err_t err = LZ_ERR_INIT;
-	size_t n;
-	char *const *v = net_hostaddr_list(nc->hosts, &n);
-
-	nc->hosts_pending = nc->state != NET_UP;
-	if (nc->hosts_pending)
-		return;
-	netctl_encode_list(&b, NETCTL_HOST_ADDRS, v, n);
-	if (net_request(nc, &b, NULL, &err) < 0) {
-		net_log(nc, "network sidecar: guarding the host's %zu addresses: %s", n, err.msg);
-		lz_err_clear(&err);
-	}
-	proto_buf_clear(&b);
-}
-
-/* The broker's credentials, to a router that just came up (it holds none). */
-static int
-net_creds_push(struct net_coord *nc, lz_err_t *err)
-{
-	uint32_t n = 0;
-
-	if (nc->o.creds == NULL || nc->o.creds->len == 0)
-		return 0;
-	if (net_request(nc, (struct proto_buf *)nc->o.creds, &n, err) < 0)
-		return lz_err_wrap(err, "network sidecar: credentials");
-	net_log(nc, "network sidecar: brokering %u credentials", n);
-	return 0;
-}
-
+/* The host's addresses changed (net-hostaddr.c): the router guards the new list. */
 static void
 net_hosts_cb(void *arg)
 {
-	net_hosts_push(arg);
+	net_control_hosts_push(arg);
 }
 
 int
@@ -247,266 +154,6 @@ net_container(struct net_coord *nc, lz_err_t *err)
 	return ret;
 }
 
-static void
-net_proc_close_cb(uv_handle_t *h)
-{
-	(void)h;
-}
-
-static void net_router_exit_cb(uv_process_t *p, int64_t status, int sig);
-
-/* `SELF ns-exec --pid PAUSE -- crun --root $XDG_RUNTIME_DIR/crun exec ID
- * ROUTER...`: the router started in the sidecar by crun itself, in the
- * namespaces, with the capabilities and user of the container's process as
- * podman exec would, but without podman's and conmon's start-up (~100-250
- * ms). ID is read from podman's containers.json. -1 when anything is not as
- * expected: the caller uses podman exec. Either way the router is our child
- * and its exit (it was killed, crashed) is seen and restarted alike. */
-static int
-net_crun_exec_argv(struct net_coord *nc, char **rargv, char ***argv)
-{
-	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
-	_cleanup_free_ char *g = NULL, *root = NULL, *state = NULL;
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-
-	if (rt == NULL || rt[0] != '/' ||
-	    storage_find("containers", nc->o.a->sidecar, &g, id, layer) != 1)
-		return -1;
-	/* crun's state of that very container, where rootless podman keeps it. */
-	root = xasprintf("%s/crun", rt);
-	state = xasprintf("%s/%s/status", root, id);
-	if (lstat(state, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
-	    pause_exec_prefix(argv) < 0)
-		return -1;
-	lz_strv_push(argv, "crun");
-	lz_strv_push(argv, "--root");
-	lz_strv_push(argv, root);
-	lz_strv_push(argv, "exec");
-	lz_strv_push(argv, id);
-	for (size_t i = 0; rargv[i] != NULL; i++)
-		lz_strv_push(argv, rargv[i]);
-	return 0;
-}
-
-static int
-net_router_spawn(struct net_coord *nc, lz_err_t *err)
-{
-	char **rargv = NULL, **argv = NULL;
-	struct drv_exec ex = { .name = nc->o.a->sidecar };
-	uv_process_options_t po = { 0 };
-	uv_stdio_container_t io[3];
-	int r, ret = -1;
-
-	lz_strv_push(&rargv, NET_IMAGE_BIN);
-	lz_strv_push(&rargv, "--ctl");
-	lz_strv_push(&rargv, NET_COORD_CTL_DST "/ctl.sock");
-	if (nc->upstream != NULL) {
-		lz_strv_push(&rargv, "--upstream");
-		lz_strv_push(&rargv, nc->upstream);
-	}
-	for (size_t i = 0; i < nc->n_policy; i++) {
-		lz_strv_push(&rargv, "--allow");
-		lz_strv_push(&rargv, nc->policy[i]);
-	}
-	{
-		size_t n;
-		char *const *v = net_hostaddr_list(nc->hosts, &n);
-
-		for (size_t i = 0; i < n; i++) {
-			lz_strv_push(&rargv, "--host-addr");
-			lz_strv_push(&rargv, v[i]);
-		}
-		nc->hosts_pending = false;
-	}
-	if (nc->o.ask_timeout_ms > 0) {
-		char ms[16];
-
-		snprintf(ms, sizeof ms, "%u", nc->o.ask_timeout_ms);
-		lz_strv_push(&rargv, "--ask-timeout");
-		lz_strv_push(&rargv, ms);
-	}
-	ex.argv = rargv;
-	if (net_crun_exec_argv(nc, rargv, &argv) < 0) {
-		lz_strv_free(argv);
-		argv = NULL;
-		if (nc->o.drv->exec_argv(&ex, &argv, err) < 0)
-			goto out;
-	}
-	(void)unlink(nc->ctl);
-	io[0].flags = UV_IGNORE;
-	io[1].flags = UV_IGNORE;
-	io[2].flags = UV_INHERIT_FD;	/* the router's messages go to the coordinator's log */
-	io[2].data.fd = STDERR_FILENO;
-	po.file = argv[0];
-	po.args = argv;
-	po.stdio = io;
-	po.stdio_count = 3;
-	po.exit_cb = net_router_exit_cb;
-	nc->proc.data = nc;
-	r = uv_spawn(nc->o.loop, &nc->proc, &po);
-	if (r != 0) {
-		uv_close((uv_handle_t *)&nc->proc, net_proc_close_cb);
-		lz_err_set(err, -r, "cannot run %s: %s", argv[0], uv_strerror(r));
-		goto out;
-	}
-	nc->proc_live = true;
-	nc->deadline_ms = net_now_ms() + NET_COORD_START_MS;
-	ret = 0;
-out:
-	lz_strv_free(rargv);
-	lz_strv_free(argv);
-	return ret;
-}
-
-static int
-net_sock(const char *path, lz_err_t *err)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof sun.sun_path)
-		return lz_err_set(err, ENAMETOOLONG, "socket path too long: %s", path);
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return lz_err_sys(err, errno, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
-		int e = errno;
-
-		close(fd);
-		return lz_err_sys(err, e, "cannot connect to %s", path);
-	}
-	return fd;
-}
-
-static void
-net_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
-{
-	static char chunk[16384];
-
-	(void)h;
-	(void)hint;
-	*buf = uv_buf_init(chunk, sizeof chunk);
-}
-
-static void
-net_pipe_close_cb(uv_handle_t *h)
-{
-	struct net_coord *nc = h->data;
-
-	nc->pipe_live = false;
-	proto_buf_clear(&nc->in);
-}
-
-static void
-net_pipe_close(struct net_coord *nc)
-{
-	if (nc->pipe_live && !uv_is_closing((uv_handle_t *)&nc->pipe))
-		uv_close((uv_handle_t *)&nc->pipe, net_pipe_close_cb);
-}
-
-static void
-net_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-	struct net_coord *nc = s->data;
-	size_t off = 0;
-
-	if (n < 0) {
-		net_pipe_close(nc);	/* the router went away; its exit is handled there */
-		return;
-	}
-	proto_put(&nc->in, buf->base, (size_t)n);
-	for (;;) {
-		struct proto_header h;
-		const uint8_t *p;
-		struct netctl_event ev;
-		lz_err_t err = LZ_ERR_INIT;
-		int r = proto_frame_parse(nc->in.data + off, nc->in.len - off, &h, &p, &err);
-
-		if (r == PROTO_NEED_MORE)
-			break;
-		if (r < 0) {
-			net_log(nc, "network sidecar: bad frame: %s", err.msg);
-			lz_err_clear(&err);
-			net_pipe_close(nc);
-			return;
-		}
-		if (h.type == NETCTL_EVENT) {
-			if (netctl_decode_event(p, h.length, &ev, &err) < 0) {
-				net_log(nc, "network sidecar: %s", err.msg);
-				lz_err_clear(&err);
-			} else if (nc->o.event_cb != NULL)
-				nc->o.event_cb(&ev, nc->o.arg);
-		} else if (h.type == NETCTL_ASK) {
-			struct netreq_item it;
-
-			if (netreq_decode_item(p, h.length, &it, &err) < 0) {
-				net_log(nc, "network sidecar: %s", err.msg);
-				lz_err_clear(&err);
-			} else if (nc->o.ask_cb != NULL)
-				nc->o.ask_cb(&it, nc->o.arg);
-		} else if (h.type == NETREQ_SUMMARY) {
-			struct netreq_summary sum;
-
-			if (netreq_decode_summary(p, h.length, &sum, &err) < 0) {
-				net_log(nc, "network sidecar: %s", err.msg);
-				lz_err_clear(&err);
-			} else if (nc->o.summary_cb != NULL)
-				nc->o.summary_cb(&sum, nc->o.arg);
-		}
-		off += PROTO_HEADER_LEN + h.length;
-	}
-	proto_buf_consume(&nc->in, off);
-}
-
-/* Connect and subscribe; 1 when connected, 0 when the router is not up yet. */
-static int
-net_try_connect(struct net_coord *nc)
-{
-	struct proto_buf b = { 0 };
-	lz_err_t err = LZ_ERR_INIT;
-	int fd = net_sock(nc->ctl, &err);
-	ssize_t w;
-
-	lz_err_clear(&err);
-	if (fd < 0)
-		return 0;
-	netctl_encode_empty(&b, NETCTL_SUBSCRIBE);
-	w = write(fd, b.data, b.len);
-	proto_buf_clear(&b);
-	if (w < 0) {
-		close(fd);
-		return 0;
-	}
-	uv_pipe_init(nc->o.loop, &nc->pipe, 0);
-	nc->pipe.data = nc;
-	uv_pipe_open(&nc->pipe, fd);
-	nc->pipe_live = true;
-	uv_read_start((uv_stream_t *)&nc->pipe, net_alloc_cb, net_read_cb);
-	return 1;
-}
-
-static bool
-net_proc_exited(int pid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return true;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the state follows the last ')'. */
-	p = strrchr(buf, ')');
-	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
-}
-
 int
 net_coord_begin(struct net_coord *nc, lz_err_t *err)
 {
@@ -565,11 +212,11 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 	while (net_now_ms() < nc->deadline_ms) {
 		struct timespec ts = { 0, 2 * 1000000 };	/* rules are ~20 ms away */
 
-		if (net_try_connect(nc)) {
+		if (net_control_connect(nc)) {
 			nc->state = NET_UP;
 			if (nc->hosts_pending)
-				net_hosts_push(nc);
-			if (net_creds_push(nc, err) < 0)
+				net_control_hosts_push(nc);
+			if (net_control_creds_push(nc, err) < 0)
 				goto out;
 			lz_trace("sidecar: router, rules in place");
 			net_audit(nc, "net.start", nc->o.a->sidecar);
@@ -577,12 +224,12 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 			goto out;
 		}
 		/* The loop does not run yet: a router that exited is a zombie until it does. */
-		if (net_proc_exited(nc->proc.pid))
+		if (net_router_exited(nc->proc.pid))
 			break;
 		nanosleep(&ts, NULL);
 	}
 	lz_err_set(err, EIO, "the network sidecar %s did not start%s (see the coordinator log)",
-	    nc->o.a->sidecar, net_proc_exited(nc->proc.pid) ? "" : " in time");
+	    nc->o.a->sidecar, net_router_exited(nc->proc.pid) ? "" : " in time");
 out:
 	if (ret < 0)
 		nc->state = NET_DOWN;
@@ -608,137 +255,6 @@ net_coord_spec(struct net_coord *nc, struct drv_spec *sp, lz_err_t *err)
 	return 0;
 }
 
-static void net_timer_cb(uv_timer_t *t);
-
-static void
-net_router_exit_cb(uv_process_t *p, int64_t status, int sig)
-{
-	struct net_coord *nc = p->data;
-	uint64_t now = net_now_ms();
-	char *d;
-
-	nc->proc_live = false;
-	uv_close((uv_handle_t *)p, net_proc_close_cb);
-	nc->last_status = sig ? 128 + sig : (int)status;
-	net_pipe_close(nc);
-	if (nc->o.asks_gone_cb != NULL)
-		nc->o.asks_gone_cb(nc->o.arg);	/* what it held died with it */
-	if (nc->closing)
-		return;
-	if (now - nc->window_ms > 60000) {
-		nc->window_ms = now;
-		nc->recent = 0;
-	}
-	if (nc->state == NET_STARTING)
-		return;	/* net_coord_start reports it */
-	d = xasprintf("router exited (status %d); egress stays default-deny; %s", nc->last_status,
-	    nc->recent < NET_COORD_MAX_RESTARTS ? "restarting" : "too many restarts, network down");
-	net_log(nc, "network sidecar: %s", d);
-	net_audit(nc, "net.router-exit", d);
-	free(d);
-	if (nc->recent >= NET_COORD_MAX_RESTARTS) {
-		nc->state = NET_DOWN;
-		return;
-	}
-	nc->recent++;
-	nc->state = NET_RESTARTING;
-	uv_timer_start(&nc->timer, net_timer_cb, 200u * nc->recent, 0);
-}
-
-static void
-net_timer_cb(uv_timer_t *t)
-{
-	struct net_coord *nc = t->data;
-	lz_err_t err = LZ_ERR_INIT;
-
-	if (nc->closing || nc->state != NET_RESTARTING)
-		return;
-	if (!nc->proc_live) {
-		if (net_router_spawn(nc, &err) < 0) {
-			net_log(nc, "network sidecar: %s", err.msg);
-			lz_err_clear(&err);
-			nc->state = NET_DOWN;
-			net_audit(nc, "net.down", "the router could not be started again");
-			return;
-		}
-	} else if (net_try_connect(nc)) {
-		char *d = xasprintf("router back (restart %u), %zu policy entries", nc->restarts + 1,
-		    nc->n_policy);
-
-		nc->restarts++;
-		nc->state = NET_UP;
-		if (nc->hosts_pending)
-			net_hosts_push(nc);
-		if (net_creds_push(nc, &err) < 0) {
-			net_log(nc, "%s", err.msg);
-			net_audit(nc, "net.broker", err.msg);
-			lz_err_clear(&err);
-		}
-		net_log(nc, "network sidecar: %s", d);
-		net_audit(nc, "net.restart", d);
-		free(d);
-		return;
-	} else if (net_now_ms() > nc->deadline_ms) {
-		uv_process_kill(&nc->proc, SIGKILL);	/* its exit schedules the next try */
-		return;
-	}
-	uv_timer_start(&nc->timer, net_timer_cb, 50, 0);
-}
-
-/* One request on a connection of its own; reads the OK or ERROR reply. */
-static int
-net_request(struct net_coord *nc, struct proto_buf *req, uint32_t *value, lz_err_t *err)
-{
-	struct timeval tv = { 5, 0 };
-	struct proto_buf in = { 0 };
-	uint8_t buf[4096];
-	int fd, ret = -1;
-
-	if ((fd = net_sock(nc->ctl, err)) < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	if (write(fd, req->data, req->len) != (ssize_t)req->len) {
-		lz_err_sys(err, errno, "network sidecar: write");
-		goto out;
-	}
-	for (;;) {
-		struct proto_header h;
-		const uint8_t *p;
-		ssize_t n = read(fd, buf, sizeof buf);
-		int r;
-
-		if (n <= 0) {
-			lz_err_sys(err, n < 0 ? errno : EPIPE, "network sidecar: no answer");
-			goto out;
-		}
-		proto_put(&in, buf, (size_t)n);
-		r = proto_frame_parse(in.data, in.len, &h, &p, err);
-		if (r < 0)
-			goto out;
-		if (r == PROTO_NEED_MORE)
-			continue;
-		if (h.type == PROTO_OK) {
-			if (value != NULL && proto_decode_u32(p, h.length, value, err) < 0)
-				goto out;
-			ret = 0;
-		}
-		else if (h.type == PROTO_ERROR) {
-			struct proto_error e;
-
-			if (proto_decode_error(p, h.length, &e, err) == 0) {
-				lz_err_set(err, LZ_EINVAL, "%s", e.text);
-				proto_error_clear(&e);
-			}
-		} else
-			lz_err_set(err, EPROTO, "network sidecar: unexpected reply %u", h.type);
-		break;
-	}
-out:
-	close(fd);
-	proto_buf_clear(&in);
-	return ret;
-}
-
 static void net_policy_keep(struct net_coord *nc, bool add, const struct egress_entry *e,
     const char *text);
 
@@ -757,7 +273,7 @@ net_coord_edit(struct net_coord *nc, bool add, const char *entry, lz_err_t *err)
 		return -1;
 	text = egress_entry_format(&e);
 	netctl_encode_str(&b, add ? NETCTL_POLICY_ADD : NETCTL_POLICY_DEL, text);
-	ret = net_request(nc, &b, NULL, err);
+	ret = net_control_request(nc, &b, NULL, err);
 	proto_buf_clear(&b);
 	if (ret < 0) {
 		free(text);
@@ -787,7 +303,7 @@ net_coord_verdict(struct net_coord *nc, uint32_t rid, uint32_t verdict, const ch
 		text = egress_entry_format(&e);
 	}
 	netreq_encode_verdict(&b, rid, verdict, text);
-	ret = net_request(nc, &b, &v, err);
+	ret = net_control_request(nc, &b, &v, err);
 	proto_buf_clear(&b);
 	if (ret == 0 && text != NULL)
 		net_policy_keep(nc, true, &e, text);
@@ -860,7 +376,7 @@ net_coord_close(struct net_coord *nc)
 	uv_timer_stop(&nc->timer);
 	if (!uv_is_closing((uv_handle_t *)&nc->timer))
 		uv_close((uv_handle_t *)&nc->timer, NULL);
-	net_pipe_close(nc);
+	net_control_close(nc);
 	net_hostaddr_close(lz_steal_ptr(&nc->hosts));
 	if (nc->proc_live)
 		uv_process_kill(&nc->proc, SIGTERM);

@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
@@ -494,4 +495,28 @@ sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
 out:
 	sentry_refs_clear(&refs);
 	return ret;
+}
+
+/* The cap sentry_object_cap_set (sentry.c) recorded, read where every import
+ * uses it; the default when none was written. */
+uint64_t
+sentry_object_cap(const struct sentry_paths *p)
+{
+	return sentry_object_cap_of(p->dr);
+}
+
+uint64_t
+sentry_object_cap_of(const char *domain_root)
+{
+	_cleanup_free_ char *f = xasprintf("%s/sentry/git-object-cap", domain_root), *v = NULL;
+	char *end;
+	unsigned long long cap;
+
+	if (sentry_read_small(f, &v, NULL) < 0)
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	errno = 0;
+	cap = strtoull(v, &end, 10);
+	if (errno != 0 || end == v || (*end != '\n' && *end != '\0'))
+		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
+	return cap;
 }

@@ -147,14 +147,14 @@ int sentry_host_common(const struct sentry_paths *p, struct sentry_repo *r, lz_e
 uint64_t sentry_refs_fingerprint(const char *priv);
 int sentry_import_run(const struct anchor *a, const struct sentry_paths *p,
     const struct sentry_repo *r, char **report, lz_err_t *err);
+/* The cap the coordinator recorded for the domain (sentry_object_cap_set). */
+uint64_t sentry_object_cap(const struct sentry_paths *p);
 
 /* sentry-fetch.c: fetch refs (shadow names) from the shadow, open as sfd,
  * into g; refs that reach a blob over cap bytes (0: no cap) and refs git
  * refuses are left out, *report (may be NULL) says which and why. */
 int sentry_fetch_refs(const char *g, const char *shadow, int sfd, const struct anchor *a,
     uint64_t cap, struct sentry_refs *refs, char **report, lz_err_t *err);
-/* The cap the coordinator recorded for the domain (sentry_object_cap_set). */
-uint64_t sentry_object_cap(const struct sentry_paths *p);
 
 /* sentry-guard.c */
 /* The config read sentry_tree_guards needs, started early (it takes and

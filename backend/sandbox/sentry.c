@@ -69,7 +69,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "sandbox/sentry.h"
 #include "sandbox/sentry-int.h"
 #include "strv.h"
@@ -287,28 +286,6 @@ sentry_object_cap_set(const struct anchor *a, uint64_t cap, lz_err_t *err)
 	ret = sentry_write_file(f, v, 0600, err);
 	sentry_paths_clear(&p);
 	return ret;
-}
-
-uint64_t
-sentry_object_cap(const struct sentry_paths *p)
-{
-	return sentry_object_cap_of(p->dr);
-}
-
-uint64_t
-sentry_object_cap_of(const char *domain_root)
-{
-	_cleanup_free_ char *f = xasprintf("%s/sentry/git-object-cap", domain_root), *v = NULL;
-	char *end;
-	unsigned long long cap;
-
-	if (sentry_read_small(f, &v, NULL) < 0)
-		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
-	errno = 0;
-	cap = strtoull(v, &end, 10);
-	if (errno != 0 || end == v || (*end != '\n' && *end != '\0'))
-		return CFG_LIMIT_GIT_OBJECT_DEFAULT;
-	return cap;
 }
 
 int

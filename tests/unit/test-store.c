@@ -1,5 +1,6 @@
 /* test-store.c - the state store against a real SQLite file: locking,
- * creation, migrations, session records and the threadpool API. */
+ * creation, migrations, session records, transactions (the threadpool API
+ * is test-store-pool.c's; the fixture storetest.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,45 +21,9 @@
 #include "store/audit.h"
 #include "store/store.h"
 #include "store/store-migrate.h"
+#include "storetest.h"
 #include "testutil.h"
 #include "xmalloc.h"
-
-struct fx {
-	char *dir;
-	char *path;
-};
-
-static int
-fx_setup(void **state)
-{
-	struct fx *fx = xcalloc(1, sizeof *fx);
-
-	fx->dir = tu_mkdtemp("store");
-	fx->path = xasprintf("%s/state.db", fx->dir);
-	*state = fx;
-	return 0;
-}
-
-static int
-fx_teardown(void **state)
-{
-	struct fx *fx = *state;
-
-	tu_rmrf(fx->dir);
-	free(fx->dir);
-	free(fx->path);
-	free(fx);
-	return 0;
-}
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 raw_exec(sqlite3 *db, const char *sql)
@@ -82,19 +47,6 @@ static void
 raw_close(sqlite3 *db)
 {
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-}
-
-static int64_t
-raw_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t v;
-
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* Everything a migration could change, as one string. */
@@ -227,10 +179,10 @@ test_store_open_creates_private_wal_file_at_current_version(void **state)
 	assert_int_equal(sb.st_mode & 07777, 0600);
 	store_migrate_steps(&n);
 	assert_int_equal(n, 3);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
-	assert_int_equal(raw_int(store_db(st), "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA synchronous"), 1);	/* NORMAL */
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA user_version"), 3);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA synchronous"), 1);	/* NORMAL */
 	assert_int_equal(store_session_begin(st, "s1", "web", "/w", 1, 0, &err), 0);
 	wal = xasprintf("%s-wal", fx->path);
 	shm = xasprintf("%s-shm", fx->path);
@@ -320,8 +272,8 @@ test_store_open_refuses_a_newer_schema_and_leaves_it(void **state)
 	assert_no_side_files(fx->path);
 	free(before);
 	db = raw_open(fx->path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'"), 0);
+	assert_int_equal(fx_raw_int(db, "PRAGMA user_version"), 7);
+	assert_int_equal(fx_raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'"), 0);
 	raw_close(db);
 }
 
@@ -335,10 +287,10 @@ test_store_migrates_v1_session_blobs_to_typed_columns(void **state)
 
 	make_v1(fx->path, NULL);
 	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
-	assert_int_equal(raw_int(store_db(st),
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA user_version"), 3);
+	assert_int_equal(fx_raw_int(store_db(st),
 	    "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'info'"), 0);
-	assert_int_equal(raw_int(store_db(st),
+	assert_int_equal(fx_raw_int(store_db(st),
 	    "SELECT count(*) FROM sqlite_master WHERE name = 'sessions_v2'"), 0);
 	assert_int_equal(store_session_list(st, collect_cb, &sn, &err), 0);
 	assert_int_equal(sn.n, 3);
@@ -386,15 +338,15 @@ test_store_migration_failing_midway_leaves_the_file_unchanged(void **state)
 	lz_err_clear(&err);
 	after = raw_dump(db);
 	assert_string_equal(before, after);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
-	assert_int_equal(raw_int(db, "PRAGMA foreign_keys"), 0);
+	assert_int_equal(fx_raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(fx_raw_int(db, "PRAGMA foreign_keys"), 0);
 	raw_close(db);
 	free(before);
 	free(after);
 	/* The product's own steps still succeed afterwards. */
 	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA user_version"), 3);
-	assert_int_equal(raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA user_version"), 3);
+	assert_int_equal(fx_raw_int(store_db(st), "PRAGMA foreign_keys"), 1);
 	store_close(st);
 }
 
@@ -496,10 +448,10 @@ child_try(const char *path, int wfd)
 	struct child_report r = { 0 };
 	lz_err_t err = LZ_ERR_INIT;
 	struct store *st = NULL;
-	int64_t t0 = mono_ms();
+	int64_t t0 = fx_mono_ms();
 
 	r.rc = store_open(path, &st, &err);
-	r.ms = mono_ms() - t0;
+	r.ms = fx_mono_ms() - t0;
 	snprintf(r.msg, sizeof r.msg, "%s", err.msg != NULL ? err.msg : "");
 	lz_err_clear(&err);
 	if (st != NULL && store_session_begin(st, "child", "web", "/w", getpid(), 0, &err) < 0)
@@ -559,7 +511,7 @@ test_store_second_process_fails_at_once_then_opens_after_close(void **state)
 	close(p2c[1]);
 	/* The child's write landed. */
 	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 2);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT count(*) FROM sessions"), 2);
 	store_close(st);
 }
 
@@ -594,7 +546,7 @@ test_store_survives_a_killed_owner_and_recovers_its_wal(void **state)
 	assert_int_equal(access(wal, F_OK), 0);	/* never checkpointed */
 	if (store_open(fx->path, &st, &err) < 0)
 		fail_msg("%s", err.msg);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions WHERE id = 'k'"), 1);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT count(*) FROM sessions WHERE id = 'k'"), 1);
 	assert_int_equal(audit_verify(st, &vr, &err), 0);
 	assert_true(vr.ok);
 	assert_int_equal(vr.rows, 10);
@@ -616,203 +568,13 @@ test_store_tx_rollback_undoes_nested_writes(void **state)
 	assert_int_equal(store_session_begin(st, "x", "web", "/w", 1, 0, &err), 0);
 	assert_int_equal(audit_append(st, &rec, NULL, &err), 0);
 	store_tx_rollback(st);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 0);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM audit"), 0);
-	assert_int_equal(raw_int(store_db(st), "SELECT seq FROM audit_head"), 0);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT count(*) FROM sessions"), 0);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT count(*) FROM audit"), 0);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT seq FROM audit_head"), 0);
 	assert_int_equal(store_tx_begin(st, &err), 0);
 	assert_int_equal(audit_append(st, &rec, NULL, &err), 0);
 	assert_int_equal(store_tx_commit(st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM audit"), 1);
-	store_close(st);
-}
-
-/* store_submit: 200 appends from the pool while a 10 ms timer runs. */
-#define POOL_JOBS 200
-#define POOL_WAIT_EVERY 50	/* these jobs wait for a tick of the loop */
-
-struct pool {
-	struct store *st;
-	uv_timer_t timer;
-	atomic_int ticks;
-	int done, next, failures, ticks_at_last;
-	pthread_t loop_thread;
-	bool wrong_thread;
-	char why[256];
-};
-
-struct pool_job {
-	struct pool *p;
-	int i;
-};
-
-static void
-pool_tick_cb(uv_timer_t *t)
-{
-	struct pool *p = t->data;
-
-	atomic_fetch_add(&p->ticks, 1);
-}
-
-static int
-pool_work_cb(struct store *st, void *arg, lz_err_t *err)
-{
-	struct pool_job *j = arg;
-	char detail[64];
-	struct audit_rec rec = { .kind = "esc.request", .actor = "pool", .detail = detail };
-	struct timespec ms1 = { 0, 1000000 };
-	int64_t deadline;
-	int t0;
-
-	snprintf(detail, sizeof detail, "{\"i\":%d}", j->i);
-	if (audit_append(st, &rec, NULL, err) < 0)
-		return -1;
-	if (j->i % POOL_WAIT_EVERY != POOL_WAIT_EVERY / 2)
-		return 0;
-	/* Only a loop that is not blocked by us can tick now. */
-	t0 = atomic_load(&j->p->ticks);
-	deadline = mono_ms() + 5000;
-	while (atomic_load(&j->p->ticks) == t0)
-		if (mono_ms() > deadline)
-			return lz_err_set(err, ETIMEDOUT, "job %d: the loop did not tick while it ran", j->i);
-		else
-			nanosleep(&ms1, NULL);
-	return 0;
-}
-
-static void
-pool_done_cb(void *arg, int status, lz_err_t *err)
-{
-	struct pool_job *j = arg;
-	struct pool *p = j->p;
-
-	if (!pthread_equal(pthread_self(), p->loop_thread))
-		p->wrong_thread = true;
-	if (status != 0) {
-		p->failures++;
-		snprintf(p->why, sizeof p->why, "%s", err->msg != NULL ? err->msg : "?");
-	}
-	if (j->i != p->next)
-		p->failures++;
-	p->next++;
-	if (++p->done == POOL_JOBS) {
-		p->ticks_at_last = atomic_load(&p->ticks);
-		uv_timer_stop(&p->timer);
-		uv_close((uv_handle_t *)&p->timer, NULL);
-	}
-}
-
-static int
-pool_order_cb(const struct audit_row *row, void *arg)
-{
-	int *n = arg;
-	char want[32];
-
-	snprintf(want, sizeof want, "{\"i\":%d}", *n);
-	if (row->seq != *n + 1 || strcmp(row->rec.detail, want) != 0)
-		return 1;
-	(*n)++;
-	return 0;
-}
-
-static void
-test_store_submit_runs_jobs_in_order_without_blocking_the_loop(void **state)
-{
-	struct fx *fx = *state;
-	lz_err_t err = LZ_ERR_INIT;
-	struct audit_verify_result vr;
-	struct pool_job *jobs = xcalloc(POOL_JOBS, sizeof *jobs);
-	struct pool p = { 0 };
-	uv_loop_t loop;
-	int i, listed = 0;
-
-	assert_int_equal(store_open(fx->path, &p.st, &err), 0);
-	assert_int_equal(uv_loop_init(&loop), 0);
-	p.loop_thread = pthread_self();
-	assert_int_equal(uv_timer_init(&loop, &p.timer), 0);
-	p.timer.data = &p;
-	assert_int_equal(uv_timer_start(&p.timer, pool_tick_cb, 10, 10), 0);
-	for (i = 0; i < POOL_JOBS; i++) {
-		jobs[i] = (struct pool_job){ &p, i };
-		store_submit(&loop, p.st, pool_work_cb, pool_done_cb, &jobs[i]);
-	}
-	assert_int_equal(store_pending(p.st), POOL_JOBS);
-	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	if (p.failures != 0)
-		fail_msg("%d failures: %s", p.failures, p.why);
-	assert_false(p.wrong_thread);
-	assert_int_equal(p.done, POOL_JOBS);
-	assert_int_equal(store_pending(p.st), 0);
-	assert_true(p.ticks_at_last >= POOL_JOBS / POOL_WAIT_EVERY);
-	assert_int_equal(audit_list(p.st, 0, 0, pool_order_cb, &listed, &err), 0);
-	assert_int_equal(listed, POOL_JOBS);
-	assert_int_equal(audit_verify(p.st, &vr, &err), 0);
-	assert_true(vr.ok);
-	assert_int_equal(vr.rows, POOL_JOBS);
-	audit_verify_result_clear(&vr);
-	store_close(p.st);
-	free(jobs);
-}
-
-/* done callbacks chaining: the first submits a second, whose done closes. */
-struct chain {
-	uv_loop_t *loop;
-	struct store *st;
-	int order[2], n;
-};
-
-static int
-chain_work_cb(struct store *st, void *arg, lz_err_t *err)
-{
-	struct chain *c = arg;
-
-	return store_session_begin(st, c->n == 0 ? "first" : "second", "web", "/w", 1, 0, err);
-}
-
-static void
-chain_second_done_cb(void *arg, int status, lz_err_t *err)
-{
-	struct chain *c = arg;
-
-	(void)err;
-	c->order[c->n++] = status == 0 ? 2 : -2;
-	if (store_pending(c->st) == 0) {
-		store_close(c->st);
-		c->st = NULL;
-	}
-}
-
-static void
-chain_first_done_cb(void *arg, int status, lz_err_t *err)
-{
-	struct chain *c = arg;
-
-	(void)err;
-	c->order[c->n++] = status == 0 ? 1 : -1;
-	store_submit(c->loop, c->st, chain_work_cb, chain_second_done_cb, c);
-}
-
-static void
-test_store_done_callback_may_submit_more_and_close_the_store(void **state)
-{
-	struct fx *fx = *state;
-	lz_err_t err = LZ_ERR_INIT;
-	struct chain c = { 0 };
-	struct store *st = NULL;
-	uv_loop_t loop;
-
-	assert_int_equal(uv_loop_init(&loop), 0);
-	c.loop = &loop;
-	assert_int_equal(store_open(fx->path, &c.st, &err), 0);
-	store_submit(&loop, c.st, chain_work_cb, chain_first_done_cb, &c);
-	assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	assert_int_equal(c.n, 2);
-	assert_int_equal(c.order[0], 1);
-	assert_int_equal(c.order[1], 2);
-	assert_null(c.st);
-	assert_int_equal(store_open(fx->path, &st, &err), 0);
-	assert_int_equal(raw_int(store_db(st), "SELECT count(*) FROM sessions"), 2);
+	assert_int_equal(fx_raw_int(store_db(st), "SELECT count(*) FROM audit"), 1);
 	store_close(st);
 }
 
@@ -834,8 +596,6 @@ main(void)
 		T(test_store_second_process_fails_at_once_then_opens_after_close),
 		T(test_store_survives_a_killed_owner_and_recovers_its_wal),
 		T(test_store_tx_rollback_undoes_nested_writes),
-		T(test_store_submit_runs_jobs_in_order_without_blocking_the_loop),
-		T(test_store_done_callback_may_submit_more_and_close_the_store),
 #undef T
 	};
 

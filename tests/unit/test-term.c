@@ -581,6 +581,34 @@ test_term_osc_terminator_split_across_writes(void **state)
 	term_free(t);
 }
 
+/* The other way out of a string's ESC: a byte that starts a new sequence.
+ * Whether the ESC came in the same write or was held back at the end of
+ * the last one, the string ends and the CSI after it takes effect. */
+static void
+test_term_string_esc_then_a_new_sequence(void **state)
+{
+	struct term *t = mk(24, 80);
+
+	(void)state;
+	feed(t, "\x1b]2;one\x1b[2;1");
+	assert_false(term_idle(t));	/* inside the CSI */
+	feed(t, "Hsame write");
+	assert_true(term_idle(t));
+	assert_row(t, 1, "same write");
+	feed(t, "\x1b]2;two\x1b");
+	assert_false(term_idle(t));
+	feed(t, "[3;1");
+	assert_false(term_idle(t));
+	feed(t, "Hheld back");
+	assert_true(term_idle(t));
+	assert_row(t, 2, "held back");
+	feed(t, "\x1bP+q\x1b");
+	feed(t, "[4;1Hafter dcs");
+	assert_true(term_idle(t));
+	assert_row(t, 3, "after dcs");
+	term_free(t);
+}
+
 static void
 test_term_title_bell_and_cursor_events(void **state)
 {
@@ -735,6 +763,7 @@ main(void)
 		cmocka_unit_test(test_term_rejects_out_of_range_sizes),
 		cmocka_unit_test(test_term_damage_widens_only_the_touched_rows),
 		cmocka_unit_test(test_term_osc_terminator_split_across_writes),
+		cmocka_unit_test(test_term_string_esc_then_a_new_sequence),
 		cmocka_unit_test(test_term_title_bell_and_cursor_events),
 		cmocka_unit_test(test_term_long_title_is_cut_not_overflowed),
 		cmocka_unit_test(test_term_find_searches_history_and_screen_wrapping),

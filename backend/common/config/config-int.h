@@ -126,27 +126,27 @@ int cfg_merge_grants(struct cfg *cfg, lz_err_t *err);
 int cfg_protect_volume(const struct cfg_ctx *c, const struct cfg *cfg, int line,
     const char *key, const char *host, const char *mode);
 
-/* ---- config.c ---- */
+/* ---- config-profile.c: one profile's mapping ---- */
 
-void cfg_volumes_free(struct cfg_volume *v, size_t n);
 struct cfg_profile;
 /* A profile's mapping n (keys under `key` in messages); image may be left
  * out (a kit gives it). */
+int cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
+    const struct cfg_node *n, struct cfg_profile *p);
+void cfg_profile_clear(struct cfg_profile *p);
 /* With persist_usr, /usr, /etc and /var first among the persistent dirs. */
 void cfg_profile_persist_usr(struct cfg_profile *p);
+/* Every profile has an image (else FILE:LINE: profiles.P.image: missing). */
+int cfg_profiles_check_image(const struct cfg *cfg, lz_err_t *err);
+void cfg_volumes_free(struct cfg_volume *v, size_t n);
+
 /* ---- config-cred.c ---- */
 struct cfg_cred;
-struct cfg_profile;
 int cfg_load_creds(const struct cfg_ctx *c, const struct cfg_node *n, const char *key,
     struct cfg_profile *p);
 void cfg_creds_free(struct cfg_cred *v, size_t n);
 /* The agent's base-URL and sentinel variables into a resolved env. */
 void cfg_creds_env(const struct cfg_profile *p, char ***env, size_t *n_env, char ***warnings);
-int cfg_profile_load(const struct cfg_ctx *c, const char *name, int line, const char *key,
-    const struct cfg_node *n, struct cfg_profile *p);
-void cfg_profile_clear(struct cfg_profile *p);
-/* Every profile has an image (else FILE:LINE: profiles.P.image: missing). */
-int cfg_profiles_check_image(const struct cfg *cfg, lz_err_t *err);
 
 /* ---- config-kit.c ---- */
 

@@ -251,7 +251,8 @@ int cfg_size_parse(const char *s, uint64_t *bytes, lz_err_t *err);
 int cfg_cpus_parse(const char *s, long *milli, lz_err_t *err);
 /* "4g", "512m", "1536k" or "none": the shortest exact text for a size; caller frees. */
 char *cfg_size_text(uint64_t bytes);
-/* The limits a profile has when it sets none (docs/config.md#limits). */
+/* The limits a profile has when it sets none (docs/config.md#limits;
+ * config-profile.c). */
 struct cfg_limits cfg_limits_default(void);
 /* "2", "0.500" or "none"; caller frees. */
 char *cfg_cpus_text(long milli);
