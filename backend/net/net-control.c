@@ -165,6 +165,9 @@ net_control_request(struct net_coord *nc, struct proto_buf *req, uint32_t *value
 		ssize_t n = read(fd, buf, sizeof buf);
 		int r;
 
+		/* A socket with SO_RCVTIMEO is never restarted after a signal (signal(7)). */
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0) {
 			lz_err_sys(err, n < 0 ? errno : EPIPE, "network sidecar: no answer");
 			goto out;
