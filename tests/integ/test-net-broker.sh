@@ -61,6 +61,13 @@ profiles:
         upstream: https://$NET.2:8443/git/repo.git
         ca_file: $T/ca.pem
         base_env: GIT_URL
+      - name: gitforce
+        kind: git
+        from: file:$T/token
+        upstream: https://$NET.2:8443/git/repo.git
+        ca_file: $T/ca.pem
+        force: true
+        base_env: GIT_FORCE_URL
   missing:
     image: $img
     credentials:
@@ -196,6 +203,29 @@ assert_contains "$out" "delete-rc=1" "a delete is refused"
 git -C "$T/srv/repo.git" rev-parse -q --verify lazaret/agent-broker >/dev/null || fail "the branch was deleted"
 assert_not_contains "$out" "$KEY" "git's output holds no token"
 
+note "force pushes: a fast-forward passes; a rewrite, a rewind and an unrelated history are refused; force: true lets one through"
+out=$(run 'cd /tmp && git clone -q "$GIT_URL" f && cd f && git checkout -q -b w origin/lazaret/agent-broker &&
+	ci() { git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty "$@"; } &&
+	ci -m ff-work && git push -q origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo ff-ok
+	ci --amend -m rewritten && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo amend-rc=$?
+	git reset -q --hard HEAD~1 && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo rewind-rc=$?
+	git checkout -q --orphan o && ci -m unrelated && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1
+	echo orphan-rc=$?
+	git checkout -q w && git push -f "$GIT_FORCE_URL" HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo forced-ok')
+assert_contains "$out" "ff-ok" "a fast-forward push to the agent's branch goes through"
+assert_contains "$out" "[remote rejected] HEAD -> lazaret/agent-broker (lazaret: credential gitrepo: force push: the pushed commits do not descend from" \
+	"an amended commit force-pushed is refused, git prints why"
+assert_contains "$out" "(force: false)" "naming the entry's setting"
+assert_contains "$out" "amend-rc=1" "and git fails"
+assert_contains "$out" "rewind-rc=1" "a rewind to an older commit is refused"
+assert_contains "$out" "force push: not a fast-forward of" "an unrelated history is refused as not a fast-forward"
+assert_contains "$out" "orphan-rc=1" "and git fails"
+assert_contains "$out" "forced-ok" "an entry with force: true lets the rewind through"
+assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s lazaret/agent-broker)" "agent-work" \
+	"the git host's branch was rewound only by the force: true entry"
+assert_not_contains "$(git -C "$T/srv/repo.git" log --all --format=%s)" "rewritten" \
+	"no object of a refused push reached the git host"
+
 note "audit and egress log"
 ev=$(lz egress --json -n 0 -p broker -w "$repo")
 assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "brokered requests are in the egress log"
@@ -205,6 +235,7 @@ assert_not_contains "$ev" "$KEY" "the egress log holds no key"
 au=$(lz audit -p broker -w "$repo" 2>&1)
 assert_contains "$au" "net.broker-refused" "a refused request is an audit row"
 assert_contains "$au" "PUSH refs/heads/main" "a refused push names its ref in the audit"
+assert_contains "$au" "force push: the pushed commits do not descend from" "a refused force push is an audit row with why"
 assert_not_contains "$au" "$KEY" "the audit holds no key"
 lz stop -p broker -w "$repo" >/dev/null 2>&1 || true
 note "test-net-broker: ok"
