@@ -38,6 +38,7 @@ struct gitpack {
 	const uint8_t *buf;
 	size_t len, idlen;
 	uint64_t inflated;
+	uint32_t streams;	/* zlib streams begun: bounds the work of many small entries */
 	struct gp_ent *ent;
 	size_t nent, capent;
 	struct gp_commit *com;
@@ -66,6 +67,8 @@ gp_inflate(struct gitpack *p, uint64_t at, uint64_t size, uint8_t *out, uint64_t
 
 	if (size > GITPACK_MAX_INFLATE - p->inflated)
 		return fail(why, "the pack inflates to over 1 GiB: not checked");
+	if (++p->streams > GITPACK_MAX_STREAMS)
+		return fail(why, "the pack takes over 4194304 inflations to check: not checked");
 	if (at >= p->len || inflateInit(&z) != Z_OK)
 		return fail(why, "a pack entry cut short");
 	z.next_in = (uint8_t *)(uintptr_t)(p->buf + at);

@@ -22,6 +22,7 @@
 
 #define GITPACK_MAX_COMMITS	(1u << 18)	/* commits and deltas kept for the walk */
 #define GITPACK_MAX_INFLATE	(1ull << 30)	/* bytes inflated over the whole pack */
+#define GITPACK_MAX_STREAMS	(1u << 22)	/* zlib streams inflated, resolving included */
 #define GITPACK_COMMIT_MAX	(1u << 20)	/* one commit object, inflated */
 #define GITPACK_DEPTH_MAX	100		/* a delta chain */
 
