@@ -153,7 +153,7 @@ out=$(run 'curl -sS -w " status=%{http_code} location=%{redirect_url}" "$TEST_AP
 assert_contains "$out" "status=302" "a redirect comes back to the agent, not followed"
 assert_eq "$(grep -c '"path": "/v1/redirect"' "$T/up.log")" 1 "the upstream saw the redirecting request once"
 out=$(run 'curl -sS -w " status=%{http_code}" -H "Upgrade: websocket" -H "Connection: upgrade" "$TEST_API_BASE_URL/v1/stream"')
-assert_contains "$out" "status=400" "Upgrade is refused"
+assert_contains "$out" "status=426" "Upgrade is refused (426: a WebSocket client falls back to plain HTTP)"
 assert_not_contains "$(cat "$T/up.log")" "$NET.3" "the upstream never saw another host's name"
 
 out=$(run "printf 'POST /v1/messages?first HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /v1/ack?pipelined HTTP/1.1\r\n\r\n' |
@@ -235,7 +235,9 @@ assert_not_contains "$ev" "$KEY" "the egress log holds no key"
 au=$(lz audit -p broker -w "$repo" 2>&1)
 assert_contains "$au" "net.broker-refused" "a refused request is an audit row"
 assert_contains "$au" "PUSH refs/heads/main" "a refused push names its ref in the audit"
-assert_contains "$au" "force push: the pushed commits do not descend from" "a refused force push is an audit row with why"
+assert_contains "$au" "PUSH refs/heads/lazaret/agent-broker" "a force push is an audit row naming its ref and ids"
+assert_contains "$au" "force push: not shown to descend from old" "refused, with why"
+assert_contains "$au" "force push: not a fast-forward" "and an unrelated history's own reason"
 assert_not_contains "$au" "$KEY" "the audit holds no key"
 lz stop -p broker -w "$repo" >/dev/null 2>&1 || true
 note "test-net-broker: ok"
