@@ -79,9 +79,9 @@ git_verdicts(const struct side_broker_cred *c, const struct pktline_cmd *cmds, s
 		if (!check[i] || (v = gitpack_descends(gp, cmds[i].new_id, cmds[i].old_id)) ==
 		    GITPACK_DESCENDS)
 			continue;
-		snprintf(why[i], sizeof why[i], v == GITPACK_NOT_FF ? "force push: not a fast-forward "
-		    "of %.12s" : "force push: the pushed commits do not descend from %.12s",
-		    cmds[i].old_id);
+		/* short: the audit row's name has the ids already (the git message adds them) */
+		snprintf(why[i], sizeof why[i], "%s", v == GITPACK_NOT_FF ?
+		    "force push: not a fast-forward" : "force push: not shown to descend from old");
 		refusal[i] = why[i];
 		any = true;
 	}
@@ -138,9 +138,15 @@ side_broker_git_push(struct side_broker_cred *c, int fd, const struct httpreq *r
 		msg[i] = NULL;
 		if (refusal[i] == NULL)
 			continue;
-		if (strncmp(refusal[i], "force ", 6) == 0) {
-			snprintf(force_reason[i], sizeof force_reason[i], "lazaret: credential %s: %s "
-			    "(force: false)", c->name, refusal[i]);
+		if (strncmp(refusal[i], "force push: not", 15) == 0) {
+			snprintf(force_reason[i], sizeof force_reason[i], "lazaret: credential %s: force "
+			    "push: %s %.12s (force: false)", c->name, strstr(refusal[i], "fast") != NULL ?
+			    "not a fast-forward of" : "the pushed commits do not descend from",
+			    cmds[i].old_id);
+			msg[i] = force_reason[i];
+		} else if (strncmp(refusal[i], "force ", 6) == 0) {
+			snprintf(force_reason[i], sizeof force_reason[i], "lazaret: credential %s: %s",
+			    c->name, refusal[i]);
 			msg[i] = force_reason[i];
 		} else
 			msg[i] = reason;
