@@ -82,6 +82,8 @@ chk=$(lz config check --profile broker -w "$repo")
 assert_contains "$chk" "from: \"env:LZ_TEST_API_KEY\"  # read on the host at start" "config check names the source"
 assert_contains "$chk" "no allow_egress entry needed" "config check says the upstream needs no allow_egress"
 assert_not_contains "$chk" "$KEY" "config check never prints the secret"
+assert_contains "$chk" "force: false  # fast-forwards only" "config check says a git entry refuses force pushes"
+assert_contains "$chk" "force: true  # a push may rewrite" "and which entry allows them"
 
 note "a missing source is a start error naming the entry"
 rc=0; out=$(lz run -T -w "$repo" -p missing -- true 2>&1 </dev/null) || rc=$?
@@ -212,6 +214,7 @@ out=$(run 'cd /tmp && git clone -q "$GIT_URL" f && cd f && git checkout -q -b w 
 	git checkout -q --orphan o && ci -m unrelated && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1
 	echo orphan-rc=$?
 	git checkout -q w && git push -f "$GIT_FORCE_URL" HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo forced-ok')
+note "git said: $(printf '%s\n' "$out" | grep 'remote rejected' | tr -s ' ')"
 assert_contains "$out" "ff-ok" "a fast-forward push to the agent's branch goes through"
 assert_contains "$out" "[remote rejected] HEAD -> lazaret/agent-broker (lazaret: credential gitrepo: force push: the pushed commits do not descend from" \
 	"an amended commit force-pushed is refused, git prints why"
