@@ -82,7 +82,8 @@ pk_entry(struct pk *p, int type, const void *extra, size_t el, const void *data,
 		sz >>= 7;
 	}
 	p->b[p->len++] = c;
-	memcpy(p->b + p->len, extra, el);
+	if (el > 0)
+		memcpy(p->b + p->len, extra, el);
 	p->len += el;
 	assert_int_equal(compress(p->b + p->len, &zl, data, dl), Z_OK);
 	p->len += zl;

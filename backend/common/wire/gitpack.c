@@ -188,6 +188,8 @@ gp_find(const struct gitpack *p, const uint8_t *id)
 {
 	uint8_t key[32] = { 0 };
 
+	if (p->nsorted == 0)
+		return NULL;
 	memcpy(key, id, p->idlen);
 	return bsearch(key, p->com, p->nsorted, sizeof *p->com, gp_cmp_id);
 }
@@ -490,7 +492,8 @@ gitpack_read(const uint8_t *buf, size_t len, size_t idlen, struct gitpack **out,
 			free(d);
 		}
 		progress = p->ncom > before;
-		qsort(p->com, p->ncom, sizeof *p->com, gp_cmp_id);
+		if (p->ncom > 0)
+			qsort(p->com, p->ncom, sizeof *p->com, gp_cmp_id);
 		p->nsorted = p->ncom;
 	}
 	*out = p;
