@@ -103,6 +103,12 @@ side_broker_git_push(struct side_broker_cred *c, int fd, const struct httpreq *r
 	int rc, ret = 0;
 
 	body = git_body(r, keep, &bl);
+	/* git's probe before a push larger than http.postBuffer (remote-curl's
+	 * probe_rpc): a flush alone, no command, nothing updated */
+	if (bl == 4 && memcmp(body, "0000", 4) == 0) {
+		ret = 1;
+		goto out;
+	}
 	rc = pktline_commands(body, bl < PKTLINE_HEAD_MAX ? bl : PKTLINE_HEAD_MAX, cmds, &n,
 	    &used, &sideband, &perr);
 	if (rc != 1) {

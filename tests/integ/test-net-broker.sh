@@ -209,6 +209,8 @@ note "force pushes: a fast-forward passes; a rewrite, a rewind and an unrelated 
 out=$(run 'cd /tmp && git clone -q "$GIT_URL" f && cd f && git checkout -q -b w origin/lazaret/agent-broker &&
 	ci() { git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty "$@"; } &&
 	ci -m ff-work && git push -q origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo ff-ok
+	head -c 3000000 /dev/urandom >big && git add big && ci -m big &&
+	git push origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo "big-ok $(git rev-parse HEAD)"
 	ci --amend -m rewritten && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo amend-rc=$?
 	git reset -q --hard HEAD~1 && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo rewind-rc=$?
 	git checkout -q --orphan o && ci -m unrelated && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1
@@ -216,6 +218,9 @@ out=$(run 'cd /tmp && git clone -q "$GIT_URL" f && cd f && git checkout -q -b w 
 	git checkout -q w && git push -f "$GIT_FORCE_URL" HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo forced-ok')
 note "git said: $(printf '%s\n' "$out" | grep 'remote rejected' | tr -s ' ')"
 assert_contains "$out" "ff-ok" "a fast-forward push to the agent's branch goes through"
+assert_contains "$out" "big-ok" "a 3 MB push (chunked by git) is read whole and passes as a fast-forward"
+big=$(printf '%s\n' "$out" | sed -n 's/^big-ok //p')
+assert_eq "$(git -C "$T/srv/repo.git" cat-file -s "$big:big" 2>&1)" 3000000 "the git host has the big file whole"
 assert_contains "$out" "[remote rejected] HEAD -> lazaret/agent-broker (lazaret: credential gitrepo: force push: the pushed commits do not descend from" \
 	"an amended commit force-pushed is refused, git prints why"
 assert_contains "$out" "(force: false)" "naming the entry's setting"
@@ -224,16 +229,19 @@ assert_contains "$out" "rewind-rc=1" "a rewind to an older commit is refused"
 assert_contains "$out" "force push: not a fast-forward of" "an unrelated history is refused as not a fast-forward"
 assert_contains "$out" "orphan-rc=1" "and git fails"
 assert_contains "$out" "forced-ok" "an entry with force: true lets the rewind through"
-assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s lazaret/agent-broker)" "agent-work" \
-	"the git host's branch was rewound only by the force: true entry"
+assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s lazaret/agent-broker)" "ff-work" \
+	"the git host's branch was rewound (from big to ff-work) only by the force: true entry"
 assert_not_contains "$(git -C "$T/srv/repo.git" log --all --format=%s)" "rewritten" \
 	"no object of a refused push reached the git host"
 
 note "audit and egress log"
+kill -0 "$HOLD" 2>/dev/null || fail "the session holding the domain ended: $(cat "$T/hold.log")"
 ev=$(lz egress --json -n 0 -p broker -w "$repo")
 assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "brokered requests are in the egress log"
 assert_contains "$ev" "\"credential\":\"testapi\",\"status\":200" "with the credential and status"
 assert_contains "$ev" "\"name\":\"GET /v1/admin\"" "the refused path is logged"
+assert_contains "$ev" "\"name\":\"POST /v1/messages?first\"" \
+	"a forwarded request's row names its path (not bytes of the response, which reuse its buffer)"
 assert_not_contains "$ev" "$KEY" "the egress log holds no key"
 au=$(lz audit -p broker -w "$repo" 2>&1)
 assert_contains "$au" "net.broker-refused" "a refused request is an audit row"
