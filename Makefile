@@ -13,7 +13,7 @@
 VERSION   := 0.1.0
 CC        ?= cc
 BUILD     ?= build
-PKGS      := yaml-0.1 libuv sqlite3 libsodium openssl vterm ncursesw panelw formw menuw libmnl
+PKGS      := yaml-0.1 libuv sqlite3 libsodium openssl vterm ncursesw panelw formw menuw libmnl zlib
 WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
              -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
              -Wwrite-strings -Wundef -Wswitch-enum -Wno-missing-field-initializers
@@ -148,7 +148,7 @@ $(BUILD)/lazaret-escalate: $(call sobj,$(ESC_SRC)) $(STATIC_LIBS)
 # fetchable sources (notes/sidecar-build.md): it is linked dynamically and
 # its image holds exactly this binary and its ldd closure (backend/net/net-image.c).
 SIDE_SRC    := $(wildcard sidecar/*.c)
-SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null) -lssl -lcrypto -lsodium -lpthread
+SIDE_LIBS   := $(shell pkg-config --libs libnftnl libmnl 2>/dev/null) -lssl -lcrypto -lsodium -lz -lpthread
 $(BUILD)/lazaret-sidecar: $(call sobj,$(SIDE_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) -fPIE -pie -Wl,-z,relro,-z,now -o $@ $(call sobj,$(SIDE_SRC)) $(SLINK) $(SIDE_LIBS)

@@ -88,7 +88,7 @@ side_broker_answer(int fd, int status, const char *reason)
 	char buf[640];
 	const char *text = status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway" :
 	    status == 503 ? "Service Unavailable" : status == 421 ? "Misdirected Request" :
-	    "Refused";
+	    status == 426 ? "Upgrade Required" : "Refused";
 	int n = snprintf(buf, sizeof buf, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
 	    "Connection: close\r\nContent-Length: %zu\r\n\r\nlazaret broker: %s\n", status, text,
 	    strlen(reason) + 17, reason);

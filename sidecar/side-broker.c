@@ -203,7 +203,9 @@ broker_hdr_dropped(const struct side_broker_cred *c, const uint8_t *buf, const s
 /* The request body: exactly Content-Length bytes, or the chunks to their
  * end (nothing pipelined after it is read), starting with the bytes after
  * the head in buf; each piece to ssl, or appended to keep (-2 over max).
- * -1: malformed (why), -3: the agent went away, -4: the upstream write failed. */
+ * -1: malformed (why), -3: the agent went away, -4: the upstream write failed.
+ * Kept bodies are read into a buffer of their own: the head in buf is still
+ * to be forwarded (a push's is sent after its body was read and checked). */
 static int
 broker_body(int fd, const struct httpreq *r, uint8_t *buf, size_t len, SSL *ssl,
     struct proto_buf *keep, uint64_t *sent, char *why, size_t whylen)
@@ -212,7 +214,10 @@ broker_body(int fd, const struct httpreq *r, uint8_t *buf, size_t len, SSL *ssl,
 	uint8_t *p = buf + r->head_len;
 	uint64_t left = r->has_length ? r->length : 0;
 	struct httpreq_chunk ch = { 0 };
+	_cleanup_free_ uint8_t *own = keep != NULL ? xmalloc(HTTPREQ_HEAD_MAX) : NULL;
 
+	if (own != NULL)
+		buf = own;
 	*sent = 0;
 	for (;;) {
 		size_t take;
@@ -251,6 +256,47 @@ broker_body(int fd, const struct httpreq *r, uint8_t *buf, size_t len, SSL *ssl,
 	}
 }
 
+/* The response head gathered in h (*hl bytes, HTTPREQ_HEAD_MAX at most)
+ * from the piece p; once whole, sent on with Connection and Keep-Alive
+ * replaced by "Connection: close" (the broker serves one request a
+ * connection: a client told it may reuse one would send its next request,
+ * say a push's body, into a closed socket), then the rest of the piece.
+ * 1: sent, 0: more needed, -1: the agent went away. A head over the bound
+ * goes on as it came. */
+static int
+broker_relay_head(int fd, uint8_t *h, size_t *hl, const uint8_t *p, size_t n)
+{
+	size_t take = n < HTTPREQ_HEAD_MAX - *hl ? n : HTTPREQ_HEAD_MAX - *hl;
+	const uint8_t *end;
+	size_t hend, at = 0;
+
+	memcpy(h + *hl, p, take);
+	*hl += take;
+	end = memmem(h, *hl, "\r\n\r\n", 4);
+	if (end == NULL) {
+		if (*hl < HTTPREQ_HEAD_MAX)
+			return 0;
+		return side_broker_write_all(fd, h, *hl) < 0 ||
+		    side_broker_write_all(fd, p + take, n - take) < 0 ? -1 : 1;
+	}
+	hend = (size_t)(end - h) + 2;	/* up to and with the last header's CRLF */
+	while (at < hend) {
+		const uint8_t *eol = memmem(h + at, hend - at, "\r\n", 2);
+		size_t ll = (size_t)(eol - (h + at)) + 2;
+
+		if (!(at > 0 && ((ll >= 11 && strncasecmp((const char *)h + at, "connection:", 11) == 0) ||
+		    (ll >= 11 && strncasecmp((const char *)h + at, "keep-alive:", 11) == 0))) &&
+		    side_broker_write_all(fd, h + at, ll) < 0)
+			return -1;
+		at += ll;
+	}
+	if (side_broker_write_all(fd, "Connection: close\r\n\r\n", 21) < 0 ||
+	    side_broker_write_all(fd, h + hend + 2, *hl - hend - 2) < 0 ||
+	    side_broker_write_all(fd, p + take, n - take) < 0)
+		return -1;
+	return 1;
+}
+
 static void *
 broker_serve(void *arg)
 {
@@ -261,6 +307,8 @@ broker_serve(void *arg)
 	size_t len = 0;
 	struct httpreq r;
 	struct proto_buf head = { 0 }, keep = { 0 };
+	uint8_t *rhead = NULL;	/* the response head until it is whole */
+	size_t rhl = 0;
 	bool push = false;
 	SSL *ssl = NULL;
 	uint64_t t0 = side_now_ms(), sent = 0, got = 0;
@@ -268,6 +316,7 @@ broker_serve(void *arg)
 	char why[256] = "";
 	const char *path = "";
 	size_t path_len = 0;
+	char shown[201] = "";
 
 	free(bc);
 	for (;;) {
@@ -286,18 +335,20 @@ broker_serve(void *arg)
 	}
 	path = (const char *)buf + r.target.off;
 	path_len = r.target.len;
+	/* the path as reports show it: buf is reused for the response */
+	snprintf(shown, sizeof shown, "%.*s", (int)(path_len > 200 ? 200 : path_len), path);
 	if (r.host >= 0 && !broker_host_ok(c, buf, &r)) {
 		snprintf(why, sizeof why, "Host names another server: this broker talks to %s only",
 		    c->host);
 		side_broker_answer(fd, 421, why);
-		side_broker_report(c, false, 421, r.method, path, path_len, 0, 0, side_now_ms() - t0, why);
+		side_broker_report(c, false, 421, r.method, shown, strlen(shown), 0, 0, side_now_ms() - t0, why);
 		goto done;
 	}
 	if (!httpreq_allowed(&r, buf, c->allow, c->nallow)) {
 		snprintf(why, sizeof why, "%s %.*s is outside credential %s's allow list", r.method,
 		    (int)(path_len > 120 ? 120 : path_len), path, c->name);
 		side_broker_answer(fd, 403, why);
-		side_broker_report(c, false, 403, r.method, path, path_len, 0, 0, side_now_ms() - t0,
+		side_broker_report(c, false, 403, r.method, shown, strlen(shown), 0, 0, side_now_ms() - t0,
 		    "outside allow");
 		goto done;
 	}
@@ -357,6 +408,7 @@ broker_serve(void *arg)
 	proto_put(&head, "\r\nConnection: close\r\n\r\n", 23);
 	rc = ssl_write_all(ssl, head.data, head.len);
 	sodium_memzero(head.data, head.len);
+	rhead = xmalloc(HTTPREQ_HEAD_MAX);
 	if (rc < 0)
 		goto tls_fail;
 
@@ -373,7 +425,8 @@ broker_serve(void *arg)
 		goto done;
 	}
 
-	/* the response, relayed as it comes (server-sent events piece by piece) */
+	/* the response, relayed as it comes (server-sent events piece by piece),
+	 * its head first with Connection: close */
 	for (;;) {
 		int n = SSL_read(ssl, buf, HTTPREQ_HEAD_MAX);
 
@@ -382,15 +435,25 @@ broker_serve(void *arg)
 		if (got == 0 && n >= 12 && memcmp(buf, "HTTP/1.", 7) == 0)
 			status = atoi((const char *)buf + 9);
 		got += (uint64_t)n;
-		if (side_broker_write_all(fd, buf, (size_t)n) < 0)
+		if (rhead != NULL) {
+			rc = broker_relay_head(fd, rhead, &rhl, buf, (size_t)n);
+			if (rc < 0)
+				break;
+			if (rc == 1) {
+				free(rhead);
+				rhead = NULL;
+			}
+		} else if (side_broker_write_all(fd, buf, (size_t)n) < 0)
 			break;
 	}
-	side_broker_report(c, true, status, r.method, path, path_len, sent, got, side_now_ms() - t0, NULL);
+	if (rhead != NULL && rhl > 0)	/* a head cut short: what came, as it came */
+		(void)side_broker_write_all(fd, rhead, rhl);
+	side_broker_report(c, true, status, r.method, shown, strlen(shown), sent, got, side_now_ms() - t0, NULL);
 	goto done;
 
 refused_body:
 	side_broker_answer(fd, 400, why);
-	side_broker_report(c, false, 400, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
+	side_broker_report(c, false, 400, r.method, shown, strlen(shown), sent, 0, side_now_ms() - t0, why);
 	goto done;
 tls_fail:
 	{
@@ -408,7 +471,7 @@ tls_fail:
 bad_gateway:
 	if (got == 0) {
 		side_broker_answer(fd, 502, why);
-		side_broker_report(c, false, 502, r.method, path, path_len, sent, 0, side_now_ms() - t0, why);
+		side_broker_report(c, false, 502, r.method, shown, strlen(shown), sent, 0, side_now_ms() - t0, why);
 	}
 done:
 	if (ssl != NULL) {
@@ -422,6 +485,7 @@ done:
 	free(buf);
 	proto_buf_clear(&head);
 	proto_buf_clear(&keep);
+	free(rhead);
 	atomic_fetch_sub(&broker_conns, 1);
 	return NULL;
 }

@@ -244,7 +244,15 @@ net_secret_frame(const struct cfg_profile *p, struct proto_buf **out, size_t *n,
 		lz_strv_pushf(&v, "%zu", (size_t)NETCTL_BROKER_PORT + i);
 		lz_strv_push(&v, c->git ? c->path : "");
 		free(allow);
-		allow = secret_join(c->refs);
+		{
+			/* force: true travels as git's refspec mark, "+" before each pattern */
+			char **refs = NULL;
+
+			for (size_t r = 0; r < c->n_refs; r++)
+				lz_strv_pushf(&refs, "%s%s", c->force ? "+" : "", c->refs[r]);
+			allow = secret_join(refs);
+			lz_strv_free(refs);
+		}
 		lz_strv_push(&v, allow);
 		nv += NETCTL_CRED_FIELDS;
 		sodium_memzero(secret, SECRET_MAX);

@@ -12,9 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char *pats[] = { (char *)"refs/heads/lazaret/*", (char *)"refs/tags/v1", NULL };
+	static char *pats[] = { (char *)"refs/heads/lazaret/*", (char *)"+refs/tags/v1", NULL };
 	struct pktline_cmd cmds[PKTLINE_MAX_CMDS];
-	bool refused[PKTLINE_MAX_CMDS];
+	const char *refused[PKTLINE_MAX_CMDS];
 	uint8_t out[65536];
 	size_t n = 0, used = 0;
 	bool sb;
@@ -31,9 +31,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < n; i++) {
 			if (strlen(cmds[i].ref) > PKTLINE_REF_MAX || strlen(cmds[i].old_id) > 64)
 				abort();
-			refused[i] = !pktline_ref_allowed(cmds[i].ref, pats, 2);
+			int m = pktline_ref_match(cmds[i].ref, pats, 2);
+
+			if ((m >= 0) != pktline_ref_allowed(cmds[i].ref, pats, 2) || m > 1)
+				abort();
+			refused[i] = m < 0 ? "refused" : NULL;
 		}
-		len = pktline_refusal(cmds, n, refused, "refused", sb, out, sizeof out);
+		len = pktline_refusal(cmds, n, refused, sb, out, sizeof out);
 		if (len > sizeof out)
 			abort();
 	}

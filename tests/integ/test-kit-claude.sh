@@ -135,6 +135,14 @@ profiles:
          ca_file: "$T/ca.pem", allow: ["POST /v1/messages"], base_env: ANTHROPIC_BASE_URL,
          key_env: ANTHROPIC_API_KEY}
 YAML
+# a session kept live meanwhile: the egress log below is read from the running
+# coordinator, not from its store while the domain tears down (which a CLI
+# cannot open then: "state store ... is in use by another process")
+lz stop -p claude -w "$repo" >/dev/null 2>&1 || true
+lz run -T -w "$repo" claude -- sleep 3600 </dev/null >/dev/null 2>&1 &
+lz_on_exit "kill $!"
+wait_for 120 sh -c "$(as_user_line lazaret status -p claude -w "$repo") | grep -q 'sessions:    1'" ||
+	fail "the background session did not start with the credential"
 out=$(TO=300 as_user lazaret run -T -w "$repo" claude -- claude -p "Write hello-via-broker.txt" \
 	--dangerously-skip-permissions 2>"$T/turn2.err") ||
 	fail "claude -p through the broker failed: $out $(cat "$T/turn2.err") model log: $(cat "$T/model2.log")"

@@ -61,6 +61,13 @@ profiles:
         upstream: https://$NET.2:8443/git/repo.git
         ca_file: $T/ca.pem
         base_env: GIT_URL
+      - name: gitforce
+        kind: git
+        from: file:$T/token
+        upstream: https://$NET.2:8443/git/repo.git
+        ca_file: $T/ca.pem
+        force: true
+        base_env: GIT_FORCE_URL
   missing:
     image: $img
     credentials:
@@ -75,6 +82,8 @@ chk=$(lz config check --profile broker -w "$repo")
 assert_contains "$chk" "from: \"env:LZ_TEST_API_KEY\"  # read on the host at start" "config check names the source"
 assert_contains "$chk" "no allow_egress entry needed" "config check says the upstream needs no allow_egress"
 assert_not_contains "$chk" "$KEY" "config check never prints the secret"
+assert_contains "$chk" "force: false  # fast-forwards only" "config check says a git entry refuses force pushes"
+assert_contains "$chk" "force: true  # a push may rewrite" "and which entry allows them"
 
 note "a missing source is a start error naming the entry"
 rc=0; out=$(lz run -T -w "$repo" -p missing -- true 2>&1 </dev/null) || rc=$?
@@ -146,7 +155,7 @@ out=$(run 'curl -sS -w " status=%{http_code} location=%{redirect_url}" "$TEST_AP
 assert_contains "$out" "status=302" "a redirect comes back to the agent, not followed"
 assert_eq "$(grep -c '"path": "/v1/redirect"' "$T/up.log")" 1 "the upstream saw the redirecting request once"
 out=$(run 'curl -sS -w " status=%{http_code}" -H "Upgrade: websocket" -H "Connection: upgrade" "$TEST_API_BASE_URL/v1/stream"')
-assert_contains "$out" "status=400" "Upgrade is refused"
+assert_contains "$out" "status=426" "Upgrade is refused (426: a WebSocket client falls back to plain HTTP)"
 assert_not_contains "$(cat "$T/up.log")" "$NET.3" "the upstream never saw another host's name"
 
 out=$(run "printf 'POST /v1/messages?first HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /v1/ack?pipelined HTTP/1.1\r\n\r\n' |
@@ -196,15 +205,50 @@ assert_contains "$out" "delete-rc=1" "a delete is refused"
 git -C "$T/srv/repo.git" rev-parse -q --verify lazaret/agent-broker >/dev/null || fail "the branch was deleted"
 assert_not_contains "$out" "$KEY" "git's output holds no token"
 
+note "force pushes: a fast-forward passes; a rewrite, a rewind and an unrelated history are refused; force: true lets one through"
+out=$(run 'cd /tmp && git clone -q "$GIT_URL" f && cd f && git checkout -q -b w origin/lazaret/agent-broker &&
+	ci() { git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty "$@"; } &&
+	ci -m ff-work && git push -q origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo ff-ok
+	head -c 3000000 /dev/urandom >big && git add big && ci -m big &&
+	git push origin HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo "big-ok $(git rev-parse HEAD)"
+	ci --amend -m rewritten && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo amend-rc=$?
+	git reset -q --hard HEAD~1 && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1; echo rewind-rc=$?
+	git checkout -q --orphan o && ci -m unrelated && git push -f origin HEAD:refs/heads/lazaret/agent-broker 2>&1
+	echo orphan-rc=$?
+	git checkout -q w && git push -f "$GIT_FORCE_URL" HEAD:refs/heads/lazaret/agent-broker 2>&1 && echo forced-ok')
+note "git said: $(printf '%s\n' "$out" | grep 'remote rejected' | tr -s ' ')"
+assert_contains "$out" "ff-ok" "a fast-forward push to the agent's branch goes through"
+assert_contains "$out" "big-ok" "a 3 MB push (chunked by git) is read whole and passes as a fast-forward"
+big=$(printf '%s\n' "$out" | sed -n 's/^big-ok //p')
+assert_eq "$(git -C "$T/srv/repo.git" cat-file -s "$big:big" 2>&1)" 3000000 "the git host has the big file whole"
+assert_contains "$out" "[remote rejected] HEAD -> lazaret/agent-broker (lazaret: credential gitrepo: force push: the pushed commits do not descend from" \
+	"an amended commit force-pushed is refused, git prints why"
+assert_contains "$out" "(force: false)" "naming the entry's setting"
+assert_contains "$out" "amend-rc=1" "and git fails"
+assert_contains "$out" "rewind-rc=1" "a rewind to an older commit is refused"
+assert_contains "$out" "force push: not a fast-forward of" "an unrelated history is refused as not a fast-forward"
+assert_contains "$out" "orphan-rc=1" "and git fails"
+assert_contains "$out" "forced-ok" "an entry with force: true lets the rewind through"
+assert_eq "$(git -C "$T/srv/repo.git" log -1 --format=%s lazaret/agent-broker)" "ff-work" \
+	"the git host's branch was rewound (from big to ff-work) only by the force: true entry"
+assert_not_contains "$(git -C "$T/srv/repo.git" log --all --format=%s)" "rewritten" \
+	"no object of a refused push reached the git host"
+
 note "audit and egress log"
+kill -0 "$HOLD" 2>/dev/null || fail "the session holding the domain ended: $(cat "$T/hold.log")"
 ev=$(lz egress --json -n 0 -p broker -w "$repo")
 assert_contains "$ev" "\"kind\":\"broker\",\"verdict\":\"allow\"" "brokered requests are in the egress log"
 assert_contains "$ev" "\"credential\":\"testapi\",\"status\":200" "with the credential and status"
 assert_contains "$ev" "\"name\":\"GET /v1/admin\"" "the refused path is logged"
+assert_contains "$ev" "\"name\":\"POST /v1/messages?first\"" \
+	"a forwarded request's row names its path (not bytes of the response, which reuse its buffer)"
 assert_not_contains "$ev" "$KEY" "the egress log holds no key"
 au=$(lz audit -p broker -w "$repo" 2>&1)
 assert_contains "$au" "net.broker-refused" "a refused request is an audit row"
 assert_contains "$au" "PUSH refs/heads/main" "a refused push names its ref in the audit"
+assert_contains "$au" "PUSH refs/heads/lazaret/agent-broker" "a force push is an audit row naming its ref and ids"
+assert_contains "$au" "force push: not shown to descend from old" "refused, with why"
+assert_contains "$au" "force push: not a fast-forward" "and an unrelated history's own reason"
 assert_not_contains "$au" "$KEY" "the audit holds no key"
 lz stop -p broker -w "$repo" >/dev/null 2>&1 || true
 note "test-net-broker: ok"

@@ -71,6 +71,11 @@ test_cred_refuses_bad_entries_naming_the_key(void **state)
 		{ "      - name: a\n        from: env:K\n        upstream: https://x.example\n"
 		  "      - name: a\n        from: env:K\n        upstream: https://y.example\n",
 		  "a second credential named 'a'" },
+		{ "      - name: a\n        from: env:K\n        upstream: https://x.example\n"
+		  "        force: true\n", "credentials[0].force: force: is for kind: git" },
+		{ "      - name: a\n        kind: git\n        from: env:K\n"
+		  "        upstream: https://x.example/o/r.git\n        force: maybe\n",
+		  "credentials[0].force" },
 	};
 
 	(void)state;
@@ -88,6 +93,23 @@ test_cred_refuses_bad_entries_naming_the_key(void **state)
 		lz_err_clear(&err);
 		free(y);
 	}
+}
+
+static void
+test_cred_git_force_defaults_to_false(void **state)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	struct cfg *cfg = load(HEAD "      - name: g\n        kind: git\n        from: env:K\n"
+	    "        upstream: https://x.example/o/r.git\n"
+	    "      - name: f\n        kind: git\n        from: env:K\n"
+	    "        upstream: https://x.example/o/r.git\n        force: true\n", &err);
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_false(cfg->profiles[0].creds[0].force);
+	assert_string_equal(cfg->profiles[0].creds[0].refs[0], "refs/heads/lazaret/*");
+	assert_true(cfg->profiles[0].creds[1].force);
+	cfg_free(cfg);
 }
 
 static void
@@ -129,6 +151,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cred_reads_an_entry),
 		cmocka_unit_test(test_cred_refuses_bad_entries_naming_the_key),
+		cmocka_unit_test(test_cred_git_force_defaults_to_false),
 		cmocka_unit_test(test_cred_env_gets_base_url_and_sentinel_never_the_secret),
 	};
 

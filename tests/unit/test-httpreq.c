@@ -49,8 +49,8 @@ test_httpreq_refuses_what_could_reach_another_host(void **state)
 	static const struct { const char *req; int status; } t[] = {
 		{ "GET http://evil.example/ HTTP/1.1\r\n\r\n", 400 },
 		{ "CONNECT evil.example:443 HTTP/1.1\r\n\r\n", 405 },
-		{ "GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", 400 },
-		{ "GET / HTTP/1.1\r\nConnection: keep-alive, upgrade\r\n\r\n", 400 },
+		{ "GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", 426 },
+		{ "GET / HTTP/1.1\r\nConnection: keep-alive, upgrade\r\n\r\n", 426 },
 		{ "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400 },
 		{ "GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n", 400 },
 		{ "GET / HTTP/1.0\r\n\r\n", 505 },

@@ -84,14 +84,14 @@ static void
 test_pktline_refusal_is_a_report(void **state)
 {
 	struct pktline_cmd c = { .ref = "refs/heads/main" };
-	bool refused = true;
+	const char *why[1] = { "no" };
 	uint8_t out[512];
-	size_t n = pktline_refusal(&c, 1, &refused, "no", false, out, sizeof out);
+	size_t n = pktline_refusal(&c, 1, why, false, out, sizeof out);
 
 	(void)state;
 	assert_int_equal(n, 14 + 26 + 4);
 	assert_memory_equal(out, "000eunpack ok\n001ang refs/heads/main no\n0000", n);
-	assert_int_equal(pktline_refusal(&c, 1, &refused, "no", false, out, 10), 0);
+	assert_int_equal(pktline_refusal(&c, 1, why, false, out, 10), 0);
 }
 
 int

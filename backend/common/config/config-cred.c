@@ -164,7 +164,8 @@ static int
 cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, struct cfg_cred *cr)
 {
 	static const char *const keys[] = { "name", "from", "upstream", "header", "allow",
-	    "ca_file", "base_env", "base_path", "key_env", "required", "kind", "refs", "user", NULL };
+	    "ca_file", "base_env", "base_path", "key_env", "required", "kind", "refs", "user", "force",
+	    NULL };
 	const struct cfg_node *v;
 	const char *s;
 	_cleanup_free_ char *k = NULL;
@@ -262,6 +263,14 @@ cred_one(const struct cfg_ctx *c, const struct cfg_node *n, const char *key, str
 	} else if (cr->git) {
 		lz_strv_push(&cr->refs, "refs/heads/lazaret/*");
 		cr->n_refs = 1;
+	}
+	free(k);
+	k = cfg_key_join(key, "force");
+	if ((v = cfg_map_get(n, "force")) != NULL) {
+		if (!cr->git)
+			return cfg_ctx_fail(c, v->line, k, "force: is for kind: git");
+		if (cfg_get_bool(c, v, k, &cr->force) < 0)
+			return -1;
 	}
 	free(k);
 	k = cfg_key_join(key, "user");

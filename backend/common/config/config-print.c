@@ -130,6 +130,8 @@ print_creds(FILE *f, const struct cfg_profile *p)
 		if (c->git) {
 			fputs("        # a push may update only these refs, and deletes none\n", f);
 			print_list(f, "        ", "refs", c->refs, c->n_refs);
+			fputs(c->force ? "        force: true  # a push may rewrite those refs' history\n" :
+			    "        force: false  # fast-forwards only, shown by the pushed commits\n", f);
 			fputs("        user: ", f);
 			print_str(f, c->user);
 			fputc('\n', f);

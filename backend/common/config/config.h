@@ -99,6 +99,8 @@ struct cfg_cred {
 	char *path;		/* git: the repository's path on the upstream ("/o/r.git") */
 	char **refs;		/* git: ref patterns a push may update */
 	size_t n_refs;
+	bool force;		/* git: a push may move a ref to a commit not descending
+				 * from it (default false: fast-forwards only) */
 	char *user;		/* git: the Basic auth user name (x-access-token) */
 	int line;
 };

@@ -212,10 +212,13 @@ httpreq_parse(const uint8_t *buf, size_t len, struct httpreq *r)
 				return refuse(r, 501, "only 'Transfer-Encoding: chunked' is brokered");
 			r->chunked = true;
 		} else if (httpreq_hdr_is(buf, h, "upgrade")) {
-			return refuse(r, 400, "Upgrade refused: the broker forwards plain requests only");
+			/* 426, not 400: a client that tries a WebSocket first (Codex's
+			 * Responses WebSocket) reads it as "none here" and falls back
+			 * to plain HTTP; a 400 ends its turn */
+			return refuse(r, 426, "Upgrade refused: the broker forwards plain requests only");
 		} else if (httpreq_hdr_is(buf, h, "connection")) {
 			if (list_has(buf, h->value, "upgrade"))
-				return refuse(r, 400, "Connection: upgrade refused");
+				return refuse(r, 426, "Connection: upgrade refused");
 		}
 	}
 	if (r->chunked && r->has_length)

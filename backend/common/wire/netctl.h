@@ -15,7 +15,8 @@
  *	                                     value prefix, allow rules joined by
  *	                                     newlines, CA PEM, secret, listen port,
  *	                                     git repository path or "", git ref
- *	                                     patterns joined by newlines)
+ *	                                     patterns joined by newlines, "+" before
+ *	                                     a pattern whose refs may be forced)
  */
 #ifndef LZ_NETCTL_H
 #define LZ_NETCTL_H

@@ -132,25 +132,32 @@ pktline_commands(const uint8_t *buf, size_t len, struct pktline_cmd *out, size_t
 bool
 pktline_ref_allowed(const char *ref, char *const *patterns, size_t n)
 {
+	return pktline_ref_match(ref, patterns, n) >= 0;
+}
+
+int
+pktline_ref_match(const char *ref, char *const *patterns, size_t n)
+{
 	size_t rl = strlen(ref);
 
-	if (strncmp(ref, "refs/", 5) != 0 || strstr(ref, "..") != NULL ||
+	if (rl == 0 || strncmp(ref, "refs/", 5) != 0 || strstr(ref, "..") != NULL ||
 	    strstr(ref, "//") != NULL || strstr(ref, "@{") != NULL || ref[rl - 1] == '/' ||
 	    ref[rl - 1] == '.')
-		return false;
+		return -1;
 	for (size_t i = 0; i < rl; i++)
 		if ((unsigned char)ref[i] < 0x21 || ref[i] == 0x7f || strchr("~^:?*[\\", ref[i]))
-			return false;
+			return -1;
 	for (size_t i = 0; i < n; i++) {
-		size_t pl = strlen(patterns[i]);
+		const char *pat = patterns[i] + (patterns[i][0] == '+');	/* the force mark */
+		size_t pl = strlen(pat);
 
-		if (pl >= 2 && patterns[i][pl - 1] == '*' && patterns[i][pl - 2] == '/') {
-			if (rl > pl - 1 && strncmp(ref, patterns[i], pl - 1) == 0)
-				return true;
-		} else if (strcmp(ref, patterns[i]) == 0)
-			return true;
+		if (pl >= 2 && pat[pl - 1] == '*' && pat[pl - 2] == '/') {
+			if (rl > pl - 1 && strncmp(ref, pat, pl - 1) == 0)
+				return (int)i;
+		} else if (strcmp(ref, pat) == 0)
+			return (int)i;
 	}
-	return false;
+	return -1;
 }
 
 /* One pkt-line "LLLLtext" at out+at; sideband: channel 1 around it. */
@@ -176,8 +183,8 @@ put_pkt(uint8_t *out, size_t cap, size_t *at, const char *text, bool sideband)
 }
 
 size_t
-pktline_refusal(const struct pktline_cmd *cmds, size_t n, const bool *refused,
-    const char *why, bool sideband, uint8_t *out, size_t cap)
+pktline_refusal(const struct pktline_cmd *cmds, size_t n, const char *const *why,
+    bool sideband, uint8_t *out, size_t cap)
 {
 	size_t at = 0;
 	char line[PKTLINE_REF_MAX + 200];
@@ -185,7 +192,7 @@ pktline_refusal(const struct pktline_cmd *cmds, size_t n, const bool *refused,
 	if (!put_pkt(out, cap, &at, "unpack ok\n", sideband))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		snprintf(line, sizeof line, "ng %s %s\n", cmds[i].ref, refused[i] ? why :
+		snprintf(line, sizeof line, "ng %s %s\n", cmds[i].ref, why[i] != NULL ? why[i] :
 		    "not pushed: another ref of this push was refused");
 		if (!put_pkt(out, cap, &at, line, sideband))
 			return 0;

@@ -31,12 +31,17 @@ int pktline_commands(const uint8_t *buf, size_t len, struct pktline_cmd *out, si
  * slash and a star (refs/heads/lazaret/STAR matches refs/heads/lazaret/a/b). A ref with
  * "..", "//", a control byte or not under refs/ matches nothing. */
 bool pktline_ref_allowed(const char *ref, char *const *patterns, size_t n);
+/* The same, giving the index of the first pattern ref matches, or -1. A
+ * pattern may start with "+" (git's refspec mark: its refs may be forced),
+ * which is not part of the match. */
+int pktline_ref_match(const char *ref, char *const *patterns, size_t n);
 
 /* A git-readable refusal for a push: the receive-pack result a client
- * prints ("! [remote rejected] REF (why)") for each command, in sideband
- * or not as the request asked; written into out (cap bytes), its length or
- * 0 when it does not fit. */
-size_t pktline_refusal(const struct pktline_cmd *cmds, size_t n, const bool *refused,
-    const char *why, bool sideband, uint8_t *out, size_t cap);
+ * prints ("! [remote rejected] REF (why)") for each command, why[i] for a
+ * refused one and "another ref ... was refused" where why[i] is NULL, in
+ * sideband or not as the request asked; written into out (cap bytes), its
+ * length or 0 when it does not fit. */
+size_t pktline_refusal(const struct pktline_cmd *cmds, size_t n, const char *const *why,
+    bool sideband, uint8_t *out, size_t cap);
 
 #endif
