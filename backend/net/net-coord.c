@@ -35,6 +35,7 @@ struct net_coord {
 	struct net_coord_opts o;
 	char *dir, *ctl, *resolv, *image, *upstream, *bin;
 	struct drv_job *job;	/* the container's creation, started by net_coord_begin */
+	bool stale;		/* a sidecar of that name was there before the job began */
 	char **policy;
 	size_t n_policy;
 	enum net_state state;
@@ -507,6 +508,36 @@ net_proc_exited(int pid)
 	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
 }
 
+/* Is the sidecar container listed in podman's storage? */
+static bool
+net_listed(struct net_coord *nc)
+{
+	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *g = NULL;
+
+	return storage_find("containers", nc->o.a->sidecar, &g, id, layer) == 1;
+}
+
+int
+net_coord_listed(struct net_coord *nc)
+{
+	uint64_t end = net_now_ms() + NET_COORD_LISTED_MS;
+
+	/* podman writes the container's storage entry, then its record: the
+	 * record is in by the time a second podman, started now, looks for it. */
+	while (nc->job != NULL && !nc->stale) {
+		struct timespec ts = { 0, 2 * 1000000 };
+
+		if (net_listed(nc))
+			return 1;
+		if (nc->o.drv->create_done == NULL || nc->o.drv->create_done(nc->job) ||
+		    net_now_ms() > end)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int
 net_coord_begin(struct net_coord *nc, lz_err_t *err)
 {
@@ -520,7 +551,9 @@ net_coord_begin(struct net_coord *nc, lz_err_t *err)
 	if (net_image_name(nc->bin, &nc->image, err) < 0)
 		return -1;
 	/* No image check first (a podman start-up on every start): podman run
-	 * --pull=never says when the image is missing (net_coord_start). */
+	 * --pull=never says when the image is missing (net_coord_start). One
+	 * listed already is a dead coordinator's (we hold the domain lock). */
+	nc->stale = net_listed(nc);
 	net_spec_make(nc, &ns);
 	ret = nc->o.drv->create_start(&ns.sp, &nc->job, err);
 	net_spec_clear(&ns);
