@@ -594,8 +594,11 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 {
 	int ret = -1;
 
-	/* Rules in place = control socket answering; the router's exit ends the wait. */
-	while (net_now_ms() < nc->deadline_ms) {
+	/* Rules in place = control socket answering; the router's exit ends the
+	 * wait. Asked at least once: the sandbox's creation, awaited since the
+	 * router began, may have outlasted the deadline on a busy machine
+	 * (twenty domains starting at once) while the router was long ready. */
+	for (bool first = true; first || net_now_ms() < nc->deadline_ms; first = false) {
 		struct timespec ts = { 0, 2 * 1000000 };	/* rules are ~20 ms away */
 
 		if (net_try_connect(nc)) {
