@@ -31,9 +31,9 @@ wait_for 300 grep -q ready "$T/run.out" || fail "the domain did not start: $(cat
 wait_for 30 sh -c 'sleep 5'
 cost_domain_roots domain "$canon" "$hash" >"$T/roots.dom"
 cost_raw_roots raw "$raw" >"$T/roots.raw"
-python3 "$LZ_SRC/bench/proc-cost.py" --window "$WINDOW" --rows <"$T/roots.dom" >"$T/cost.dom" &
+python3 "$LZ_SRC/bench/proc-cost.py" --window "$WINDOW" --rows <"$T/roots.dom" >"$T/cost.dom" & pc=$!
 python3 "$LZ_SRC/bench/proc-cost.py" --window "$WINDOW" --rows <"$T/roots.raw" >"$T/cost.raw"
-wait
+wait $pc
 echo "== one idle domain (sidecar on, a session sleeping), over $WINDOW s"
 cat "$T/cost.dom"
 echo "== one raw idle container (podman run -d --runtime runsc --network slirp4netns IMG sleep)"
