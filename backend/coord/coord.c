@@ -72,6 +72,9 @@ coord_check_idle(struct coord *c)
 {
 	if (c->stopping || c->n_sessions > 0 || ctl_server_clients(c->srv) > 0)
 		return;
+	/* The loop's clock stood still through a start-up that ran before it
+	 * (over 30 s with twenty domains starting at once): from now, not then. */
+	uv_update_time(c->loop);
 	uv_timer_start(&c->idle, coord_idle_cb,
 	    c->had_client ? COORD_LINGER_MS : COORD_FIRST_CLIENT_MS, 0);
 }
