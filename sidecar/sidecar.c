@@ -196,8 +196,18 @@ side_loop(struct side *s, int sigfd)
 				(short)(POLLIN | (s->clients[i].out.len ? POLLOUT : 0)), 0 };
 		if (ta >= 0 && (to < 0 || ta < to))
 			to = ta;
-		if (to < 0 || to > 1000)
-			to = 1000;
+		/* Learned addresses are renewed and pruned on a clock; with none
+		 * learned nothing is due until a packet, query or frame arrives: no
+		 * wake-up at all while the domain idles (no 1 s tick). */
+		if (s->nlearned == 0) {
+			next_prune = side_now_ms() + every;
+		} else {
+			uint64_t now = side_now_ms();
+			int tp = next_prune > now ? (int)(next_prune - now) : 0;
+
+			if (to < 0 || tp < to)
+				to = tp;
+		}
 		if (poll(p, n, to) < 0) {
 			if (errno == EINTR)
 				continue;

@@ -13,8 +13,11 @@
 #include "proto.h"
 
 /* How long a leader waits for a coordinator it spawned to accept (spec: 10 s
- * for the socket; container creation comes before it). */
-#define CLIENT_START_TIMEOUT_MS	20000
+ * for the socket; container creation comes before it). A working coordinator
+ * says it is ready or why not, one that dies closes the pipe: this bounds a
+ * hung one only (twenty domains with sidecars starting at once on two cores
+ * took over 20 s). */
+#define CLIENT_START_TIMEOUT_MS	120000
 
 struct client {
 	int fd;

@@ -35,6 +35,8 @@ struct coord {
 	size_t n_ovl;
 	bool ovl_ok;
 	bool container_ours;	/* created (or adopted) by us: remove at teardown */
+	struct drv_job *ctr_job;	/* its podman run -d, begun and not yet waited for */
+	struct drv_spec *ctr_spec;	/* and the spec it was begun with */
 	struct drv_direct *direct;	/* sessions through sandbox-exec or runsc exec (rexec.c); NULL: podman exec */
 	struct ctl_server *srv;
 	struct esc_coord *esc;	/* Host Escalation (esc-coord.c); NULL when disabled */

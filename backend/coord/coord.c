@@ -72,6 +72,9 @@ coord_check_idle(struct coord *c)
 {
 	if (c->stopping || c->n_sessions > 0 || ctl_server_clients(c->srv) > 0)
 		return;
+	/* The loop's clock stood still through a start-up that ran before it
+	 * (over 30 s with twenty domains starting at once): from now, not then. */
+	uv_update_time(c->loop);
 	uv_timer_start(&c->idle, coord_idle_cb,
 	    c->had_client ? COORD_LINGER_MS : COORD_FIRST_CLIENT_MS, 0);
 }
@@ -265,8 +268,11 @@ coord_volume_mode(const char *mode, bool *ro, char **opts)
 	free(dup);
 }
 
+/* Begin creating the sandbox (podman run -d, not waited for): its spec in
+ * c->ctr_spec, its job in c->ctr_job, finished by coord_container_finish
+ * (or at teardown). */
 static int
-coord_create_container(struct coord *c, lz_err_t *err)
+coord_container_begin(struct coord *c, lz_err_t *err)
 {
 	const struct cfg_resolved *r = c->o->resolved;
 	struct drv_spec *sp;
@@ -334,22 +340,46 @@ coord_create_container(struct coord *c, lz_err_t *err)
 	/* Mark it ours first: a create that half-worked is removed too. */
 	c->container_ours = true;
 	/* Create first, look only on a name conflict: one podman call fewer cold. */
-	if (c->drv->create(sp, err) < 0) {
-		if (err->code != EEXIST)
-			goto out;
+	if (c->drv->create_start(sp, &c->ctr_job, err) < 0)
+		goto out;
+	c->ctr_spec = lz_steal_ptr(&sp);
+	ret = 0;
+out:
+	drv_spec_free(sp);
+	return ret;
+}
+
+/* Wait for the creation coord_container_begin started. */
+static int
+coord_container_finish(struct coord *c, bool early, lz_err_t *err)
+{
+	struct drv_spec *sp = lz_steal_ptr(&c->ctr_spec);
+	int ret = c->drv->create_finish(lz_steal_ptr(&c->ctr_job), err);
+
+	/* Begun beside the sidecar's start, it may have looked for the sidecar
+	 * between its podman's two steps: once more, now that it runs. */
+	if (ret < 0 && early && err->code != EEXIST && err->code != ENOENT) {
+		coord_log("creating container %s again, after the sidecar: %s", sp->name, err->msg);
+		lz_err_clear(err);
+		ret = c->drv->create(sp, err);
+	}
+	if (ret < 0 && err->code == EEXIST) {
 		/* A container left behind by a coordinator that died (we hold the
 		 * domain's lifetime lock, so its owner is gone) has lost every session
 		 * with its PTYs, and its escalation socket and TLS mounts point at the
 		 * dead coordinator's files: replace it rather than adopt it. */
 		lz_err_clear(err);
 		coord_log("removing container %s left by a previous coordinator", sp->name);
-		if (c->drv->remove(sp->name, err) < 0 || c->drv->create(sp, err) < 0)
-			goto out;
+		ret = c->drv->remove(sp->name, err) < 0 ? -1 : c->drv->create(sp, err);
 	}
-	ret = 0;
-out:
 	drv_spec_free(sp);
 	return ret;
+}
+
+static int
+coord_create_container(struct coord *c, lz_err_t *err)
+{
+	return coord_container_begin(c, err) < 0 ? -1 : coord_container_finish(c, false, err);
 }
 
 /* Said once: a way in that cannot hand a credential over on an fd gets none
@@ -435,6 +465,10 @@ coord_teardown(struct coord *c)
 	lz_err_t err = LZ_ERR_INIT;
 	int failed = 0;
 
+	/* A creation still under way ends first, or it would outlive the removal. */
+	if (c->ctr_job != NULL && c->drv->create_finish(lz_steal_ptr(&c->ctr_job), &err) < 0)
+		lz_err_clear(&err);
+	drv_spec_free(lz_steal_ptr(&c->ctr_spec));
 	if (c->container_ours) {
 		coord_log("removing container %s", c->a->container);
 		if (c->drv->remove(c->a->container, &err) < 0) {
@@ -553,6 +587,7 @@ coord_start(struct coord *c, lz_err_t *err)
 	/* The Sentry's probe (one git, read-only) runs beside the locks and the
 	 * state store; sentry_prepare checks what it found, after the lock. */
 	struct sentry_job *probe = sentry_probe_begin(a);
+	bool early;
 	int r, ret = -1;
 
 	if (coord_mkdir_p(a->domain_root, err) < 0)
@@ -627,12 +662,19 @@ coord_start(struct coord *c, lz_err_t *err)
 	if (coord_limits_start(c, err) < 0)
 		goto out;
 	lz_trace("resource limits");
-	/* The sidecar before the container (it joins its namespace); the router
-	 * installs its rules while the sandbox is created, with only its init
-	 * (catatonit, which sends nothing) in it until the first session. */
+	/* The sandbox joins the sidecar's namespace: its podman run begins as
+	 * soon as podman knows the sidecar and waits until the sidecar runs, so
+	 * the two start side by side; the router installs its rules meanwhile,
+	 * with only the sandbox's init (catatonit, which sends nothing) in it
+	 * until the first session. */
+	early = c->net != NULL && net_coord_listed(c->net) == 1;
+	if (early && coord_container_begin(c, err) < 0)
+		goto out;
+	if (early)
+		lz_trace("sandbox: podman run -d begun");
 	if (c->o->resolved->sidecar && coord_net_start(c, err) < 0)
 		goto out;
-	if (coord_create_container(c, err) < 0) {
+	if ((early ? coord_container_finish(c, true, err) : coord_create_container(c, err)) < 0) {
 		coord_image_error(c, err);
 		goto out;
 	}

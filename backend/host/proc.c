@@ -281,6 +281,13 @@ proc_start_env(char *const argv[], char *const env[], struct proc_job **job, lz_
 	return 0;
 }
 
+bool
+proc_job_done(struct proc_job *job)
+{
+	uv_run(&job->loop, UV_RUN_NOWAIT);
+	return !job->spawned || job->c.exited;
+}
+
 void
 proc_finish(struct proc_job *job, struct proc_result *res)
 {

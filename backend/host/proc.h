@@ -7,6 +7,7 @@
 #ifndef LZ_PROC_H
 #define LZ_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -46,6 +47,9 @@ int proc_start(char *const argv[], struct proc_job **job, lz_err_t *err);
 /* proc_start with env (NULL = ours), as proc_run's. */
 int proc_start_env(char *const argv[], char *const env[], struct proc_job **job, lz_err_t *err);
 
+/* Whether job's program has ended, without waiting (its output is read
+ * meanwhile); proc_finish is still due. */
+bool proc_job_done(struct proc_job *job);
 /* Wait for job to end and collect res as proc_run does; frees job. */
 void proc_finish(struct proc_job *job, struct proc_result *res);
 

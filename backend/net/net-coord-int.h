@@ -25,6 +25,7 @@ struct net_coord {
 	struct net_coord_opts o;
 	char *dir, *ctl, *resolv, *image, *upstream, *bin;
 	struct drv_job *job;	/* the container's creation, started by net_coord_begin */
+	bool stale;		/* a sidecar of that name was there before the job began */
 	char **policy;
 	size_t n_policy;
 	enum net_state state;

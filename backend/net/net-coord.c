@@ -24,6 +24,7 @@
 #include "net/net-coord-int.h"
 #include "net/net-hostaddr.h"
 #include "net/net-image.h"
+#include "sandbox/storage.h"
 #include "strv.h"
 #include "trace.h"
 #include "xmalloc.h"
@@ -154,6 +155,36 @@ net_container(struct net_coord *nc, lz_err_t *err)
 	return ret;
 }
 
+/* Is the sidecar container listed in podman's storage? */
+static bool
+net_listed(struct net_coord *nc)
+{
+	char id[OVERLAY_IMAGES_ID_LEN + 1], layer[OVERLAY_IMAGES_ID_LEN + 1];
+	_cleanup_free_ char *g = NULL;
+
+	return storage_find("containers", nc->o.a->sidecar, &g, id, layer) == 1;
+}
+
+int
+net_coord_listed(struct net_coord *nc)
+{
+	uint64_t end = net_now_ms() + NET_COORD_LISTED_MS;
+
+	/* podman writes the container's storage entry, then its record: the
+	 * record is in by the time a second podman, started now, looks for it. */
+	while (nc->job != NULL && !nc->stale) {
+		struct timespec ts = { 0, 2 * 1000000 };
+
+		if (net_listed(nc))
+			return 1;
+		if (nc->o.drv->create_done == NULL || nc->o.drv->create_done(nc->job) ||
+		    net_now_ms() > end)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int
 net_coord_begin(struct net_coord *nc, lz_err_t *err)
 {
@@ -167,7 +198,9 @@ net_coord_begin(struct net_coord *nc, lz_err_t *err)
 	if (net_image_name(nc->bin, &nc->image, err) < 0)
 		return -1;
 	/* No image check first (a podman start-up on every start): podman run
-	 * --pull=never says when the image is missing (net_coord_start). */
+	 * --pull=never says when the image is missing (net_coord_start). One
+	 * listed already is a dead coordinator's (we hold the domain lock). */
+	nc->stale = net_listed(nc);
 	net_spec_make(nc, &ns);
 	ret = nc->o.drv->create_start(&ns.sp, &nc->job, err);
 	net_spec_clear(&ns);
@@ -208,8 +241,11 @@ net_coord_ready(struct net_coord *nc, lz_err_t *err)
 {
 	int ret = -1;
 
-	/* Rules in place = control socket answering; the router's exit ends the wait. */
-	while (net_now_ms() < nc->deadline_ms) {
+	/* Rules in place = control socket answering; the router's exit ends the
+	 * wait. Asked at least once: the sandbox's creation, awaited since the
+	 * router began, may have outlasted the deadline on a busy machine
+	 * (twenty domains starting at once) while the router was long ready. */
+	for (bool first = true; first || net_now_ms() < nc->deadline_ms; first = false) {
 		struct timespec ts = { 0, 2 * 1000000 };	/* rules are ~20 ms away */
 
 		if (net_control_connect(nc)) {

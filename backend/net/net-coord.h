@@ -33,6 +33,7 @@
 #define NET_COORD_SLIRP		"slirp4netns:allow_host_loopback=true"
 #define NET_COORD_START_MS	15000	/* router up, rules in place */
 #define NET_COORD_MAX_RESTARTS	5	/* within a minute; then the network stays down */
+#define NET_COORD_LISTED_MS	3000	/* net_coord_listed's longest wait */
 
 struct net_coord;
 
@@ -66,6 +67,12 @@ int net_coord_new(const struct net_coord_opts *o, struct net_coord **out, lz_err
  * begun sidecar is finished by net_coord_start or waited for by
  * net_coord_free. */
 int net_coord_begin(struct net_coord *, lz_err_t *err);
+/* The sandbox may be created while the sidecar starts (podman waits until a
+ * container it joins runs), once podman knows the sidecar: 1 when the one
+ * net_coord_begin creates is listed (waited for while its podman runs);
+ * 0 when it is not (no creation begun, it failed, a dead coordinator's was
+ * in the way): create the sandbox after net_coord_start. */
+int net_coord_listed(struct net_coord *);
 /* Build the image if needed, start the sidecar (or finish its creation) and
  * spawn the router. The sandbox may be created next (its init sends nothing);
  * net_coord_ready comes before anything runs in it. */

@@ -89,6 +89,8 @@ struct drv_ops {
 	 * finished, also on a failure elsewhere, before the name is reused. */
 	int (*create_start)(const struct drv_spec *, struct drv_job **job, lz_err_t *);
 	int (*create_finish)(struct drv_job *job, lz_err_t *);
+	/* Optional: whether a started job has ended (it is still to be finished). */
+	bool (*create_done)(struct drv_job *job);
 	/* Argv (NULL-terminated, caller frees with lz_strv_free) that runs an
 	 * exec when spawned; the caller owns the process and its PTY. */
 	int (*exec_argv)(const struct drv_exec *, char ***argv, lz_err_t *);

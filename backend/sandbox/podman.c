@@ -493,6 +493,12 @@ out:
 	return ret;
 }
 
+static bool
+podman_create_done(struct drv_job *j)
+{
+	return proc_job_done(j->p);
+}
+
 static int
 podman_create(const struct drv_spec *spec, lz_err_t *err)
 {
@@ -640,6 +646,7 @@ const struct drv_ops podman_ops = {
 	.create = podman_create,
 	.create_start = podman_create_start,
 	.create_finish = podman_create_finish,
+	.create_done = podman_create_done,
 	.exec_argv = podman_exec_argv,
 	.remove = podman_remove,
 	.inspect = podman_inspect,

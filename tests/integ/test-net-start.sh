@@ -76,4 +76,20 @@ note "ok: no coordinator left"
 out=$(lz run -T -w "$repo" -- echo up-again </dev/null 2>/dev/null) || fail "the next start with the real router failed"
 assert_eq "$out" "up-again" "the next start with the real router works"
 lz stop -w "$repo" >/dev/null 2>&1 || true
+
+# --- a sandbox whose creation outlasts the router's start deadline (15 s)
+# and the coordinator's wait for its first client (30 s, its loop not yet run;
+# twenty domains starting at once on two cores): the router, ready long
+# before, is asked once more and the start succeeds
+cat >"$T/bin/podman" <<'SH'
+#!/bin/sh
+case " $* " in *" run "*"--runtime=runsc"*) sleep 31 ;; esac
+exec /usr/bin/podman "$@"
+SH
+chmod 0755 "$T/bin/podman"
+out=$(TO=180 lz run -T -w "$repo" -- echo slow-but-up </dev/null 2>"$T/slow.err") ||
+	fail "a start with a slow sandbox creation failed: $(cat "$T/slow.err")"
+rm -f "$T/bin/podman"
+assert_eq "$out" "slow-but-up" "a sandbox created after the router's deadline still starts"
+lz stop -w "$repo" >/dev/null 2>&1 || true
 echo "test-net-start: all passed"
