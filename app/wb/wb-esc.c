@@ -347,6 +347,7 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 {
 	struct wb_esc *e = xcalloc(1, sizeof *e);
 	lz_err_t err = LZ_ERR_INIT;
+	size_t i;
 
 	if (esc_ctl_decode_prompt(p, len, &e->p, &err) < 0) {
 		wb_ui_message(wb, "bad escalation from the coordinator: %s", err.msg);
@@ -354,6 +355,16 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 		free(e);
 		return;
 	}
+	/* Shown again (a tab attached, the domain's list): once is enough. */
+	for (i = 0; i < wb->n_escs; i++)
+		if (wb->escs[i]->conn == conn && wb->escs[i]->ticket == e->p.ticket) {
+			wb->escs[i]->session = e->p.session;
+			esc_ctl_prompt_clear(&e->p);
+			free(e);
+			wb_esc_changed(wb);
+			return;
+		}
+	e->waited = wb_conn_esc_replay(conn);
 	e->conn = conn;
 	e->session = e->p.session;
 	e->ticket = e->p.ticket;
@@ -366,6 +377,30 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	if (!wb->panel_shown)
 		wb_ui_panel(wb, true);
 	beep();
+}
+
+/* Nothing else on screen takes the keys (a dialog, a view). */
+static bool
+wb_esc_screen_free(const struct wb *wb)
+{
+	return wb->prompt == NULL && wb->edit == NULL && wb->netview == NULL &&
+	    wb->gone == NULL && wb->newtab == NULL && wb->help == NULL && wb->review == NULL &&
+	    wb->close_ask == NULL && wb->quit_esc == NULL;
+}
+
+void
+wb_esc_replayed(struct wb *wb, struct wb_conn *conn)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n_escs; i++)
+		if (wb->escs[i]->conn == conn && wb->escs[i]->waited) {
+			wb_ui_log(wb, true, "request %.8s waited while no one was attached",
+			    wb->escs[i]->p.request_id);
+			if (wb_esc_screen_free(wb))
+				wb_esc_open_prompt(wb, wb->escs[i]);
+			return;
+		}
 }
 
 void

@@ -56,6 +56,7 @@ struct wb_esc {
 	uint32_t session, ticket;
 	char key[24];		/* sidelist id */
 	struct esc_ctl_prompt p;
+	bool waited;		/* it waited before this workbench attached (ESC_LIST) */
 };
 
 struct wb;
@@ -276,6 +277,8 @@ void wb_esc_quit_key(struct wb *wb, int key);
 void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
+/* conn's ESC_LIST was answered: what waited before we came is shown first. */
+void wb_esc_replayed(struct wb *wb, struct wb_conn *conn);
 void wb_esc_prompt_key(struct wb *wb, int key);
 void wb_esc_edit_key(struct wb *wb, int key);
 void wb_esc_side_key(struct wb *wb, int key);

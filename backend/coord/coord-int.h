@@ -43,6 +43,9 @@ struct coord {
 	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
 	size_t n_followers;
 	struct coord_netreq *netreq;	/* network requests (coord-netreq.c) */
+	struct ctl_server_client **esc_watch;	/* follow every escalation (coord-esc.c) */
+	size_t n_esc_watch;
+	struct ctl_server_client *esc_to;	/* a replay goes to this one alone */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
@@ -120,8 +123,16 @@ struct session *coord_session_find(struct coord *c, uint32_t id);
 void coord_connect_cb(struct ctl_server_client *cl, void *arg);
 void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
+
+/* ---- coord-esc.c: who sees and answers escalations ---- */
+
 /* Host Escalation for this domain (socket, TLS files); before the container. */
 int coord_esc_start(struct coord *c, lz_err_t *err);
+/* What waits in session uuid (NULL: in any) shown to cl alone; how many. */
+size_t coord_esc_replay(struct coord *c, struct ctl_server_client *cl, const char *uuid);
+/* ESC_LIST: what waits, OK(count); FOLLOW: and everything later. */
+void coord_esc_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len);
+void coord_esc_client_gone(struct coord *c, struct ctl_server_client *cl);
 /* True when sessions start a way that hands a session its credential on an
  * inherited fd (lazaret sandbox-exec); no credential is given otherwise. */
 bool coord_secret_safe(const struct coord *c);

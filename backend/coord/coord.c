@@ -734,6 +734,7 @@ out:
 		c.drv->direct_free(c.direct);
 	free(c.sessions);
 	free(c.followers);
+	free(c.esc_watch);
 	coord_netreq_free(&c);
 	if (uv_loop_close(&loop) != 0)
 		coord_log("loop not empty at exit");

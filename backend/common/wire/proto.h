@@ -67,6 +67,8 @@ enum proto_type {
 #define ESC_CTL_WITHDRAWN	113
 #define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
 #define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
+#define ESC_CTL_LIST		116	/* c->s: u32 flags ESC_CTL_LIST_* -> PROMPTs, OK(n) */
+#define ESC_CTL_DECIDE		117	/* c->s: a DECISION that is answered: OK(ticket) | ERROR */
 /* 67: an audit row from `lazaret merge/discard/sync` (backend/review/
  * review-audit.c): string kind "review.*", string detail JSON; reply OK
  * with the row's seq. Outside enum proto_type, like SUSPECT. */
