@@ -61,6 +61,8 @@ wb_draw_bars(struct wb *wb)
 		tt[i].workspace = wb->tabs[i]->workspace;
 		tt[i].state = wb_tab_state_name(wb->tabs[i]);
 		tt[i].alert = wb->tabs[i]->alerts > 0;
+		tt[i].mark = wb_tab_mark(wb->tabs[i]);
+		tt[i].flash = wb_need_flashing(wb, wb->tabs[i]);
 	}
 	tabbar_set(wb->tabbar, tt, wb->n_tabs, wb->active);
 	free(tt);

@@ -342,6 +342,24 @@ wb_esc_suspicious(struct wb *wb, struct wb_esc *e)
 	free(sample);
 }
 
+/* The notice of who-needs-me (wb-need.c) for e: it waited unseen, or no
+ * tab shows its session (a headless run's). */
+static void
+wb_esc_notify(struct wb *wb, const struct wb_esc *e)
+{
+	const struct anchor *a = wb_conn_anchor(e->conn);
+	struct wb_tab *tab = wb_tabs_find(wb, e->conn, e->session);
+	char *title = xasprintf("%s:%s", a->profile, wb_tabs_base(a->workspace));
+	long no = -1;
+
+	for (size_t i = 0; tab != NULL && i < wb->n_tabs; i++)
+		if (wb->tabs[i] == tab)
+			no = (long)i;
+	wb_need_notify(wb, no, "approval", a->profile, a->workspace,
+	    tab != NULL && tab->title != NULL ? tab->title : title);
+	free(title);
+}
+
 void
 wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
 {
@@ -372,6 +390,9 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	wb->escs = xreallocarray(wb->escs, wb->n_escs + 1, sizeof *wb->escs);
 	wb->escs[wb->n_escs++] = e;
 	wb_ui_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
+	/* A tab's request notifies through its tab's state; one of no tab here. */
+	if (!e->waited && wb_tabs_find(wb, conn, e->session) == NULL)
+		wb_esc_notify(wb, e);
 	wb_esc_changed(wb);
 	wb_esc_audit_request(wb);
 	if (!wb->panel_shown)
@@ -397,6 +418,7 @@ wb_esc_replayed(struct wb *wb, struct wb_conn *conn)
 		if (wb->escs[i]->conn == conn && wb->escs[i]->waited) {
 			wb_ui_log(wb, true, "request %.8s waited while no one was attached",
 			    wb->escs[i]->p.request_id);
+			wb_esc_notify(wb, wb->escs[i]);
 			if (wb_esc_screen_free(wb))
 				wb_esc_open_prompt(wb, wb->escs[i]);
 			return;

@@ -71,6 +71,7 @@ wb_frames_session(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t 
 	}
 	tab->id = s.id;
 	tab->state = WB_TAB_RUNNING;
+	tabstate_started(&tab->ts, uv_now(wb->loop));
 	wb->fallback = false;
 	wb_ui_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
 	    tab->profile, wb_tabs_base(tab->workspace));
@@ -160,6 +161,7 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		/* Fed when drawn (wb_draw) or read (wb_input_cb): a burst in
 		 * big pieces, not one per frame. */
 		term_feed_later(tab->t, (const char *)d.data, d.len);
+		tabstate_output(&tab->ts, uv_now(wb->loop));
 		if (tab == wb_tabs_active(wb))
 			wb->dirty = true;
 		break;

@@ -147,6 +147,7 @@ struct wb {
 	uv_signal_t sig_winch, sig_term, sig_hup;
 	uv_prepare_t prep;
 	uv_timer_t tick;
+	uv_timer_t need_tick;		/* who needs me (wb-need.c) */
 	uv_timer_t frame;		/* a draw put off to the next frame */
 	uint64_t drawn_at;		/* uv_now of the last draw from prep */
 	bool redraw_all, dirty;
@@ -300,6 +301,25 @@ void wb_review_agent_moved(struct wb *wb, const char *profile, const char *works
 void wb_review_count_start(struct wb *wb);
 void wb_review_count_refresh(struct wb *wb);
 void wb_review_count_stop(struct wb *wb);
+
+/* wb-need.c: who needs me (tabstate.h) for every tab, the jump to the next
+ * one, the flash and workbench.bell / workbench.notify */
+void wb_need_start(struct wb *wb);
+/* Look at every tab now; a background one that starts to need the user
+ * flashes and notifies (once per change). */
+void wb_need_update(struct wb *wb);
+bool wb_need_flashing(const struct wb *wb, const struct wb_tab *tab);
+/* Prefix N (and M-n): the next tab, after the active one, that needs the
+ * user, to select; -1: none (said on the status line). */
+long wb_need_next(struct wb *wb);
+/* The bell (workbench.bell) and workbench.notify for tab_no (-1: none) in
+ * state, with the names in LAZARET_TAB_* of its environment. */
+void wb_need_notify(struct wb *wb, long tab_no, const char *state, const char *profile,
+    const char *workspace, const char *title);
+
+/* wb-cmd.c: prefix w (the dashboard), , (rename the tab), : (a command
+ * line: source-file, rename-tab), and the configuration reloaded (SIGHUP) */
+void wb_cmd_action(struct wb *wb, enum wb_keys_action a);
 
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);

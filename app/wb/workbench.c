@@ -440,6 +440,7 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
+	wb_need_start(&wb);
 	uv_timer_init(wb.loop, &wb.frame);
 	wb.frame.data = &wb;
 	wb_review_count_start(&wb);
