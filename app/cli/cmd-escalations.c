@@ -11,7 +11,6 @@
  * the uid and pid of this command.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +21,10 @@
 #include "cli.h"
 #include "cli-table.h"
 #include "client.h"
+#include "client-dash.h"
 #include "client-tty.h"
 #include "commands.h"
 #include "esc-ctl.h"
-#include "host/ctl-server.h"
 #include "jsonw.h"
 #include "proto.h"
 #include "reqview.h"
@@ -132,37 +131,10 @@ escs_collect_path(const char *sock, const char *domain, struct escs *l)
 	client_free(cl);
 }
 
-/* Every live domain of the user: the sockets in socket_dir (ours alone). */
-static int
-escs_collect_all(const struct cfg *cfg, struct escs *l, lz_err_t *err)
+static void
+escs_collect_cb(const char *sock, const char *hash, void *arg)
 {
-	struct dirent **ents = NULL;
-	int i, k;
-
-	if (ctl_server_dir_check(cfg->esc_socket_dir, false, err) < 0) {
-		if (err->code != ENOENT)
-			return -1;
-		lz_err_clear(err);
-		return 0;	/* no domain ever ran */
-	}
-	if ((k = scandir(cfg->esc_socket_dir, &ents, NULL, alphasort)) < 0)
-		return errno == ENOENT ? 0 : lz_err_sys(err, errno, "cannot read %s",
-		    cfg->esc_socket_dir);
-	for (i = 0; i < k; i++) {
-		size_t len = strlen(ents[i]->d_name);
-
-		if (len > 4 && strcmp(ents[i]->d_name + len - 4, ".ctl") == 0) {
-			char *sock = xasprintf("%s/%s", cfg->esc_socket_dir, ents[i]->d_name);
-			char *hash = xstrndup(ents[i]->d_name, len - 4);
-
-			escs_collect_path(sock, hash, l);
-			free(sock);
-			free(hash);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return 0;
+	escs_collect_path(sock, hash, arg);
 }
 
 /* The command as the prompt shows it: each word, invisible characters visible. */
@@ -434,7 +406,7 @@ cmd_escalations(int argc, char **argv)
 			goto fail;
 	} else {
 		if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0 ||
-		    escs_collect_all(cfg, &l, &err) < 0)
+		    client_dash_each(cfg, escs_collect_cb, &l, &err) < 0)
 			goto fail;
 	}
 	if (verb == NULL) {

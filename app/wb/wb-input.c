@@ -575,6 +575,17 @@ wb_input_key(struct wb *wb, int key)
 		wb_review_key(wb, key);
 		return;
 	}
+	if (wb_cmd_shown(wb)) {
+		wb_cmd_key(wb, key);
+		return;
+	}
+	if (wb_dash_shown(wb)) {
+		long t = wb_dash_key(wb, key);
+
+		if (t >= 0)
+			wb_input_select(wb, (size_t)t);
+		return;
+	}
 	if (wb->quit_esc != NULL) {
 		wb_esc_quit_key(wb, key);
 		return;

@@ -25,43 +25,12 @@
 #define WB_NEED_TICK_MS		200	/* how often the tabs are looked at */
 #define WB_NEED_FLASH_MS	700	/* a background tab's title flashes this long */
 #define WB_NEED_SEEN_MS		1500	/* a tab left this recently was seen: no notice */
-#define WB_NEED_ROW_MAX		2048	/* bytes of a cursor row looked at */
 
-/* The cursor row's text left of the cursor and from it on. */
+/* Waiting at an input line? Not while the user reads its history. */
 static bool
 wb_need_input_line(struct term *t)
 {
-	struct term_cursor cur;
-	VTermScreenCell cell;
-	char before[WB_NEED_ROW_MAX], after[WB_NEED_ROW_MAX], *o;
-	size_t n[2] = { 0, 0 };
-	int rows, cols, col;
-
-	if (term_scroll_offset(t) > 0)
-		return false;	/* the user reads history: not a prompt to flag */
-	term_cursor(t, &cur);
-	term_size(t, &rows, &cols);
-	if (cur.row < 0 || cur.row >= rows || cur.col < 0)
-		return false;
-	for (col = 0; col < cols; col++) {
-		size_t *len = &n[col < cur.col ? 0 : 1];
-		char u[8];
-		size_t k;
-
-		o = col < cur.col ? before : after;
-		if (!term_cell(t, cur.row, col, &cell))
-			break;
-		k = term_utf8_put(cell.chars[0] != 0 ? cell.chars[0] : ' ', u);
-		if (*len + k + 1 > WB_NEED_ROW_MAX)
-			break;
-		memcpy(o + *len, u, k);
-		*len += k;
-		if (cell.width > 1)
-			col += cell.width - 1;
-	}
-	before[n[0]] = '\0';
-	after[n[1]] = '\0';
-	return tabstate_input_line(before, after, cur.visible);
+	return term_scroll_offset(t) == 0 && term_input_line(t);
 }
 
 static void

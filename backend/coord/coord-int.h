@@ -73,6 +73,10 @@ struct coord {
 	char *image_id;		/* from the threadpool, for effcfg */
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
+	uint64_t net_flows, net_blocked;	/* flows allowed, flows and queries blocked */
+	uint64_t cpu_ns;	/* the cpu cgroup's usage at the last watchdog tick */
+	uint64_t cpu_at_ms;	/* and when (uv_now); 0: no sample yet */
+	int cpu_permille;	/* of one CPU over the last tick; -1 unknown */
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
 	/* coord.c's lifetime, for the files below it (set by coord_main, as
 	 * ctl-server's callbacks are): arm the linger timer when no session and
@@ -208,6 +212,16 @@ void coord_limits_close(struct coord *c);
 void coord_limits_release(struct coord *c);
 /* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
 char *coord_limits_text(const struct coord *c);
+
+/* ---- coord-dash.c: the dashboard's row (`lazaret ls`, the workbench's w) ---- */
+
+/* Sample the CPU counter (the watchdog's tick). */
+void coord_dash_sample(struct coord *c);
+/* The row (proto.h PROTO_STATUS_ROW) with the container's state; caller frees. */
+char *coord_dash_row(struct coord *c, const char *container_state);
+/* The same as keys of the status JSON object: state, pending, memory_bytes,
+ * cpu_permille, flows_allowed, blocked. */
+void coord_dash_json(struct coord *c, const char *container_state, struct lz_jsonw *w);
 
 /* ---- coord-status.c ---- */
 

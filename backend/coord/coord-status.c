@@ -74,6 +74,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "limits"); lz_jsonw_str(&w, lim);
 		lz_jsonw_key(&w, "stopped_by_limit"); lz_jsonw_str(&w, c->limit_hit);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
+		coord_dash_json(c, coord_state_name(j), &w);
 		lz_jsonw_key(&w, "network");
 		coord_net_status_json(c, &w);
 		lz_jsonw_key(&w, "sessions");
@@ -95,10 +96,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_obj_close(&w);
 		return lz_jsonw_steal(&w);
 	case PROTO_STATUS_ROW:
-		return xasprintf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%lld\t%s", c->a->hash, c->a->profile,
-		    c->a->container, coord_state_name(j),
-		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
-		    coord_other_clients(c), (long long)up, c->a->workspace);
+		return coord_dash_row(c, coord_state_name(j));
 	case PROTO_STATUS_CONFIG:
 		return xstrdup(c->effcfg != NULL ? c->effcfg : "");
 	case PROTO_STATUS_TEXT:

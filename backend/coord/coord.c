@@ -687,6 +687,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.live_fd = -1;
 	c.guard_fd = -1;
 	c.started_ms = coord_now_ms();
+	c.cpu_permille = -1;
 	c.check_idle = coord_check_idle;
 	c.shutdown = coord_shutdown;
 	if (sodium_init() < 0)

@@ -432,6 +432,12 @@ esc_coord_attach(struct esc_coord *ec, const char *uuid)
 	return 0;
 }
 
+size_t
+esc_coord_waiting(struct esc_coord *ec)
+{
+	return ec != NULL && !ec->closed ? esc_server_waiting(ec->srv) : 0;
+}
+
 void
 esc_coord_decision(struct esc_coord *ec, struct ctl_server_client *cl, const uint8_t *p,
     size_t len, bool answer)

@@ -236,6 +236,17 @@ esc_server_pending(struct esc_server *s, const char *hex)
 	return n;
 }
 
+size_t
+esc_server_waiting(struct esc_server *s)
+{
+	struct esc_conn *c;
+	size_t n = 0;
+
+	for (c = s->conns; c != NULL; c = c->next)
+		n += c->st == ESC_C_PENDING;
+	return n;
+}
+
 const char *
 esc_server_ticket_session(struct esc_server *s, uint32_t ticket)
 {

@@ -147,7 +147,12 @@ enum proto_errcode {
 enum proto_status_fmt {
 	PROTO_STATUS_TEXT = 0,
 	PROTO_STATUS_JSON = 1,
-	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` */
+	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` and the
+				 * dashboard: hash, profile, state (tabstate.h's
+				 * words, idle, stopped...), sessions, uptime s,
+				 * memory bytes, CPU per mille of one CPU, flows,
+				 * blocked, pending, workspace, container, its
+				 * state, mode, other clients (-1: unknown) */
 	PROTO_STATUS_CONFIG = 3,	/* the effective configuration (effcfg.h) */
 };
 
