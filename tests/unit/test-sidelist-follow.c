@@ -14,7 +14,7 @@ static void
 set_lines(struct sidelist *sl, size_t n)
 {
 	struct sidelist_item it[16];
-	char text[16][16];
+	char text[16][32];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
