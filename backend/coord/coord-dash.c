@@ -51,11 +51,26 @@ coord_dash_sample(struct coord *c)
 	c->cpu_at_ms = now;
 }
 
+/* Quiet at a prompt (the screen the coordinator keeps of it). */
+static bool
+coord_dash_input(struct coord *c, struct session *s)
+{
+	return s->screen != NULL && uv_now(c->loop) - s->last_out_ms >= TABSTATE_QUIET_MS &&
+	    screen_input_line(s->screen);
+}
+
+const char *
+coord_dash_session_state(struct coord *c, struct session *s)
+{
+	if (esc_coord_waiting(c->esc, s->uuid) > 0)
+		return tabstate_name(TABSTATE_APPROVAL);
+	return tabstate_name(coord_dash_input(c, s) ? TABSTATE_INPUT : TABSTATE_RUNNING);
+}
+
 /* The domain's word: the most pressing of its sessions'. */
 static const char *
 coord_dash_state(struct coord *c, const char *container_state, size_t pending)
 {
-	uint64_t now = uv_now(c->loop);
 	size_t i;
 
 	if (c->limit_hit != NULL)
@@ -64,13 +79,9 @@ coord_dash_state(struct coord *c, const char *container_state, size_t pending)
 		return container_state;
 	if (pending > 0)
 		return tabstate_name(TABSTATE_APPROVAL);
-	for (i = 0; i < c->n_sessions; i++) {
-		struct session *s = c->sessions[i];
-
-		if (s->screen != NULL && now - s->last_out_ms >= TABSTATE_QUIET_MS &&
-		    screen_input_line(s->screen))
+	for (i = 0; i < c->n_sessions; i++)
+		if (coord_dash_input(c, c->sessions[i]))
 			return tabstate_name(TABSTATE_INPUT);
-	}
 	return c->n_sessions == 0 ? "idle" : tabstate_name(TABSTATE_RUNNING);
 }
 
@@ -80,7 +91,7 @@ coord_dash_pending(struct coord *c)
 	struct netreq_summary q = { 0 };
 
 	coord_netreq_counts(c, &q);
-	return esc_coord_waiting(c->esc) + q.pending;
+	return esc_coord_waiting(c->esc, NULL) + q.pending;
 }
 
 void

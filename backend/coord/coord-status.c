@@ -89,6 +89,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 			lz_jsonw_key(&w, "command"); lz_jsonw_str(&w, ss->command);
 			lz_jsonw_key(&w, "tty"); lz_jsonw_bool(&w, ss->tty);
 			lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)ss->n_clients);
+			lz_jsonw_key(&w, "state");
+			lz_jsonw_str(&w, coord_dash_session_state(c, c->sessions[i]));
 			lz_jsonw_key(&w, "started_ms"); lz_jsonw_int(&w, ss->started_ms);
 			lz_jsonw_obj_close(&w);
 		}
@@ -118,16 +120,17 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		s = t;
 	}
 	if (c->n_sessions > 0) {
-		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
-		    "COMMAND");
+		t = xasprintf("%s  %-4s %-8s %-7s %-4s %-8s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
+		    "STATE", "COMMAND");
 		free(s);
 		s = t;
 	}
 	for (i = 0; i < c->n_sessions; i++) {
 		const struct session *ss = c->sessions[i];
 
-		t = xasprintf("%s  %-4u %-8ld %-7zu %-4s %s\n", s, ss->id, (long)ss->pid,
-		    ss->n_clients, ss->tty ? "yes" : "no", ss->command);
+		t = xasprintf("%s  %-4u %-8ld %-7zu %-4s %-8s %s\n", s, ss->id, (long)ss->pid,
+		    ss->n_clients, ss->tty ? "yes" : "no",
+		    coord_dash_session_state(c, c->sessions[i]), ss->command);
 		free(s);
 		s = t;
 	}

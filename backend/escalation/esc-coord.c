@@ -433,9 +433,9 @@ esc_coord_attach(struct esc_coord *ec, const char *uuid)
 }
 
 size_t
-esc_coord_waiting(struct esc_coord *ec)
+esc_coord_waiting(struct esc_coord *ec, const char *uuid)
 {
-	return ec != NULL && !ec->closed ? esc_server_waiting(ec->srv) : 0;
+	return ec != NULL && !ec->closed ? esc_server_waiting(ec->srv, uuid) : 0;
 }
 
 void

@@ -69,8 +69,8 @@ int esc_coord_session(struct esc_coord *, const struct esc_ctl_anchor *anc, char
 void esc_coord_session_end(struct esc_coord *, const char *uuid);
 /* prompt_cb for what waits in session uuid (NULL: in every session); how many. */
 size_t esc_coord_attach(struct esc_coord *, const char *uuid);
-/* How many requests wait for a human (0 for NULL). */
-size_t esc_coord_waiting(struct esc_coord *);
+/* How many requests of session uuid (NULL: of any) wait for a human (0 for NULL ec). */
+size_t esc_coord_waiting(struct esc_coord *, const char *uuid);
 /* ESC_DECISION from cl (a client that may decide: attached_cb), or
  * ESC_DECIDE (answered: OK with the ticket, or ERROR when none waits). */
 void esc_coord_decision(struct esc_coord *, struct ctl_server_client *cl, const uint8_t *p,

@@ -237,13 +237,13 @@ esc_server_pending(struct esc_server *s, const char *hex)
 }
 
 size_t
-esc_server_waiting(struct esc_server *s)
+esc_server_waiting(struct esc_server *s, const char *hex)
 {
 	struct esc_conn *c;
 	size_t n = 0;
 
 	for (c = s->conns; c != NULL; c = c->next)
-		n += c->st == ESC_C_PENDING;
+		n += c->st == ESC_C_PENDING && (hex == NULL || strcmp(c->req.session_id, hex) == 0);
 	return n;
 }
 

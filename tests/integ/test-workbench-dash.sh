@@ -45,7 +45,11 @@ wait_for 10 eval '[ "$(ls_state "$hash_b")" = "running 0" ]' || fail "ls: dash-b
 out=$(lz ls)
 assert_contains "$(printf '%s\n' "$out" | head -1 | tr -s ' ')" "DOMAIN PROFILE STATE SESSIONS UPTIME MEM CPU FLOWS BLOCKED PENDING UNREVIEWED WORKSPACE" "ls has the dashboard's columns"
 assert_contains "$(lz ls --json)" '"state":"approval"' "ls --json has the state"
-note "ok: lazaret ls lists both domains with their states"
+st=$(lz status -w "$repo_a")
+assert_contains "$(printf '%s\n' "$st" | tr -s ' ')" "STATE COMMAND" "lazaret status: the session list has a STATE column"
+assert_contains "$(printf '%s\n' "$st" | grep '(shell)' | tr -s ' ')" " approval " "dash-a's session is waiting for approval"
+assert_contains "$(lz status -w "$repo_b" | grep '(shell)' | tr -s ' ')" " running " "dash-b's session runs"
+note "ok: lazaret ls and the session list show both domains with their states"
 
 # --- prefix w: the same rows in the workbench
 "${TM[@]}" send-keys -t wb C-a w

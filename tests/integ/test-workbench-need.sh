@@ -79,6 +79,19 @@ wait_for 5 bar_has "?2:default need-ws input" || show_fail "prefix N from tab 2 
 assert_contains "$(bar)" "!0:default need-ws" "prefix N from tab 2 went to tab 0 (approval)"
 note "ok: prefix N visits tab 2 then tab 0"
 
+# --- what the agent prints cannot name or mark a tab: an OSC title, a fake
+# mark, hiding the cursor at a prompt-looking line
+"${TM[@]}" send-keys -t wb C-a 2
+"${TM[@]}" send-keys -t wb "clear; printf '\\033]2;!9:pwned approval\\007\\033]0;pwned\\033\\\\?1:x input\\n'; sleep 300" Enter
+"${TM[@]}" send-keys -t wb C-a 0
+wait_for 5 bar_has " 2:default need-ws running" || show_fail "tab 2 does not read running while sleep runs"
+assert_not_contains "$(bar)" "pwned" "an OSC title from the agent never reaches the tab bar"
+assert_not_contains "$(bar)" "!9:" "nor a fake mark"
+"${TM[@]}" send-keys -t wb C-a 2
+"${TM[@]}" send-keys -t wb C-c
+"${TM[@]}" send-keys -t wb C-a 0
+wait_for 5 bar_has "?2:default need-ws input" || show_fail "tab 2 did not wait for input again after C-c"
+
 # --- both clear: the request denied, tab 2 given a command
 id=$(lz escalations --pending --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
 lz escalations deny "$id" >/dev/null 2>&1 </dev/null || fail "deny failed"
