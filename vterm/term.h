@@ -104,6 +104,9 @@ unsigned long term_bell_count(const struct term *);
 /* Current title ("" before any), owned by the term. */
 const char *term_title(const struct term *);
 void term_cursor(const struct term *, struct term_cursor *out);
+/* Is the cursor on an input line: visible, after some text, nothing but
+ * blanks or a box border right of it (tabstate_input_line; term-line.c)? */
+bool term_input_line(const struct term *);
 bool term_altscreen(const struct term *);
 bool term_reverse(const struct term *);
 int term_mouse(const struct term *);	/* VTERM_PROP_MOUSE_* */

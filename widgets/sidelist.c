@@ -93,9 +93,13 @@ sidelist_set(struct sidelist *sl, enum sidelist_list which, const struct sidelis
 	struct sl_list *l = &sl->list[which];
 	_cleanup_free_ char *keep = NULL;
 	size_t sel = l->sel;
+	/* On the last item: follow new ones like tail -f; scrolled back: stay. */
+	bool follow = l->n == 0 || l->sel == l->n - 1;
 
 	if (l->n > 0 && l->items[l->sel].id != NULL)
 		keep = xstrdup(l->items[l->sel].id);
+	else if (follow)
+		sel = n > 0 ? n - 1 : 0;
 	list_clear(l);
 	list_reserve(l, n);
 	for (size_t i = 0; i < n; i++) {

@@ -9,6 +9,8 @@
 struct tabbar_entry {
 	char *title;		/* without the padding blanks */
 	bool alert;
+	bool flash;
+	size_t mark_len;	/* bytes of the mark that starts the title */
 	int width;		/* columns, padding included */
 	int start, end;		/* columns drawn at the last draw, start = -1 when hidden */
 };
@@ -69,12 +71,16 @@ tabbar_set(struct tabbar *tb, const struct tabbar_tab *tabs, size_t n, size_t ac
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *ws = base_name(tabs[i].workspace != NULL ? tabs[i].workspace : "");
 		const char *st = tabs[i].state != NULL ? tabs[i].state : "";
+		const char *mark = tabs[i].mark != NULL && *tabs[i].mark != '\0' ? tabs[i].mark :
+		    tabs[i].alert ? "!" : "";
 		int w;
 
-		tb->tabs[i].title = xasprintf("%s%zu:%s%s%s%s%s", tabs[i].alert ? "!" : "", i,
+		tb->tabs[i].title = xasprintf("%s%zu:%s%s%s%s%s", mark, i,
 					      tabs[i].profile != NULL ? tabs[i].profile : "",
 					      *ws != '\0' ? " " : "", ws, *st != '\0' ? " " : "", st);
-		tb->tabs[i].alert = tabs[i].alert;
+		tb->tabs[i].alert = tabs[i].alert || *mark != '\0';
+		tb->tabs[i].flash = tabs[i].flash;
+		tb->tabs[i].mark_len = strlen(mark);
 		w = widget_width(tb->tabs[i].title);
 		tb->tabs[i].width = (w < TABBAR_TITLE_MAX ? w : TABBAR_TITLE_MAX) + 2;
 		tb->tabs[i].start = -1;
@@ -105,7 +111,7 @@ draw_tab(const struct tabbar *tb, size_t i, WINDOW *win, int y, int col, int ava
 {
 	const struct tabbar_entry *e = &tb->tabs[i];
 	const struct widget_style *st;
-	struct widget_style bold;
+	struct widget_style bold, flash;
 	int w = e->width < avail ? e->width : avail, used;
 
 	if (i == tb->active)
@@ -114,15 +120,21 @@ draw_tab(const struct tabbar *tb, size_t i, WINDOW *win, int y, int col, int ava
 		st = &pal->style[THEME_TAB_ALERT];
 	else
 		st = &pal->style[THEME_TAB_INACTIVE];
+	if (e->flash) {
+		flash = *st;
+		flash.attr |= A_REVERSE | A_BOLD;
+		st = &flash;
+	}
 	widget_fill(win, y, col, w, st);
 	used = 0;
-	if (e->alert) {
+	if (e->alert && e->mark_len > 0) {
 		/* The mark keeps the alert style on the active tab too. */
 		bold = pal->style[THEME_TAB_ALERT];
 		bold.attr |= A_BOLD;
-		used = widget_put(win, y, col + 1, "!", 1, w - 2, &bold, 0, NULL);
+		used = widget_put(win, y, col + 1, e->title, e->mark_len, w - 2, &bold, 0, NULL);
 	}
-	widget_put(win, y, col + 1 + used, e->title + used, strlen(e->title + used), w - 2 - used, st,
+	widget_put(win, y, col + 1 + used, e->title + e->mark_len * (used > 0),
+		   strlen(e->title + e->mark_len * (used > 0)), w - 2 - used, st,
 		   WIDGET_PUT_ELLIPSIS, NULL);
 }
 

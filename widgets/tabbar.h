@@ -1,9 +1,10 @@
 /* tabbar.h - the workbench's top row: one title per sandbox tab.
  *
  * A title reads " 2:web proj running " (number, profile, workspace base
- * name, state); a tab with a waiting escalation gets a "!" after its number
- * and the alert style, the active tab the active style. When the titles do
- * not fit, the row scrolls so the active tab is always whole, with "<" or ">"
+ * name, state); a tab that needs the user gets its mark before its number
+ * ("!" approval, "?" input: tabstate.h; "!" for alert without a mark) and
+ * the alert style; a flashing one is drawn reversed; the active tab the
+ * active style. When the titles do not fit, the row scrolls so the active tab is always whole, with "<" or ">"
  * at an edge that hides tabs. Titles are cut by display width.
  */
 #ifndef LZ_TABBAR_H
@@ -22,6 +23,8 @@ struct tabbar_tab {
 	const char *workspace;	/* path; its last component is shown */
 	const char *state;	/* "running", "exited 1", ... (may be NULL) */
 	bool alert;		/* an escalation waits */
+	const char *mark;	/* who needs me (tabstate_mark: "!", "?"); NULL/"": "!" if alert */
+	bool flash;		/* drawn reversed: a background tab just started to need the user */
 };
 
 enum tabbar_action {

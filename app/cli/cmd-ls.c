@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli-table.h"
 #include "client.h"
+#include "client-dash.h"
 #include "commands.h"
 #include "host/ctl-server.h"
 #include "coord/reap.h"
@@ -20,44 +21,29 @@
 
 static const char ls_help[] =
     "List every live domain of this user: each control socket in the\n"
-    "socket directory is asked for its status. Columns: DOMAIN PROFILE\n"
-    "CONTAINER STATE MODE SESSIONS CLIENTS UPTIME WORKSPACE. A domain whose\n"
+    "socket directory is asked for its status. Columns, as the workbench's\n"
+    "dashboard (prefix w) shows them: DOMAIN PROFILE STATE SESSIONS UPTIME\n"
+    "MEM CPU FLOWS BLOCKED PENDING UNREVIEWED WORKSPACE. STATE says who needs\n"
+    "you: approval (an escalation or network request waits: PENDING), input\n"
+    "(a session quiet at a prompt), running, idle (no session), limit (stopped\n"
+    "for a limit), stopped; MEM and CPU are the domain's cgroups' now; FLOWS\n"
+    "allowed and BLOCKED flows and queries since it started; UNREVIEWED the\n"
+    "agent commits your branch lacks. A domain whose\n"
     "coordinator died and left its sandbox (its guard was killed too) is\n"
     "listed as dead: 'lazaret stop --all' removes what it left. Other\n"
     "sockets left by a coordinator that died are reported as stale and\n"
     "removed.\n\n"
     "  --json  a JSON array: each domain's 'lazaret status --json' object\n";
 
-static const char *const ls_header[] = {
-	"DOMAIN", "PROFILE", "CONTAINER", "STATE", "MODE", "SESSIONS", "CLIENTS", "UPTIME",
-	"WORKSPACE", NULL,
-};
-#define LS_COL_UPTIME	7
-#define LS_RIGHT	((1u << 5) | (1u << 6) | (1u << 7))	/* the numbers */
+#define LS_RIGHT	0x7f8u	/* the numbers: SESSIONS..UNREVIEWED */
 
 struct ls {
 	bool json;
+	struct cfg *cfg;
 	struct cli_table *table;
 	char **objs;		/* --json: one object each */
 	char **dead;		/* hashes of the dead domains listed */
 };
-
-/* The coordinator's tab-separated row with UPTIME (seconds) as a duration. */
-static char *
-ls_row_human(const char *row)
-{
-	const char *p = row, *end;
-	char buf[32];
-	int i;
-
-	for (i = 0; i < LS_COL_UPTIME && p != NULL; i++)
-		if ((p = strchr(p, '\t')) != NULL)
-			p++;
-	if (p == NULL || (end = strchr(p, '\t')) == NULL)
-		return xstrdup(row);
-	cli_table_duration(strtoll(p, NULL, 10), buf, sizeof buf);
-	return xasprintf("%.*s%s%s", (int)(p - row), row, buf, end);
-}
 
 /* A domain without a status: its hash, state and socket. */
 static void
@@ -117,10 +103,18 @@ ls_one(struct ls *ls, const char *dir, const char *name)
 	if (ls->json) {
 		lz_strv_push(&ls->objs, text);
 	} else {
-		char *row = ls_row_human(text);
+		struct client_dash_row r;
+		char *row;
 
+		if (client_dash_parse(text, &r, &err) < 0) {
+			ls_no_status(ls, hash, "not-answering", path);
+			goto out;
+		}
+		client_dash_unreviewed(ls->cfg, &r);
+		row = client_dash_tsv(&r);
 		cli_table_add_tsv(ls->table, row);
 		free(row);
+		client_dash_clear(&r);
 	}
 out:
 	lz_err_clear(&err);
@@ -139,8 +133,8 @@ ls_dead_cb(const struct anchor *a, void *arg)
 
 	lz_strv_push(&ls->dead, a->hash);
 	if (!ls->json) {
-		row = xasprintf("%s\t%s\t%s\tdead\t-\t-\t-\t-\t%s", a->hash, a->profile,
-		    a->container, a->workspace);
+		row = xasprintf("%s\t%s\tdead\t-\t-\t-\t-\t-\t-\t-\t-\t%s", a->hash, a->profile,
+		    a->workspace);
 		cli_table_add_tsv(ls->table, row);
 		free(row);
 		return 0;
@@ -181,7 +175,7 @@ ls_print(const struct ls *ls)
 int
 cmd_ls(int argc, char **argv)
 {
-	struct ls ls = { false, NULL, NULL, NULL };
+	struct ls ls = { false, NULL, NULL, NULL, NULL };
 	const struct cli_opt opts[] = { CLI_CONFIG, CLI_FLAG("json", 0, &ls.json), CLI_END };
 	const struct cli_cmd cmd = { "ls", LS_USAGE, ls_help, opts, false };
 	struct cfg *cfg = NULL;
@@ -193,11 +187,12 @@ cmd_ls(int argc, char **argv)
 	if ((rc = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return rc;
 	rc = 1;
-	ls.table = cli_table_new(ls_header);
+	ls.table = cli_table_new(client_dash_header);
 	if (cli_refuse_root(&err) < 0 || cli_load_config(&cfg, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
+	ls.cfg = cfg;
 	/* Dead domains first: their stale sockets are not listed twice. */
 	if (reap_each_dead(cfg->data_root, cfg->esc_socket_dir, ls_dead_cb, &ls, &err) < 0) {
 		rc = cli_fail(&err);

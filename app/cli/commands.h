@@ -12,6 +12,7 @@ int cmd_discard(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_domain(int argc, char **argv);
 int cmd_egress(int argc, char **argv);
+int cmd_escalations(int argc, char **argv);
 int cmd_driver(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

@@ -29,6 +29,7 @@ static const struct lz_command lz_commands[] = {
 	{ "sync",	cmd_sync,	1, "Give the agent your latest work (host/<branch>; --reset: afresh)" },
 	{ "audit",	cmd_audit,	1, "Show or verify this domain's audit trail" },
 	{ "egress",	cmd_egress,	1, "Show the egress log; allow or deny an entry for this run" },
+	{ "escalations", cmd_escalations, 1, "List the host commands waiting for you; approve or deny one" },
 	{ "image",	cmd_image,	1, "Build or list the local sandbox images" },
 	{ "doctor",	cmd_doctor,	1, "Check that this host can run rootless gVisor sandboxes" },
 	{ "config",	cmd_config,	0, "Validate and print the configuration" },

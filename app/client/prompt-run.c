@@ -1,7 +1,8 @@
 /* prompt-run.c - the escalation prompt of `lazaret run` (see prompt-run.h).
  *
  * Theory of operation: the user's terminal is read here, raw, from
- * /dev/tty; ncurses never reads it. Bytes go through term_filter (KEYS):
+ * /dev/tty (or, without a controlling terminal, the terminal on our
+ * standard streams: client-tty.h); ncurses never reads it. Bytes go through term_filter (KEYS):
  * terminal reports (XTVERSION, DA, colour, DECRQSS answers, mouse and focus
  * reports) are dropped, counted and audited (SUSPECT), and only typed keys reach ncurses,
  * through a pipe that is ncurses' input. Keys then go to reqview's confirm
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "client-tty.h"
 #include "editform.h"
 #include "esc-ctl.h"
 #include "esc-payload.h"
@@ -515,7 +517,7 @@ prompt_run_open(struct prompt_run_io *io)
 	io->keys[0] = io->keys[1] = -1;
 	term_filter_init(&io->filter, TERM_FILTER_KEYS);
 	io->opened_ms = prompt_run_now();
-	if ((io->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+	if ((io->tty = client_tty_open()) < 0)
 		return -1;
 	if (pipe2(io->keys, O_CLOEXEC | O_NONBLOCK) < 0) {
 		close(io->tty);

@@ -39,6 +39,7 @@ struct wb_conn {
 	bool close_queued;	/* closed with writes queued: the pipe goes after them */
 	void **expect;
 	size_t n_expect;
+	bool esc_replay;	/* ESC_LIST sent, its OK not come yet */
 };
 
 static struct anchor *
@@ -391,4 +392,16 @@ const char *
 wb_conn_drift(const struct wb_conn *c)
 {
 	return c->state == WB_CONN_READY ? c->drift : NULL;
+}
+
+void
+wb_conn_set_esc_replay(struct wb_conn *c, bool on)
+{
+	c->esc_replay = on;
+}
+
+bool
+wb_conn_esc_replay(const struct wb_conn *c)
+{
+	return c->esc_replay;
 }

@@ -67,5 +67,9 @@ void *wb_conn_answered(struct wb_conn *);
 /* Forget who (it went away) without changing the order of the others. */
 void wb_conn_forget(struct wb_conn *, void *who);
 bool wb_conn_expecting(const struct wb_conn *);
+/* ESC_LIST was sent when the connection came up and its OK has not come:
+ * the prompts coming now waited before this workbench was there. */
+void wb_conn_set_esc_replay(struct wb_conn *, bool on);
+bool wb_conn_esc_replay(const struct wb_conn *);
 
 #endif

@@ -57,10 +57,12 @@ wb_draw_bars(struct wb *wb)
 	size_t i;
 
 	for (i = 0; i < wb->n_tabs; i++) {
-		tt[i].profile = wb->tabs[i]->profile;
-		tt[i].workspace = wb->tabs[i]->workspace;
+		tt[i].profile = wb->tabs[i]->title != NULL ? wb->tabs[i]->title : wb->tabs[i]->profile;
+		tt[i].workspace = wb->tabs[i]->title != NULL ? NULL : wb->tabs[i]->workspace;
 		tt[i].state = wb_tab_state_name(wb->tabs[i]);
 		tt[i].alert = wb->tabs[i]->alerts > 0;
+		tt[i].mark = wb_tab_mark(wb->tabs[i]);
+		tt[i].flash = wb_need_flashing(wb, wb->tabs[i]);
 	}
 	tabbar_set(wb->tabbar, tt, wb->n_tabs, wb->active);
 	free(tt);
@@ -127,6 +129,7 @@ wb_draw(struct wb *wb)
 			    &wb->pal);
 	}
 	wb_review_draw(wb);
+	wb_dash_draw(wb);
 	if (wb->help != NULL)
 		textview_draw(wb->help, &wb->pal);
 	if (wb->newtab != NULL)

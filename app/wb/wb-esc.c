@@ -342,11 +342,30 @@ wb_esc_suspicious(struct wb *wb, struct wb_esc *e)
 	free(sample);
 }
 
+/* The notice of who-needs-me (wb-need.c) for e: it waited unseen, or no
+ * tab shows its session (a headless run's). */
+static void
+wb_esc_notify(struct wb *wb, const struct wb_esc *e)
+{
+	const struct anchor *a = wb_conn_anchor(e->conn);
+	struct wb_tab *tab = wb_tabs_find(wb, e->conn, e->session);
+	char *title = xasprintf("%s:%s", a->profile, wb_tabs_base(a->workspace));
+	long no = -1;
+
+	for (size_t i = 0; tab != NULL && i < wb->n_tabs; i++)
+		if (wb->tabs[i] == tab)
+			no = (long)i;
+	wb_need_notify(wb, no, "approval", a->profile, a->workspace,
+	    tab != NULL && tab->title != NULL ? tab->title : title);
+	free(title);
+}
+
 void
 wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
 {
 	struct wb_esc *e = xcalloc(1, sizeof *e);
 	lz_err_t err = LZ_ERR_INIT;
+	size_t i;
 
 	if (esc_ctl_decode_prompt(p, len, &e->p, &err) < 0) {
 		wb_ui_message(wb, "bad escalation from the coordinator: %s", err.msg);
@@ -354,6 +373,16 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 		free(e);
 		return;
 	}
+	/* Shown again (a tab attached, the domain's list): once is enough. */
+	for (i = 0; i < wb->n_escs; i++)
+		if (wb->escs[i]->conn == conn && wb->escs[i]->ticket == e->p.ticket) {
+			wb->escs[i]->session = e->p.session;
+			esc_ctl_prompt_clear(&e->p);
+			free(e);
+			wb_esc_changed(wb);
+			return;
+		}
+	e->waited = wb_conn_esc_replay(conn);
 	e->conn = conn;
 	e->session = e->p.session;
 	e->ticket = e->p.ticket;
@@ -361,11 +390,39 @@ wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_
 	wb->escs = xreallocarray(wb->escs, wb->n_escs + 1, sizeof *wb->escs);
 	wb->escs[wb->n_escs++] = e;
 	wb_ui_log(wb, true, "request %.8s waits: %s", e->p.request_id, e->p.command);
+	/* A tab's request notifies through its tab's state; one of no tab here. */
+	if (!e->waited && wb_tabs_find(wb, conn, e->session) == NULL)
+		wb_esc_notify(wb, e);
 	wb_esc_changed(wb);
 	wb_esc_audit_request(wb);
 	if (!wb->panel_shown)
 		wb_ui_panel(wb, true);
 	beep();
+}
+
+/* Nothing else on screen takes the keys (a dialog, a view). */
+static bool
+wb_esc_screen_free(const struct wb *wb)
+{
+	return wb->prompt == NULL && wb->edit == NULL && wb->netview == NULL &&
+	    wb->gone == NULL && wb->newtab == NULL && wb->help == NULL && wb->review == NULL &&
+	    wb->close_ask == NULL && wb->quit_esc == NULL;
+}
+
+void
+wb_esc_replayed(struct wb *wb, struct wb_conn *conn)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n_escs; i++)
+		if (wb->escs[i]->conn == conn && wb->escs[i]->waited) {
+			wb_ui_log(wb, true, "request %.8s waited while no one was attached",
+			    wb->escs[i]->p.request_id);
+			wb_esc_notify(wb, wb->escs[i]);
+			if (wb_esc_screen_free(wb))
+				wb_esc_open_prompt(wb, wb->escs[i]);
+			return;
+		}
 }
 
 void

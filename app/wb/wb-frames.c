@@ -71,6 +71,7 @@ wb_frames_session(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t 
 	}
 	tab->id = s.id;
 	tab->state = WB_TAB_RUNNING;
+	tabstate_started(&tab->ts, uv_now(wb->loop));
 	wb->fallback = false;
 	wb_ui_log(wb, false, "session %u %s %s:%s", s.id, tab->attach ? "attached" : "started",
 	    tab->profile, wb_tabs_base(tab->workspace));
@@ -160,6 +161,7 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		/* Fed when drawn (wb_draw) or read (wb_input_cb): a burst in
 		 * big pieces, not one per frame. */
 		term_feed_later(tab->t, (const char *)d.data, d.len);
+		tabstate_output(&tab->ts, uv_now(wb->loop));
 		if (tab == wb_tabs_active(wb))
 			wb->dirty = true;
 		break;
@@ -190,6 +192,13 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 	case ESC_CTL_AUDIT:
 		wb_esc_audit_frame(wb, conn, p, h->length);
 		break;
+	case PROTO_OK:
+		/* The first OK after conn_up answers its ESC_LIST (sent first). */
+		if (wb_conn_esc_replay(conn)) {
+			wb_conn_set_esc_replay(conn, false);
+			wb_esc_replayed(wb, conn);
+		}
+		break;
 	case NETCTL_EVENT:
 		wb_netreq_egress_frame(wb, conn, p, h->length);
 		break;
@@ -211,6 +220,13 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 static void
 wb_frames_conn_up(struct wb *wb, struct wb_conn *conn)
 {
+	struct proto_buf b = { 0 };
+
+	/* Every escalation of the domain, whichever session asked (a headless
+	 * `lazaret run -T` too), before anything else that is answered OK. */
+	esc_ctl_encode_list(&b, ESC_CTL_LIST_FOLLOW);
+	wb_conn_send(conn, &b);
+	wb_conn_set_esc_replay(conn, true);
 	wb_netreq_subscribe(wb, conn);
 }
 

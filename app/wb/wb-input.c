@@ -396,6 +396,15 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (tab != NULL)
 			wb_input_copy_url(wb, tab, term_lines(tab->t) - 1, false);
 		break;
+	case WB_KEYS_NEXT_WAITING:
+		if ((arg = (int)wb_need_next(wb)) >= 0)
+			wb_input_select(wb, (size_t)arg);
+		break;
+	case WB_KEYS_DASHBOARD:
+	case WB_KEYS_RENAME_TAB:
+	case WB_KEYS_COMMAND:
+		wb_cmd_action(wb, a);
+		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:
 	case WB_KEYS_UNBOUND:
@@ -566,6 +575,17 @@ wb_input_key(struct wb *wb, int key)
 		wb_review_key(wb, key);
 		return;
 	}
+	if (wb_cmd_shown(wb)) {
+		wb_cmd_key(wb, key);
+		return;
+	}
+	if (wb_dash_shown(wb)) {
+		long t = wb_dash_key(wb, key);
+
+		if (t >= 0)
+			wb_input_select(wb, (size_t)t);
+		return;
+	}
 	if (wb->quit_esc != NULL) {
 		wb_esc_quit_key(wb, key);
 		return;
@@ -597,6 +617,7 @@ wb_input_key(struct wb *wb, int key)
 		term_scroll_reset(tab->t);
 		term_dirty_all(tab->t);
 	}
+	tabstate_key(&tab->ts);
 	if (wb_tab_encode_key(tab->t, key))
 		wb_tabs_flush_output(tab);
 }

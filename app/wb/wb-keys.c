@@ -38,6 +38,10 @@ static const struct {
 	[WB_KEYS_SEND_PREFIX] = { "send-prefix", "send", "send the prefix key to the tab" },
 	[WB_KEYS_REVIEW] = { "review", "review", "review the agent's commits: diff, surface, merge, discard" },
 	[WB_KEYS_COPY_URL] = { "copy-url", "url", "copy the tab's newest URL (a login link) to the terminal's clipboard" },
+	[WB_KEYS_NEXT_WAITING] = { "next-waiting", "waiting", "go to the next tab that needs you (input ? or approval !)" },
+	[WB_KEYS_DASHBOARD] = { "dashboard", "domains", "every domain of yours: state, sessions, memory, requests" },
+	[WB_KEYS_RENAME_TAB] = { "rename-tab", "rename", "name the tab" },
+	[WB_KEYS_COMMAND] = { "command-prompt", "command", "type a command: source-file [FILE], rename-tab NAME" },
 };
 
 static const struct {
@@ -193,7 +197,9 @@ wb_keys_new(void)
 		{ 9, WB_KEYS_FOCUS_PANEL }, { '[', WB_KEYS_SCROLLBACK }, { 'a', WB_KEYS_SEND_PREFIX },
 		{ 'r', WB_KEYS_REQUEST }, { 'D', WB_KEYS_DENY }, { 'e', WB_KEYS_EDIT },
 		{ 'E', WB_KEYS_EDIT }, { 'R', WB_KEYS_REVIEW }, { '?', WB_KEYS_HELP },
-		{ 'u', WB_KEYS_COPY_URL },
+		{ 'u', WB_KEYS_COPY_URL }, { 'N', WB_KEYS_NEXT_WAITING },
+		{ 'n' | WIDGET_KEY_META, WB_KEYS_NEXT_WAITING }, { 'w', WB_KEYS_DASHBOARD },
+		{ ',', WB_KEYS_RENAME_TAB }, { ':', WB_KEYS_COMMAND },
 	};
 	struct wb_keys *k = xcalloc(1, sizeof(*k));
 

@@ -263,9 +263,11 @@ wb_state_lock(const char *path, const char *name, bool take_over, lz_err_t *err)
 			    strcmp(name, WB_STATE_MAIN) != 0 ? " -t " : "",
 			    strcmp(name, WB_STATE_MAIN) != 0 ? name : "");
 		}
-		/* Like tmux attach -d: the other one detaches (its SIGHUP path saves its tabs). */
+		/* Like tmux attach -d: the other one detaches (SIGUSR1 takes the
+		 * path a lost terminal takes, saving its tabs; SIGHUP reloads the
+		 * configuration of a workbench whose terminal is there). */
 		if (other > 1)
-			kill(other, SIGHUP);
+			kill(other, WB_STATE_DETACH_SIG);
 		for (i = 0; i < 100 && flock(fd, LOCK_EX | LOCK_NB) < 0; i++)
 			nanosleep(&ts, NULL);
 		if (i == 100) {

@@ -7,10 +7,14 @@
 #ifndef LZ_WB_STATE_H
 #define LZ_WB_STATE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* What `attach -d` sends the workbench attached: detach (tmux attach -d). */
+#define WB_STATE_DETACH_SIG	SIGUSR1
 
 #include "err.h"
 

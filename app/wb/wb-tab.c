@@ -31,6 +31,7 @@ wb_tab_new(const char *profile, const char *workspace, const char *mode, int row
 	tab->mode = xstrdup(mode);
 	tab->t = t;
 	tab->state = WB_TAB_STARTING;
+	tabstate_init(&tab->ts);
 	*out = tab;
 	return 0;
 }
@@ -45,6 +46,7 @@ wb_tab_free(struct wb_tab *tab)
 	free(tab->workspace);
 	free(tab->mode);
 	free(tab->error);
+	free(tab->title);
 	free(tab);
 }
 
@@ -55,14 +57,30 @@ wb_tab_state_name(struct wb_tab *tab)
 	case WB_TAB_STARTING:
 		return "starting";
 	case WB_TAB_RUNNING:
-		return tab->scrolling ? "scroll" : "running";
+		if (tab->scrolling)
+			return "scroll";
+		if (tab->ts.state == TABSTATE_STARTING || (tab->front &&
+		    tab->ts.state == TABSTATE_INPUT))
+			return "running";	/* until the first look; in sight */
+		tabstate_text(&tab->ts, tab->state_text, sizeof tab->state_text);
+		return tab->state_text;
 	case WB_TAB_EXITED:
+		if (tab->ts.final == TABSTATE_LIMIT)
+			return "limit";
 		snprintf(tab->state_text, sizeof tab->state_text, "exited %d", tab->status);
 		return tab->state_text;
 	case WB_TAB_FAILED:
 		return "failed";
 	}
 	return "?";
+}
+
+const char *
+wb_tab_mark(const struct wb_tab *tab)
+{
+	if (tab->front && tab->ts.state == TABSTATE_INPUT)
+		return "";
+	return tabstate_mark(tab->ts.state);
 }
 
 /* ncurses function keys and what libvterm calls them. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "tabstate.h"
 #include "term.h"
 
 struct wb_conn;
@@ -37,19 +38,30 @@ struct wb_tab {
 	bool quitting;		/* its domain stopped by the user: close at exit */
 	unsigned alerts;	/* escalations waiting */
 	char state_text[32];
+	struct tabstate ts;	/* who needs me (wb-need.c) */
+	unsigned long bells_seen;	/* term_bell_count when last looked */
+	uint64_t flash_until;	/* uv_now: the title flashes until then; 0 none */
+	char *title;		/* the user's name for it (prefix ,); NULL: none */
+	bool front;		/* the active tab (as of wb_need_update): the user sees it */
+	uint64_t seen_ms;	/* uv_now when it was last the active tab */
 };
 
 /* A tab with a rows x cols terminal keeping history lines of scrollback. */
 int wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
     size_t history, struct wb_tab **out, lz_err_t *err);
 void wb_tab_free(struct wb_tab *);
-/* "running", "starting", "exited 1"... (kept in state_text). */
+/* "running", "input", "approval", "starting", "exited 1", "limit", "scroll"
+ * (tabstate words; kept in state_text). As tmux flags only windows not
+ * shown, the active tab reads "running" while it waits for input. */
 const char *wb_tab_state_name(struct wb_tab *);
 
 /* Encode a widget.h key (ncurses function keys, Alt, control characters,
  * Unicode) for the PTY into t's output, honouring the application's cursor
  * and keypad modes (libvterm's keyboard encoder). false: nothing to send. */
 bool wb_tab_encode_key(struct term *t, int key);
+/* Its mark in the tab bar (tabstate_mark): "!" approval, "?" input (not on
+ * the active tab, where the prompt is in sight), or "". */
+const char *wb_tab_mark(const struct wb_tab *);
 
 /* The key and modifiers a terminfo key capability stands for: kLFT5 is Left
  * with Ctrl (user_caps(5) suffixes 2..8; no suffix is Shift), kf25 is F1 with

@@ -92,6 +92,7 @@ wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why)
 	char *line;
 
 	tab->state = WB_TAB_FAILED;
+	tabstate_failed(&tab->ts);
 	free(tab->error);
 	tab->error = xstrdup(why);
 	line = xasprintf("\r\n\033[1;31mlazaret-workbench: %s\033[m\r\n"
@@ -151,6 +152,7 @@ wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status)
 
 	tab->state = WB_TAB_EXITED;
 	tab->status = status;
+	tabstate_exited(&tab->ts, status, false);
 	line = xasprintf("\r\n\033[7m[exited with status %d; prefix x closes this tab]\033[m",
 	    status);
 	term_feed(tab->t, line, strlen(line));

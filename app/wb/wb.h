@@ -56,6 +56,7 @@ struct wb_esc {
 	uint32_t session, ticket;
 	char key[24];		/* sidelist id */
 	struct esc_ctl_prompt p;
+	bool waited;		/* it waited before this workbench attached (ESC_LIST) */
 };
 
 struct wb;
@@ -124,6 +125,7 @@ struct wb {
 	const int *burst;		/* the keys of this read, while they are handled */
 	size_t burst_n, burst_i;	/* how many, and which one is being handled */
 	bool mouse;			/* workbench.mouse / --mouse: clicks and the wheel */
+	bool prefix_given;		/* by option or environment: a reload keeps it */
 	const struct wb_mouse *mevs;	/* the mouse reports of this read, in order */
 	size_t mevs_n, mevs_i;
 	WINDOW *termwin, *sidewin;
@@ -144,8 +146,10 @@ struct wb {
 	uint32_t n_tickets_seen;
 	uv_poll_t in;
 	uv_signal_t sig_winch, sig_term, sig_hup;
+	uv_signal_t sig_detach;		/* WB_STATE_DETACH_SIG: another attach -d took over */
 	uv_prepare_t prep;
 	uv_timer_t tick;
+	uv_timer_t need_tick;		/* who needs me (wb-need.c) */
 	uv_timer_t frame;		/* a draw put off to the next frame */
 	uint64_t drawn_at;		/* uv_now of the last draw from prep */
 	bool redraw_all, dirty;
@@ -161,6 +165,9 @@ struct wb {
 	bool quit, detached, started;
 	struct wb_review *review;	/* the review view, when open */
 	struct wb_review_count *rcount;	/* the panel's unreviewed commits per tab */
+	struct wb_dash *dash;		/* the dashboard (wb-dash.c), once opened */
+	struct cfg **old_cfgs;		/* replaced by a reload, kept for jobs running (wb-cmd.c) */
+	size_t n_old_cfgs;
 };
 
 /* wb-ui.c: called by every part, calls none back */
@@ -276,6 +283,8 @@ void wb_esc_quit_key(struct wb *wb, int key);
 void wb_esc_report(struct wb *wb, struct wb_esc *e, const char *what, const char *sample);
 void wb_esc_prompt_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_withdrawn(struct wb *wb, struct wb_conn *conn, uint32_t ticket);
+/* conn's ESC_LIST was answered: what waited before we came is shown first. */
+void wb_esc_replayed(struct wb *wb, struct wb_conn *conn);
 void wb_esc_prompt_key(struct wb *wb, int key);
 void wb_esc_edit_key(struct wb *wb, int key);
 void wb_esc_side_key(struct wb *wb, int key);
@@ -297,6 +306,41 @@ void wb_review_agent_moved(struct wb *wb, const char *profile, const char *works
 void wb_review_count_start(struct wb *wb);
 void wb_review_count_refresh(struct wb *wb);
 void wb_review_count_stop(struct wb *wb);
+
+/* wb-need.c: who needs me (tabstate.h) for every tab, the jump to the next
+ * one, the flash and workbench.bell / workbench.notify */
+void wb_need_start(struct wb *wb);
+/* Look at every tab now; a background one that starts to need the user
+ * flashes and notifies (once per change). */
+void wb_need_update(struct wb *wb);
+bool wb_need_flashing(const struct wb *wb, const struct wb_tab *tab);
+/* Prefix N (and M-n): the next tab, after the active one, that needs the
+ * user, to select; -1: none (said on the status line). */
+long wb_need_next(struct wb *wb);
+/* The bell (workbench.bell) and workbench.notify for tab_no (-1: none) in
+ * state, with the names in LAZARET_TAB_* of its environment. */
+void wb_need_notify(struct wb *wb, long tab_no, const char *state, const char *profile,
+    const char *workspace, const char *title);
+
+/* wb-dash.c: every domain of the user, `lazaret ls`'s columns (prefix w) */
+void wb_dash_open(struct wb *wb);
+void wb_dash_close(struct wb *wb);
+bool wb_dash_shown(const struct wb *wb);
+/* A key at the dashboard: the tab to select (its domain's, or a new one), or -1. */
+long wb_dash_key(struct wb *wb, int key);
+void wb_dash_draw(struct wb *wb);
+void wb_dash_free(struct wb *wb);
+
+/* wb-cmd.c: prefix w (the dashboard), , (rename the tab), : (a command
+ * line: source-file, rename-tab), and the configuration reloaded (SIGHUP) */
+void wb_cmd_action(struct wb *wb, enum wb_keys_action a);
+/* A line is being typed on the status line (rename, command): keys go to it. */
+bool wb_cmd_shown(const struct wb *wb);
+void wb_cmd_key(struct wb *wb, int key);
+/* Read the configuration again (file NULL: the one in use); -1 keeps the old. */
+int wb_cmd_reload(struct wb *wb, const char *file, lz_err_t *err);
+/* SIGHUP: reload while the terminal is there, else detach (it hung up). */
+void wb_cmd_sighup(struct wb *wb);
 
 /* wb-input.c */
 void wb_input_select(struct wb *wb, size_t i);

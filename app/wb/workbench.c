@@ -76,6 +76,13 @@ wb_quit_cb(uv_signal_t *h, int signum)
 	uv_stop(wb->loop);
 }
 
+static void
+wb_hup_cb(uv_signal_t *h, int signum)
+{
+	(void)signum;
+	wb_cmd_sighup(h->data);
+}
+
 /* The first of the command line, the environment and the config that is set. */
 static const char *
 wb_setting(const char *opt, const char *env, const char *cfg_value)
@@ -367,6 +374,7 @@ main(int argc, char **argv)
 	if (prefix == NULL && (prefix = wb.cfg->wb_prefix) != NULL)
 		prefix_from = xasprintf("%s:%d: workbench.prefix", wb.cfg->file,
 		    wb.cfg->wb_prefix_line);
+	wb.prefix_given = prefix != NULL && prefix != wb.cfg->wb_prefix;
 	if (prefix != NULL && wb_keys_set_prefix(wb.keys, prefix, &err) < 0) {
 		fprintf(stderr, "lazaret-workbench: %s: %s\n", prefix_from, err.msg);
 		lz_err_clear(&err);
@@ -399,7 +407,10 @@ main(int argc, char **argv)
 	uv_signal_start(&wb.sig_term, wb_quit_cb, SIGTERM);
 	uv_signal_init(wb.loop, &wb.sig_hup);
 	wb.sig_hup.data = &wb;
-	uv_signal_start(&wb.sig_hup, wb_quit_cb, SIGHUP);
+	uv_signal_start(&wb.sig_hup, wb_hup_cb, SIGHUP);
+	uv_signal_init(wb.loop, &wb.sig_detach);
+	wb.sig_detach.data = &wb;
+	uv_signal_start(&wb.sig_detach, wb_quit_cb, WB_STATE_DETACH_SIG);
 	signal(SIGPIPE, SIG_IGN);
 	uv_timer_init(wb.loop, &wb.arm);
 	wb.arm.data = &wb;
@@ -440,6 +451,7 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.tick);
 	wb.tick.data = &wb;
 	uv_timer_start(&wb.tick, wb_draw_tick_cb, 1000, 1000);
+	wb_need_start(&wb);
 	uv_timer_init(wb.loop, &wb.frame);
 	wb.frame.data = &wb;
 	wb_review_count_start(&wb);
@@ -465,6 +477,7 @@ main(int argc, char **argv)
 out_loop:
 	wb_review_count_stop(&wb);
 	wb_review_close(&wb);
+	wb_dash_close(&wb);
 	for (i = 0; i < wb.n_tabs; i++)
 		wb_tab_free(wb.tabs[i]);
 	wb.n_tabs = 0;
@@ -474,6 +487,10 @@ out_loop:
 	uv_run(wb.loop, UV_RUN_DEFAULT);
 	(void)uv_loop_close(wb.loop);
 	reqprompt_free(wb.prompt);
+	wb_dash_free(&wb);
+	for (i = 0; i < wb.n_old_cfgs; i++)
+		cfg_free(wb.old_cfgs[i]);
+	free(wb.old_cfgs);
 	wb_netreq_free(&wb);
 	wb_gone_close(&wb);
 	wb_netreq_egress_free(&wb);

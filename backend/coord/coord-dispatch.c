@@ -409,106 +409,6 @@ out:
 	proto_new_session_clear(&ns);
 }
 
-/* Host Escalation hooks (esc-coord.c does the work). */
-
-static void
-coord_esc_route_cb(const char *uuid, struct proto_buf *b, void *arg)
-{
-	struct coord *c = arg;
-	struct proto_buf copy;
-	size_t i, k;
-
-	for (i = 0; i < c->n_sessions; i++) {
-		struct session *s = c->sessions[i];
-
-		if (strcmp(s->uuid, uuid) != 0)
-			continue;
-		for (k = 0; k < s->n_clients; k++) {
-			copy.data = xmalloc(b->len);
-			memcpy(copy.data, b->data, b->len);
-			copy.len = copy.cap = b->len;
-			ctl_server_send(s->clients[k], &copy);
-		}
-	}
-	proto_buf_clear(b);
-}
-
-/* An escalation prompt, encoded for each attached client under the session's
- * number (a workbench has many sessions on one connection). */
-static void
-coord_esc_prompt_cb(const char *uuid, const struct esc_ctl_prompt *q, void *arg)
-{
-	struct coord *c = arg;
-	struct esc_ctl_prompt pq = *q;
-	size_t i, k;
-
-	for (i = 0; i < c->n_sessions; i++) {
-		struct session *s = c->sessions[i];
-
-		if (strcmp(s->uuid, uuid) != 0)
-			continue;
-		pq.session = s->id;
-		for (k = 0; k < s->n_clients; k++) {
-			struct proto_buf b = { 0 };
-
-			esc_ctl_encode_prompt(&b, &pq);
-			ctl_server_send(s->clients[k], &b);
-		}
-	}
-}
-
-static bool
-coord_esc_attached_cb(const char *uuid, struct ctl_server_client *cl, void *arg)
-{
-	struct coord *c = arg;
-	size_t i;
-
-	for (i = 0; i < c->n_sessions; i++)
-		if (strcmp(c->sessions[i]->uuid, uuid) == 0 && session_has_client(c->sessions[i], cl))
-			return true;
-	return false;
-}
-
-static void
-coord_esc_quit_cb(void *arg)
-{
-	struct coord *c = arg;
-
-	c->shutdown(c, "the user chose [Q]uit at an escalation prompt");
-}
-
-static void
-coord_esc_log_cb(const char *msg, void *arg)
-{
-	(void)arg;
-	coord_log("%s", msg);
-}
-
-int
-coord_esc_start(struct coord *c, lz_err_t *err)
-{
-	struct esc_coord_opts eo;
-	size_t i;
-
-	memset(&eo, 0, sizeof eo);
-	eo.loop = c->loop;
-	eo.a = c->a;
-	eo.cfg = c->o->cfg;
-	eo.store = c->store;
-	for (i = 0; i < c->layout.n_mounts; i++)
-		if (strcmp(c->layout.mounts[i].dst, SENTRY_WORKSPACE_DST) == 0)
-			eo.host_workspace = c->layout.mounts[i].src;
-	if (eo.host_workspace == NULL)
-		return lz_err_set(err, ENOENT, "no workspace mount for escalation");
-	eo.route_cb = coord_esc_route_cb;
-	eo.prompt_cb = coord_esc_prompt_cb;
-	eo.attached_cb = coord_esc_attached_cb;
-	eo.quit_cb = coord_esc_quit_cb;
-	eo.log_cb = coord_esc_log_cb;
-	eo.arg = c;
-	return esc_coord_new(&eo, &c->esc, err);
-}
-
 static int
 coord_esc_session(struct coord *c, struct ctl_server_client *cl,
     const struct esc_ctl_anchor *anc, char **secret)
@@ -549,6 +449,7 @@ coord_disconnect_cb(struct ctl_server_client *cl, void *arg)
 	coord_log("client %u disconnected", cl->id);
 	coord_net_client_gone(c, cl);
 	coord_netreq_client_gone(c, cl);
+	coord_esc_client_gone(c, cl);
 	for (i = 0; i < c->n_sessions; i++) {
 		struct session *s = c->sessions[i];
 		bool owner = s->owner == cl;

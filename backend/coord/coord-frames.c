@@ -51,10 +51,16 @@ coord_client_session(struct coord *c, struct ctl_server_client *cl, uint32_t id)
 	return s;
 }
 
+/* A NOTE on how a decision was made may come from any client of the user:
+ * `lazaret escalations` answers a session it is not attached to. */
 static struct session *
 coord_note_session(void *arg, struct ctl_server_client *cl, uint32_t id)
 {
-	return coord_client_session(arg, cl, id);
+	struct session *s = coord_session_find(arg, id);
+
+	if (s == NULL)
+		ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no session %u", id);
+	return s;
 }
 
 /* A client discarded input at a prompt that no human typed: audit it. */
@@ -132,7 +138,7 @@ coord_f_attach(struct coord *c, struct ctl_server_client *cl, const struct proto
 	proto_encode_session(&b, &reply);
 	coord_snapshot(s, &b);
 	ctl_server_send(cl, &b);
-	esc_coord_attach(c->esc, s->uuid);
+	coord_esc_replay(c, cl, s->uuid);
 	return 0;
 }
 
@@ -345,7 +351,27 @@ coord_f_esc_decision(struct coord *c, struct ctl_server_client *cl,
 {
 	(void)err;
 	if (c->esc != NULL)
-		esc_coord_decision(c->esc, cl, p, h->length);
+		esc_coord_decision(c->esc, cl, p, h->length, h->type == ESC_CTL_DECIDE);
+	else if (h->type == ESC_CTL_DECIDE)
+		ctl_server_send_error(cl, PROTO_E_NO_SESSION, "escalation is disabled for this "
+		    "domain: no request waits");
+	return 0;
+}
+
+/* ESC_LIST: what waits for a human in the domain (coord-esc.c). */
+static int
+coord_f_esc_list(struct coord *c, struct ctl_server_client *cl,
+    const struct proto_header *h, const uint8_t *p, lz_err_t *err)
+{
+	struct proto_buf b = { 0 };
+
+	(void)err;
+	if (c->esc != NULL) {
+		coord_esc_list(c, cl, p, h->length);
+		return 0;
+	}
+	proto_encode_ok(&b, 0);
+	ctl_server_send(cl, &b);
 	return 0;
 }
 
@@ -379,6 +405,8 @@ static const struct coord_frame coord_frames[] = {
 	{ SENTRY_CTL_SYNC,	coord_f_sync,		0 },
 	{ ESC_CTL_NEW_SESSION,	coord_f_esc_new_session, COORD_F_NOT_STOPPING },
 	{ ESC_CTL_DECISION,	coord_f_esc_decision,	0 },
+	{ ESC_CTL_DECIDE,	coord_f_esc_decision,	0 },
+	{ ESC_CTL_LIST,		coord_f_esc_list,	0 },
 	{ ESC_CTL_AUDIT_REQ,	coord_f_esc_audit,	0 },
 	{ NETREQ_LIST,		coord_f_netreq,		0 },
 	{ NETREQ_DECIDE,	coord_f_netreq,		0 },

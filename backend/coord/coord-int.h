@@ -45,6 +45,9 @@ struct coord {
 	struct coord_net_follower **followers;	/* `lazaret egress --follow` clients */
 	size_t n_followers;
 	struct coord_netreq *netreq;	/* network requests (coord-netreq.c) */
+	struct ctl_server_client **esc_watch;	/* follow every escalation (coord-esc.c) */
+	size_t n_esc_watch;
+	struct ctl_server_client *esc_to;	/* a replay goes to this one alone */
 	uv_signal_t sig_int, sig_term, sig_hup;
 	uv_timer_t idle;
 	uv_timer_t stop_timer;
@@ -72,6 +75,10 @@ struct coord {
 	char *image_id;		/* from the threadpool, for effcfg */
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
+	uint64_t net_flows, net_blocked;	/* flows allowed, flows and queries blocked */
+	uint64_t cpu_ns;	/* the cpu cgroup's usage at the last watchdog tick */
+	uint64_t cpu_at_ms;	/* and when (uv_now); 0: no sample yet */
+	int cpu_permille;	/* of one CPU over the last tick; -1 unknown */
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
 	/* coord.c's lifetime, for the files below it (set by coord_main, as
 	 * ctl-server's callbacks are): arm the linger timer when no session and
@@ -122,8 +129,16 @@ struct session *coord_session_find(struct coord *c, uint32_t id);
 void coord_connect_cb(struct ctl_server_client *cl, void *arg);
 void coord_disconnect_cb(struct ctl_server_client *cl, void *arg);
 void coord_drain_cb(struct ctl_server_client *cl, void *arg);
+
+/* ---- coord-esc.c: who sees and answers escalations ---- */
+
 /* Host Escalation for this domain (socket, TLS files); before the container. */
 int coord_esc_start(struct coord *c, lz_err_t *err);
+/* What waits in session uuid (NULL: in any) shown to cl alone; how many. */
+size_t coord_esc_replay(struct coord *c, struct ctl_server_client *cl, const char *uuid);
+/* ESC_LIST: what waits, OK(count); FOLLOW: and everything later. */
+void coord_esc_list(struct coord *c, struct ctl_server_client *cl, const uint8_t *p, size_t len);
+void coord_esc_client_gone(struct coord *c, struct ctl_server_client *cl);
 /* True when sessions start a way that hands a session its credential on an
  * inherited fd (lazaret sandbox-exec); no credential is given otherwise. */
 bool coord_secret_safe(const struct coord *c);
@@ -199,6 +214,18 @@ void coord_limits_close(struct coord *c);
 void coord_limits_release(struct coord *c);
 /* "memory 4g, pids 4096, disk 20g, cpus 2" with what is not enforced; caller frees. */
 char *coord_limits_text(const struct coord *c);
+
+/* ---- coord-dash.c: the dashboard's row (`lazaret ls`, the workbench's w) ---- */
+
+/* A session's word (tabstate.h): approval, input or running. */
+const char *coord_dash_session_state(struct coord *c, struct session *s);
+/* Sample the CPU counter (the watchdog's tick). */
+void coord_dash_sample(struct coord *c);
+/* The row (proto.h PROTO_STATUS_ROW) with the container's state; caller frees. */
+char *coord_dash_row(struct coord *c, const char *container_state);
+/* The same as keys of the status JSON object: state, pending, memory_bytes,
+ * cpu_permille, flows_allowed, blocked. */
+void coord_dash_json(struct coord *c, const char *container_state, struct lz_jsonw *w);
 
 /* ---- coord-status.c ---- */
 

@@ -220,6 +220,7 @@ coord_limits_watch_cb(uv_timer_t *t)
 	if (c->stopping)
 		return;
 	coord_limits_check(c);
+	coord_dash_sample(c);
 	if (++c->limits_ticks % COORD_DISK_EVERY != 0 || c->disk_busy || c->disk_paths == NULL)
 		return;
 	req = xcalloc(1, sizeof *req);

@@ -158,6 +158,11 @@ coord_netreq_event(struct coord *c, const struct netctl_event *ev)
 
 	if (ev->kind != NETCTL_EV_FLOW && ev->kind != NETCTL_EV_DNS)
 		return;
+	/* The dashboard's counters (coord-dash.c). */
+	if (ev->kind == NETCTL_EV_FLOW && ev->allowed)
+		c->net_flows++;
+	else if (!ev->allowed)
+		c->net_blocked++;
 	if (ev->kind == NETCTL_EV_DNS)
 		snprintf(dst, sizeof dst, "dns %s", ev->name);
 	else

@@ -74,6 +74,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_key(&w, "limits"); lz_jsonw_str(&w, lim);
 		lz_jsonw_key(&w, "stopped_by_limit"); lz_jsonw_str(&w, c->limit_hit);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
+		coord_dash_json(c, coord_state_name(j), &w);
 		lz_jsonw_key(&w, "network");
 		coord_net_status_json(c, &w);
 		lz_jsonw_key(&w, "sessions");
@@ -88,6 +89,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 			lz_jsonw_key(&w, "command"); lz_jsonw_str(&w, ss->command);
 			lz_jsonw_key(&w, "tty"); lz_jsonw_bool(&w, ss->tty);
 			lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)ss->n_clients);
+			lz_jsonw_key(&w, "state");
+			lz_jsonw_str(&w, coord_dash_session_state(c, c->sessions[i]));
 			lz_jsonw_key(&w, "started_ms"); lz_jsonw_int(&w, ss->started_ms);
 			lz_jsonw_obj_close(&w);
 		}
@@ -95,10 +98,7 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_obj_close(&w);
 		return lz_jsonw_steal(&w);
 	case PROTO_STATUS_ROW:
-		return xasprintf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%lld\t%s", c->a->hash, c->a->profile,
-		    c->a->container, coord_state_name(j),
-		    c->o->mode == SENTRY_DIRECT ? "direct" : "isolated", c->n_sessions,
-		    coord_other_clients(c), (long long)up, c->a->workspace);
+		return coord_dash_row(c, coord_state_name(j));
 	case PROTO_STATUS_CONFIG:
 		return xstrdup(c->effcfg != NULL ? c->effcfg : "");
 	case PROTO_STATUS_TEXT:
@@ -120,16 +120,17 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		s = t;
 	}
 	if (c->n_sessions > 0) {
-		t = xasprintf("%s  %-4s %-8s %-7s %-4s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
-		    "COMMAND");
+		t = xasprintf("%s  %-4s %-8s %-7s %-4s %-8s %s\n", s, "ID", "PID", "CLIENTS", "TTY",
+		    "STATE", "COMMAND");
 		free(s);
 		s = t;
 	}
 	for (i = 0; i < c->n_sessions; i++) {
 		const struct session *ss = c->sessions[i];
 
-		t = xasprintf("%s  %-4u %-8ld %-7zu %-4s %s\n", s, ss->id, (long)ss->pid,
-		    ss->n_clients, ss->tty ? "yes" : "no", ss->command);
+		t = xasprintf("%s  %-4u %-8ld %-7zu %-4s %-8s %s\n", s, ss->id, (long)ss->pid,
+		    ss->n_clients, ss->tty ? "yes" : "no",
+		    coord_dash_session_state(c, c->sessions[i]), ss->command);
 		free(s);
 		s = t;
 	}

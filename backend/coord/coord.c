@@ -729,6 +729,7 @@ coord_main(const struct coord_opts *o, lz_err_t *err)
 	c.live_fd = -1;
 	c.guard_fd = -1;
 	c.started_ms = coord_now_ms();
+	c.cpu_permille = -1;
 	c.check_idle = coord_check_idle;
 	c.shutdown = coord_shutdown;
 	if (sodium_init() < 0)
@@ -776,6 +777,7 @@ out:
 		c.drv->direct_free(c.direct);
 	free(c.sessions);
 	free(c.followers);
+	free(c.esc_watch);
 	coord_netreq_free(&c);
 	if (uv_loop_close(&loop) != 0)
 		coord_log("loop not empty at exit");

@@ -110,3 +110,10 @@ screen_snapshot(struct screen *s, size_t max, uint8_t **buf, size_t *len, lz_err
 		sb /= 4;
 	}
 }
+
+bool
+screen_input_line(struct screen *s)
+{
+	term_flush(s->t);
+	return term_input_line(s->t);
+}

@@ -44,6 +44,8 @@ int screen_resize(struct screen *, uint16_t rows, uint16_t cols, lz_err_t *err);
 /* The encoded snapshot (term_snap_encode) in at most max bytes: the
  * scrollback sent shrinks until it fits. *buf freed by the caller; -1 when
  * even the bare screen does not fit. */
+/* The cursor sits on an input line (term_input_line), held bytes fed first. */
+bool screen_input_line(struct screen *);
 int screen_snapshot(struct screen *, size_t max, uint8_t **buf, size_t *len, lz_err_t *err);
 
 #endif

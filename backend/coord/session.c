@@ -101,6 +101,7 @@ session_output(struct session *s, uint8_t stream, const uint8_t *buf, size_t len
 {
 	bool busy;
 
+	s->last_out_ms = uv_now(s->loop);
 	if (s->screen != NULL) {
 		busy = uv_is_active((uv_handle_t *)&s->tick);
 		screen_feed(s->screen, buf, len, busy);

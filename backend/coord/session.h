@@ -66,6 +66,7 @@ struct session {
 	bool tty;
 	pid_t pid;
 	int64_t started_ms;
+	uint64_t last_out_ms;	/* uv_now of its last output (the dashboard's quiet) */
 	bool exited;
 	int status;		/* exit status, or 128+signal; valid once exited */
 	struct ctl_server_client **clients;	/* attached (not owned) */

@@ -424,16 +424,23 @@ esc_coord_session_end(struct esc_coord *ec, const char *uuid)
 		esc_server_unregister(ec->srv, uuid);
 }
 
-void
+size_t
 esc_coord_attach(struct esc_coord *ec, const char *uuid)
 {
 	if (ec != NULL && !ec->closed)
-		esc_server_pending(ec->srv, uuid);
+		return esc_server_pending(ec->srv, uuid);
+	return 0;
+}
+
+size_t
+esc_coord_waiting(struct esc_coord *ec, const char *uuid)
+{
+	return ec != NULL && !ec->closed ? esc_server_waiting(ec->srv, uuid) : 0;
 }
 
 void
 esc_coord_decision(struct esc_coord *ec, struct ctl_server_client *cl, const uint8_t *p,
-    size_t len)
+    size_t len, bool answer)
 {
 	struct esc_ctl_decision d;
 	lz_err_t err = LZ_ERR_INIT;
@@ -446,20 +453,34 @@ esc_coord_decision(struct esc_coord *ec, struct ctl_server_client *cl, const uin
 		return;
 	}
 	/* Late decisions (timed out, decided by another client) are only logged:
-	 * an ERROR frame would end the client's session. */
+	 * an ERROR frame would end the client's session. ESC_DECIDE (the CLI)
+	 * is answered either way. */
 	if (ec->closed || (uuid = esc_server_ticket_session(ec->srv, d.ticket)) == NULL) {
 		esc_coord_log(ec, "client %u: decision on ticket %u comes too late", cl->id,
 		    d.ticket);
+		if (answer)
+			ctl_server_send_error(cl, PROTO_E_NO_SESSION, "no request waits under ticket "
+			    "%u: it was decided elsewhere or timed out", d.ticket);
 		goto out;
 	}
-	if (!ec->o.attached_cb(uuid, cl, ec->o.arg)) {
+	/* Any client of the user may answer with ESC_DECIDE (the socket is
+	 * ours alone); the human's deliberate code is the CLI's to ask. */
+	if (!answer && !ec->o.attached_cb(uuid, cl, ec->o.arg)) {
 		esc_coord_log(ec, "client %u is not attached to session %.8s: decision on ticket "
 		    "%u ignored", cl->id, uuid, d.ticket);
 		goto out;
 	}
 	actor = xasprintf("uid %ld pid %ld", (long)cl->uid, (long)cl->pid);
-	if (esc_server_decide(ec->srv, d.ticket, d.action, d.command, actor, &err) < 0)
+	if (esc_server_decide(ec->srv, d.ticket, d.action, d.command, actor, &err) < 0) {
 		esc_coord_log(ec, "%s", err.msg);
+		if (answer)
+			ctl_server_send_error(cl, PROTO_E_NO_SESSION, "%s", err.msg);
+	} else if (answer) {
+		struct proto_buf b = { NULL, 0, 0 };
+
+		proto_encode_ok(&b, d.ticket);
+		ctl_server_send(cl, &b);
+	}
 	free(actor);
 out:
 	lz_err_clear(&err);

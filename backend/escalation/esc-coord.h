@@ -49,7 +49,8 @@ struct esc_coord_opts {
 	/* Prompt every client attached to session uuid with q, each under that
 	 * session's number on its connection (only the coordinator knows it). */
 	void (*prompt_cb)(const char *uuid, const struct esc_ctl_prompt *q, void *arg);
-	/* Is cl attached to session uuid? */
+	/* May cl decide for session uuid (attached to it, or following the
+	 * domain's requests)? */
 	bool (*attached_cb)(const char *uuid, struct ctl_server_client *cl, void *arg);
 	/* [Q]uit: shut the domain down. */
 	void (*quit_cb)(void *arg);
@@ -66,11 +67,14 @@ int esc_coord_spec(struct esc_coord *, struct drv_spec *sp, lz_err_t *err);
 int esc_coord_session(struct esc_coord *, const struct esc_ctl_anchor *anc, char **secret,
     lz_err_t *err);
 void esc_coord_session_end(struct esc_coord *, const char *uuid);
-/* A client attached to uuid: show it what waits. */
-void esc_coord_attach(struct esc_coord *, const char *uuid);
-/* ESC_DECISION from cl. */
+/* prompt_cb for what waits in session uuid (NULL: in every session); how many. */
+size_t esc_coord_attach(struct esc_coord *, const char *uuid);
+/* How many requests of session uuid (NULL: of any) wait for a human (0 for NULL ec). */
+size_t esc_coord_waiting(struct esc_coord *, const char *uuid);
+/* ESC_DECISION from cl (a client that may decide: attached_cb), or
+ * ESC_DECIDE (answered: OK with the ticket, or ERROR when none waits). */
 void esc_coord_decision(struct esc_coord *, struct ctl_server_client *cl, const uint8_t *p,
-    size_t len);
+    size_t len, bool answer);
 /* Record an audit row (from the loop thread). */
 void esc_coord_audit(struct esc_coord *, const char *kind, const char *actor,
     const char *session_id, const char *request_id, const char *detail);

@@ -220,16 +220,31 @@ esc_server_unregister(struct esc_server *s, const char *hex)
 	}
 }
 
-void
+size_t
 esc_server_pending(struct esc_server *s, const char *hex)
 {
 	struct esc_conn *c;
+	size_t n = 0;
 
 	if (s->cbs.prompt_cb == NULL)
-		return;
+		return 0;
 	for (c = s->conns; c != NULL; c = c->next)
-		if (c->st == ESC_C_PENDING && strcmp(c->req.session_id, hex) == 0)
+		if (c->st == ESC_C_PENDING && (hex == NULL || strcmp(c->req.session_id, hex) == 0)) {
 			s->cbs.prompt_cb(s, &c->req, s->arg);
+			n++;
+		}
+	return n;
+}
+
+size_t
+esc_server_waiting(struct esc_server *s, const char *hex)
+{
+	struct esc_conn *c;
+	size_t n = 0;
+
+	for (c = s->conns; c != NULL; c = c->next)
+		n += c->st == ESC_C_PENDING && (hex == NULL || strcmp(c->req.session_id, hex) == 0);
+	return n;
 }
 
 const char *

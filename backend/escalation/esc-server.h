@@ -109,8 +109,11 @@ int esc_server_register(struct esc_server *, const uint8_t session_id[ESC_ID_LEN
 /* Forget it; its waiting requests are denied ("session ended"). */
 void esc_server_unregister(struct esc_server *, const char *session_id_hex);
 
-/* prompt_cb for every request of session_id_hex still waiting (attach). */
-void esc_server_pending(struct esc_server *, const char *session_id_hex);
+/* prompt_cb for every request of session_id_hex (NULL: of every session)
+ * still waiting (attach, ESC_LIST); how many. */
+size_t esc_server_pending(struct esc_server *, const char *session_id_hex);
+/* How many requests of session_id_hex (NULL: of any) wait for a human. */
+size_t esc_server_waiting(struct esc_server *, const char *session_id_hex);
 /* The session a waiting ticket belongs to, or NULL. */
 const char *esc_server_ticket_session(struct esc_server *, uint32_t ticket);
 /* Apply a human decision; actor says who ("uid 1000 pid 42"). -1 when no

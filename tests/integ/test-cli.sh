@@ -170,7 +170,7 @@ assert_eq "$rc:$out" "1:" "a broken config: no profiles, no noise"
 printf 'escalation:\n  socket_dir: %s\nprofiles:\n  default:\n    image: x\n' "$T/sock" > "$T/ls.yaml"
 lz() { as_user lazaret --config "$T/ls.yaml" "$@"; }
 out=$(lz ls)
-assert_eq "$out" "DOMAIN  PROFILE  CONTAINER  STATE  MODE  SESSIONS  CLIENTS  UPTIME  WORKSPACE" "ls header, aligned"
+assert_eq "$out" "DOMAIN  PROFILE  STATE  SESSIONS  UPTIME  MEM  CPU  FLOWS  BLOCKED  PENDING  UNREVIEWED  WORKSPACE" "ls header, aligned"
 assert_eq "$(lz ls --json)" "[]" "ls --json with no domain"
 as_user mkdir -m 0700 "$T/sock"
 assert_eq "$(lz ls --json)" "[]" "ls --json with an empty socket directory"

@@ -42,10 +42,10 @@ fuse_mounted || fail "no fuse-overlayfs mount for the domain while it runs"
 assert_eq "$(as_user podman exec "$ctr" sh -c 'ps -eo args | grep -c "^sleep 10[12]"')" 2 \
 	"both commands run in the one container"
 out=$(lz ls)
-assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $4, $5, $6, $7, $9 }')" \
-	"default $ctr running isolated 2 2 $canon" "ls lists the domain with 2 sessions"
-assert_contains "$(printf '%s\n' "$out" | head -n 1)" "SESSIONS  CLIENTS  UPTIME  WORKSPACE" "ls: aligned header"
-up=$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $8 }')
+assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $4, $10, $12 }')" \
+	"default running 2 0 $canon" "ls lists the domain with 2 sessions"
+assert_contains "$(printf '%s\n' "$out" | head -n 1)" "SESSIONS  UPTIME  MEM  CPU" "ls: aligned header"
+up=$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $5 }')
 [[ $up =~ ^[0-9]+(s|m[0-9][0-9]s)$ ]] || fail "ls: UPTIME with its unit, got [$up]"
 lz ls --json | timeout 10 python3 -c '
 import json, sys

@@ -95,8 +95,8 @@ dead_domain() {
 }
 dead_domain
 out=$(lz ls 2>&1)
-assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $4, $9 }')" \
-	"default $ctr dead $canon" "ls lists the dead domain"
+assert_eq "$(printf '%s\n' "$out" | awk -v h="$hash" '$1 == h { print $2, $3, $12 }')" \
+	"default dead $canon" "ls lists the dead domain"
 assert_contains "$(lz ls --json 2>/dev/null)" '"state":"dead"' "ls --json too"
 assert_contains "$out" "lazaret stop --all" "and says how to clean it up"
 assert_not_contains "$out" "stale" "no separate stale-socket line for it"

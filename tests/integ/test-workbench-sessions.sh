@@ -48,8 +48,9 @@ wait_for 10 pane_has "wb-rc=0" || show_fail "detach after -w failed"
 assert_eq "$(grep -c '^[0-9]' "$T/wb.tabs")" 2 "the kept tab and the new one are both saved"
 "${TM[@]}" kill-session -t wb
 "${TM[@]}" new-session -d -s wb -x 90 -y 24 -c "$T" "$(wb_line attach)"
-wait_for 30 pane_has "1:default sb running" || show_fail "attach did not restore both tabs"
-assert_contains "$(pane | head -1)" "0:default sa running" "attach restores the kept tab too"
+# (a background tab at its prompt reads "?N:... input": issue 28's who needs me)
+wait_for 30 pane_has "1:default sb " || show_fail "attach did not restore both tabs"
+assert_contains "$(pane | head -1)" "0:default sa " "attach restores the kept tab too"
 note "ok: -w opens its workspace without restoring the detached tabs; attach restores them all"
 
 # --- a named session beside main; attach -t NAME refused while attached

@@ -451,6 +451,17 @@ test_cfg_loads_workbench_theme_and_prefix(void **state)
 	cfg_free(cfg);
 	cfg = ct_load_ok("workbench: {mouse: true}\nprofiles: {web: {image: a}}\n");
 	assert_true(cfg->wb_mouse);
+	assert_false(cfg->wb_bell);
+	assert_null(cfg->wb_notify);
+	cfg_free(cfg);
+	/* notify: shell words, never a shell: $HOME and ; stay as written */
+	cfg = ct_load_ok("workbench:\n  bell: true\n  notify: notify-send 'a tab' $HOME;x\n"
+	    "profiles: {web: {image: a}}\n");
+	assert_true(cfg->wb_bell);
+	assert_string_equal(cfg->wb_notify[0], "notify-send");
+	assert_string_equal(cfg->wb_notify[1], "a tab");
+	assert_string_equal(cfg->wb_notify[2], "$HOME;x");
+	assert_null(cfg->wb_notify[3]);
 	cfg_free(cfg);
 	for (i = 0; i <= CFG_WB_HISTORY_MAX; i += CFG_WB_HISTORY_MAX / 2) {
 		_cleanup_free_ char *y = xasprintf("workbench: {history: %zu}\nprofiles: {web: "
@@ -485,6 +496,12 @@ test_cfg_rejects_bad_workbench_values(void **state)
 	    "t.yaml:2: workbench.history:");
 	ct_expect_err("workbench:\n  mouse: on please\nprofiles: {web: {image: a}}\n",
 	    "t.yaml:2: workbench.mouse:");
+	ct_expect_err("workbench:\n  notify: \"\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.notify: empty");
+	ct_expect_err("workbench:\n  notify: \"x 'y\"\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.notify:");
+	ct_expect_err("workbench:\n  bell: loud\nprofiles: {web: {image: a}}\n",
+	    "t.yaml:2: workbench.bell:");
 	ct_expect_err("workbench:\n  mose: true\nprofiles: {web: {image: a}}\n",
 	    "t.yaml:2: workbench.mose: unknown key; did you mean 'mouse'?");
 	ct_expect_err("workbench: light\nprofiles: {web: {image: a}}\n",

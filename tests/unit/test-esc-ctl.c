@@ -143,6 +143,37 @@ test_esc_ctl_audit_messages_round_trip(void **state)
 	proto_buf_clear(&b);
 }
 
+static void
+test_esc_ctl_list_and_decide_round_trip_and_refuse_unknown_flags(void **state)
+{
+	struct esc_ctl_decision d = { 7, ESC_CTL_DENY, (char *)"" }, got;
+	struct proto_buf b = { NULL, 0, 0 };
+	const uint8_t *p;
+	uint8_t bad[4] = { 0, 0, 0, 2 };
+	uint32_t flags;
+	size_t len;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	esc_ctl_encode_list(&b, ESC_CTL_LIST_FOLLOW);
+	p = payload(&b, ESC_CTL_LIST, &len);
+	assert_int_equal(esc_ctl_decode_list(p, len, &flags, &err), 0);
+	assert_int_equal(flags, ESC_CTL_LIST_FOLLOW);
+	assert_int_equal(esc_ctl_decode_list(p, len - 1, &flags, &err), -1);
+	lz_err_clear(&err);
+	assert_int_equal(esc_ctl_decode_list(bad, sizeof bad, &flags, &err), -1);
+	lz_err_clear(&err);
+	proto_buf_clear(&b);
+	/* DECIDE: DECISION's layout under its own number. */
+	esc_ctl_encode_decide(&b, &d);
+	p = payload(&b, ESC_CTL_DECIDE, &len);
+	assert_int_equal(esc_ctl_decode_decision(p, len, &got, &err), 0);
+	assert_int_equal(got.ticket, 7);
+	assert_int_equal(got.action, ESC_CTL_DENY);
+	esc_ctl_decision_clear(&got);
+	proto_buf_clear(&b);
+}
+
 int
 main(void)
 {
@@ -151,6 +182,7 @@ main(void)
 		cmocka_unit_test(test_esc_ctl_prompt_round_trips_and_refuses_cut_or_padded),
 		cmocka_unit_test(test_esc_ctl_decision_refuses_unknown_action_and_nul),
 		cmocka_unit_test(test_esc_ctl_audit_messages_round_trip),
+		cmocka_unit_test(test_esc_ctl_list_and_decide_round_trip_and_refuse_unknown_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,10 +2,12 @@
  * `lazaret config show` writes and a config file could hold again.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "config-int.h"
+#include "shellwords.h"
 #include "xmalloc.h"
 
 /* ---- print ---- */
@@ -256,7 +258,8 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 	print_list(f, "  ", "auto_approve", cfg->esc_auto_approve, cfg->n_esc_auto_approve);
 	fprintf(f, "  timeout: %d\n", cfg->esc_timeout);
 	if (cfg->wb_theme != NULL || cfg->wb_prefix != NULL ||
-	    cfg->wb_history != CFG_WB_HISTORY_DEFAULT || cfg->wb_mouse) {
+	    cfg->wb_history != CFG_WB_HISTORY_DEFAULT || cfg->wb_mouse || cfg->wb_bell ||
+	    cfg->wb_notify != NULL) {
 		fputs("workbench:\n", f);
 		if (cfg->wb_history != CFG_WB_HISTORY_DEFAULT)
 			fprintf(f, "  history: %d\n", cfg->wb_history);
@@ -272,6 +275,16 @@ cfg_print(FILE *f, const struct cfg *cfg, const struct cfg_resolved *r)
 		}
 		if (cfg->wb_mouse)
 			fputs("  mouse: true\n", f);
+		if (cfg->wb_bell)
+			fputs("  bell: true\n", f);
+		if (cfg->wb_notify != NULL) {
+			char *line = lz_shellwords_join(cfg->wb_notify);
+
+			fputs("  notify: ", f);
+			print_str(f, line);
+			fputc('\n', f);
+			free(line);
+		}
 	}
 	fputs("profiles:\n", f);
 	/* a kit's implicit profile only when asked for by name (--profile) */

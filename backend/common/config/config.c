@@ -20,6 +20,7 @@
 #include "config-int.h"
 #include "paths.h"
 #include "policy.h"
+#include "shellwords.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -162,10 +163,32 @@ load_escalation(const struct cfg_ctx *c, const struct cfg_node *n)
 	return 0;
 }
 
+/* workbench.notify: a command line split as shell words, run without a
+ * shell when a tab starts to need the user. */
+static int
+load_workbench_notify(const struct cfg_ctx *c, const struct cfg_node *v)
+{
+	const char *s;
+	char **argv = NULL;
+
+	if (cfg_get_str(c, v, "workbench.notify", 0, &s) < 0)
+		return -1;
+	if (lz_shellwords_split(s, strlen(s), &argv, c->err) < 0)
+		return cfg_ctx_wrap(c, v->line, "workbench.notify");
+	if (argv == NULL || argv[0] == NULL) {
+		lz_strv_free(argv);
+		return cfg_ctx_fail(c, v->line, "workbench.notify", "empty: write a command "
+		    "(notify-send Lazaret), or leave the key out");
+	}
+	c->cfg->wb_notify = argv;
+	return 0;
+}
+
 static int
 load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 {
-	static const char *const keys[] = { "theme", "prefix", "history", "mouse", NULL };
+	static const char *const keys[] = { "theme", "prefix", "history", "mouse", "notify", "bell",
+	    NULL };
 	const struct cfg_node *v;
 	const char *s;
 
@@ -200,6 +223,11 @@ load_workbench(const struct cfg_ctx *c, const struct cfg_node *n)
 	if ((v = cfg_map_get(n, "mouse")) != NULL &&
 	    cfg_get_bool(c, v, "workbench.mouse", &c->cfg->wb_mouse) < 0)
 		return -1;
+	if ((v = cfg_map_get(n, "bell")) != NULL &&
+	    cfg_get_bool(c, v, "workbench.bell", &c->cfg->wb_bell) < 0)
+		return -1;
+	if ((v = cfg_map_get(n, "notify")) != NULL)
+		return load_workbench_notify(c, v);
 	return 0;
 }
 
@@ -369,6 +397,7 @@ cfg_free(struct cfg *cfg)
 	lz_strv_free(cfg->esc_auto_approve);
 	free(cfg->wb_theme);
 	free(cfg->wb_prefix);
+	lz_strv_free(cfg->wb_notify);
 	for (i = 0; i < cfg->n_profiles; i++)
 		cfg_profile_clear(&cfg->profiles[i]);
 	for (i = 0; i < cfg->n_kits; i++)

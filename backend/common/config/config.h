@@ -183,6 +183,8 @@ struct cfg {
 	int wb_prefix_line;
 	int wb_history;		/* scrollback lines a tab, 0..CFG_WB_HISTORY_MAX */
 	bool wb_mouse;		/* the workbench takes the mouse (tmux's mouse on) */
+	bool wb_bell;		/* ring the terminal's bell when a tab starts to need the user */
+	char **wb_notify;	/* and run this argv (shell words, no shell); NULL: none */
 	struct cfg_profile *profiles;
 	size_t n_profiles;
 	struct cfg_kit **kits;	/* every kit found, by name (config-kit.c) */

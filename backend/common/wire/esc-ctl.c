@@ -107,16 +107,48 @@ esc_ctl_prompt_clear(struct esc_ctl_prompt *q)
 	memset(q, 0, sizeof *q);
 }
 
-void
-esc_ctl_encode_decision(struct proto_buf *b, const struct esc_ctl_decision *d)
+static void
+esc_ctl_encode_decision_as(struct proto_buf *b, uint16_t type, const struct esc_ctl_decision *d)
 {
-	size_t at = proto_begin(b, PROTO_VERSION, ESC_CTL_DECISION);
+	size_t at = proto_begin(b, PROTO_VERSION, type);
 	uint8_t act = (uint8_t)d->action;
 
 	proto_put32(b, d->ticket);
 	proto_put(b, &act, 1);
 	proto_putstr(b, d->command);
 	proto_end(b, at);
+}
+
+void
+esc_ctl_encode_decision(struct proto_buf *b, const struct esc_ctl_decision *d)
+{
+	esc_ctl_encode_decision_as(b, ESC_CTL_DECISION, d);
+}
+
+void
+esc_ctl_encode_decide(struct proto_buf *b, const struct esc_ctl_decision *d)
+{
+	esc_ctl_encode_decision_as(b, ESC_CTL_DECIDE, d);
+}
+
+void
+esc_ctl_encode_list(struct proto_buf *b, uint32_t flags)
+{
+	size_t at = proto_begin(b, PROTO_VERSION, ESC_CTL_LIST);
+
+	proto_put32(b, flags);
+	proto_end(b, at);
+}
+
+int
+esc_ctl_decode_list(const uint8_t *p, size_t len, uint32_t *flags, lz_err_t *err)
+{
+	struct proto_rd r = { p, len, 0 };
+
+	*flags = proto_rd_u32(&r);
+	if (r.bad || r.left != 0 || (*flags & ~(uint32_t)ESC_CTL_LIST_FOLLOW) != 0)
+		return esc_ctl_bad("ESC_LIST", err);
+	return 0;
 }
 
 int

@@ -10,6 +10,13 @@
  *	ESC_DECISION	c->s  u32 ticket, u8 action (enum esc_ctl_action), string
  *			edited command ("" unless EDIT).
  *	ESC_WITHDRAWN	s->c  u32 ticket: decided elsewhere or timed out.
+ *	ESC_LIST	c->s  u32 flags (ESC_CTL_LIST_FOLLOW): one ESC_PROMPT per
+ *			request of the domain waiting for a human, whatever its
+ *			session, then OK(count); FOLLOW: then every PROMPT and
+ *			WITHDRAWN of the domain too (a workbench attached to it).
+ *	ESC_DECIDE	c->s  the layout of ESC_DECISION, from any client of the
+ *			user (`lazaret escalations`): answered OK(ticket), or
+ *			ERROR PROTO_E_NO_SESSION when no request waits under it.
  * Pure: no I/O. Decoders accept exactly the layout.
  */
 #ifndef LZ_ESC_CTL_H
@@ -25,6 +32,7 @@
 #define ESC_CTL_AUDIT_JSON	0x1
 #define ESC_CTL_AUDIT_VERIFY	0x2
 #define ESC_CTL_AUDIT_LINES	0x4	/* one line per event (audit-line.h), a header first */
+#define ESC_CTL_LIST_FOLLOW	0x1	/* ESC_LIST: stay subscribed to the domain's requests */
 
 enum esc_ctl_action {
 	ESC_CTL_APPROVE = 0,
@@ -69,6 +77,12 @@ int esc_ctl_decode_decision(const uint8_t *p, size_t len, struct esc_ctl_decisio
 void esc_ctl_decision_clear(struct esc_ctl_decision *);
 
 void esc_ctl_encode_withdrawn(struct proto_buf *b, uint32_t ticket);
+
+void esc_ctl_encode_list(struct proto_buf *b, uint32_t flags);
+int esc_ctl_decode_list(const uint8_t *p, size_t len, uint32_t *flags, lz_err_t *err);
+/* ESC_DECIDE: the DECISION layout under its own type (decode with
+ * esc_ctl_decode_decision). */
+void esc_ctl_encode_decide(struct proto_buf *b, const struct esc_ctl_decision *);
 
 void esc_ctl_encode_audit_req(struct proto_buf *b, uint8_t flags);
 int esc_ctl_decode_audit_req(const uint8_t *p, size_t len, uint8_t *flags, lz_err_t *err);

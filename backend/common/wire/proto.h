@@ -67,6 +67,8 @@ enum proto_type {
 #define ESC_CTL_WITHDRAWN	113
 #define ESC_CTL_AUDIT_REQ	114	/* c->s: u8 flags ESC_CTL_AUDIT_* */
 #define ESC_CTL_AUDIT		115	/* s->c: u32 exit code, string text */
+#define ESC_CTL_LIST		116	/* c->s: u32 flags ESC_CTL_LIST_* -> PROMPTs, OK(n) */
+#define ESC_CTL_DECIDE		117	/* c->s: a DECISION that is answered: OK(ticket) | ERROR */
 /* 67: an audit row from `lazaret merge/discard/sync` (backend/review/
  * review-audit.c): string kind "review.*", string detail JSON; reply OK
  * with the row's seq. Outside enum proto_type, like SUSPECT. */
@@ -145,7 +147,12 @@ enum proto_errcode {
 enum proto_status_fmt {
 	PROTO_STATUS_TEXT = 0,
 	PROTO_STATUS_JSON = 1,
-	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` */
+	PROTO_STATUS_ROW = 2,	/* one tab-separated line for `lazaret ls` and the
+				 * dashboard: hash, profile, state (tabstate.h's
+				 * words, idle, stopped...), sessions, uptime s,
+				 * memory bytes, CPU per mille of one CPU, flows,
+				 * blocked, pending, workspace, container, its
+				 * state, mode, other clients (-1: unknown) */
 	PROTO_STATUS_CONFIG = 3,	/* the effective configuration (effcfg.h) */
 };
 
