@@ -175,6 +175,8 @@ $(BUILD)/lazaret-probe: $(call sobj,$(PROBE_SRC)) $(STATIC_LIBS)
 
 # The DNS wire parser is the sidecar's; its unit test links it from there.
 $(BUILD)/tests/test-dns: $(call obj,sidecar/dns.c)
+# The themes' contrast check computes WCAG luminance (pow).
+UNIT_LDFLAGS_test-theme := -lm
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
 	@mkdir -p $(dir $@)

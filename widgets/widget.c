@@ -333,6 +333,57 @@ widget_box(WINDOW *win, const struct widget_style *st)
 	wborder_set(win, &c[0], &c[0], &c[1], &c[1], &c[2], &c[3], &c[4], &c[5]);
 }
 
+/* One box-drawing character: light or heavy Unicode, or its ACS stand-in. */
+static void
+frame_ch(WINDOW *win, int y, int x, int i, bool heavy, const struct widget_style *st)
+{
+	/* | - top-left top-right bottom-left bottom-right */
+	static const wchar_t *const light[6] = { L"\x2502", L"\x2500", L"\x250c", L"\x2510", L"\x2514", L"\x2518" };
+	static const wchar_t *const bold[6] = { L"\x2503", L"\x2501", L"\x250f", L"\x2513", L"\x2517", L"\x251b" };
+	chtype a = i == 0 ? ACS_VLINE : i == 1 ? ACS_HLINE : i == 2 ? ACS_ULCORNER :
+	    i == 3 ? ACS_URCORNER : i == 4 ? ACS_LLCORNER : ACS_LRCORNER;
+	cchar_t c;
+	int pair = st->pair;
+
+	if (!widget_utf8())
+		mvwaddch(win, y, x, acs(a, st));
+	else if (setcchar(&c, heavy ? bold[i] : light[i], st->attr, 0, &pair) == OK)
+		mvwadd_wch(win, y, x, &c);
+}
+
+void
+widget_hline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st)
+{
+	cchar_t hl;
+	int pair = st->pair;
+
+	if (n <= 0)
+		return;
+	if (!widget_utf8())
+		mvwhline(win, y, x, acs(ACS_HLINE, st), n);
+	else if (setcchar(&hl, heavy ? L"\x2501" : L"\x2500", st->attr, 0, &pair) == OK)
+		mvwhline_set(win, y, x, &hl, n);
+}
+
+void
+widget_frame(WINDOW *win, int y, int x, int h, int w, bool heavy, const struct widget_style *st)
+{
+	if (h <= 0 || w <= 0)
+		return;
+	widget_hline(win, y, x, w, heavy, st);
+	if (h == 1 || w < 2)
+		return;
+	frame_ch(win, y, x, 2, heavy, st);
+	frame_ch(win, y, x + w - 1, 3, heavy, st);
+	for (int r = y + 1; r < y + h - 1; r++) {
+		frame_ch(win, r, x, 0, heavy, st);
+		frame_ch(win, r, x + w - 1, 0, heavy, st);
+	}
+	widget_hline(win, y + h - 1, x, w, heavy, st);
+	frame_ch(win, y + h - 1, x, 4, heavy, st);
+	frame_ch(win, y + h - 1, x + w - 1, 5, heavy, st);
+}
+
 WINDOW *
 widget_overlay_new(int *h, int *w, int lines, int cols, PANEL **panel)
 {

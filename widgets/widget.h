@@ -77,6 +77,12 @@ int widget_width(const char *s);
 void widget_box(WINDOW *win, const struct widget_style *st);
 /* A vertical line of n rows at (y, x), heavy when asked (UTF-8 only). */
 void widget_vline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st);
+/* A frame around the rectangle (y, x, h, w) of win (h >= 2, w >= 2): box
+ * lines, heavy when asked (UTF-8 only; ACS lines otherwise). h 1 draws the
+ * top edge alone, a horizontal line. The inside is not touched. */
+void widget_frame(WINDOW *win, int y, int x, int h, int w, bool heavy, const struct widget_style *st);
+/* A horizontal line of n columns at (y, x). */
+void widget_hline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st);
 /* The locale's character set is UTF-8. Otherwise (LANG=C, POSIX: `su -`)
  * lines are the terminal's ACS line drawing, which needs no Unicode. */
 bool widget_utf8(void);

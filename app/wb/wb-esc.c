@@ -12,6 +12,7 @@
 #include "shellwords.h"
 #include "strv.h"
 #include "wb.h"
+#include "wb-status.h"
 #include "xmalloc.h"
 
 static void
@@ -169,6 +170,7 @@ wb_esc_audit_request(struct wb *wb)
 	esc_ctl_encode_audit_req(&b, 0);
 	wb_conn_send(tab->conn, &b);
 	wb_netreq_egress_request(wb, tab);
+	wb_status_request(wb);
 }
 
 /* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */

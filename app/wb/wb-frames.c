@@ -13,6 +13,7 @@
 #include "term.h"
 #include "term-snap.h"
 #include "wb.h"
+#include "wb-status.h"
 #include "wb-conn.h"
 #include "wb-tab.h"
 #include "xmalloc.h"
@@ -190,6 +191,9 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 	case ESC_CTL_AUDIT:
 		wb_esc_audit_frame(wb, conn, p, h->length);
 		break;
+	case PROTO_STATUS:
+		wb_status_frame(wb, conn, p, h->length);
+		break;
 	case NETCTL_EVENT:
 		wb_netreq_egress_frame(wb, conn, p, h->length);
 		break;
@@ -226,6 +230,8 @@ wb_frames_conn_gone(struct wb *wb, struct wb_conn *conn)
 		else
 			i++;
 	wb_netreq_conn_drop(wb, conn);
+	if (wb->status_conn == conn)
+		wb_status_clear(wb);
 	wb_esc_changed(wb);
 }
 

@@ -161,6 +161,9 @@ struct wb {
 	bool quit, detached, started;
 	struct wb_review *review;	/* the review view, when open */
 	struct wb_review_count *rcount;	/* the panel's unreviewed commits per tab */
+	struct wb_conn *status_conn;	/* whose status the status line shows (wb-status.c) */
+	unsigned status_ticks;		/* since it was last asked */
+	bool backdrop;			/* a dialog is open: the tab and the panel are hidden */
 };
 
 /* wb-ui.c: called by every part, calls none back */

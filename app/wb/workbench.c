@@ -382,6 +382,7 @@ main(int argc, char **argv)
 	wb.tabbar = tabbar_new();
 	wb.side = sidelist_new();
 	wb.status = statusline_new();
+	statusline_set_clock(wb.status, true);
 	{
 		struct sidelist_item note = { NULL, WB_EGRESS_NOTE, false };
 
