@@ -10,6 +10,7 @@
 
 #include "term.h"
 #include "wb.h"
+#include "wb-egress.h"
 #include "wb-status.h"
 #include "xmalloc.h"
 
@@ -216,6 +217,7 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 		wb->marks_stale = false;
 		wb_esc_changed(wb);
 	}
+	wb_egress_refresh(wb);
 	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
 		return;
 	now = uv_now(wb->loop);

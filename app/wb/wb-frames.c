@@ -13,6 +13,8 @@
 #include "term.h"
 #include "term-snap.h"
 #include "wb.h"
+#include "wb-egress.h"
+#include "wb-audit.h"
 #include "wb-status.h"
 #include "wb-conn.h"
 #include "wb-tab.h"
@@ -189,13 +191,13 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		wb_esc_audit_request(wb);
 		break;
 	case ESC_CTL_AUDIT:
-		wb_esc_audit_frame(wb, conn, p, h->length);
+		wb_audit_frame(wb, conn, p, h->length);
 		break;
 	case PROTO_STATUS:
 		wb_status_frame(wb, conn, p, h->length);
 		break;
 	case NETCTL_EVENT:
-		wb_netreq_egress_frame(wb, conn, p, h->length);
+		wb_egress_frame(wb, conn, p, h->length);
 		break;
 	case NETREQ_ITEM:
 		wb_netreq_item_frame(wb, conn, p, h->length);

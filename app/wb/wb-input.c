@@ -12,6 +12,7 @@
 #include "term.h"
 #include "wb-clip.h"
 #include "wb.h"
+#include "wb-audit.h"
 #include "xmalloc.h"
 
 static void
@@ -396,6 +397,9 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 		if (tab != NULL)
 			wb_input_copy_url(wb, tab, term_lines(tab->t) - 1, false);
 		break;
+	case WB_KEYS_TIMELINE:
+		wb_audit_timeline(wb);
+		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:
 	case WB_KEYS_UNBOUND:
@@ -541,6 +545,7 @@ wb_input_key(struct wb *wb, int key)
 		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {
 			textview_free(wb->help);
 			wb->help = NULL;
+			wb->audit_view = NULL;
 			wb->redraw_all = true;
 		}
 		wb->dirty = true;

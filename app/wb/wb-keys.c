@@ -38,6 +38,7 @@ static const struct {
 	[WB_KEYS_SEND_PREFIX] = { "send-prefix", "send", "send the prefix key to the tab" },
 	[WB_KEYS_REVIEW] = { "review", "review", "review the agent's commits: diff, surface, merge, discard" },
 	[WB_KEYS_COPY_URL] = { "copy-url", "url", "copy the tab's newest URL (a login link) to the terminal's clipboard" },
+	[WB_KEYS_TIMELINE] = { "timeline", "timeline", "what the tab's agent did this session: requests, network, commits, limits" },
 };
 
 static const struct {
@@ -193,7 +194,7 @@ wb_keys_new(void)
 		{ 9, WB_KEYS_FOCUS_PANEL }, { '[', WB_KEYS_SCROLLBACK }, { 'a', WB_KEYS_SEND_PREFIX },
 		{ 'r', WB_KEYS_REQUEST }, { 'D', WB_KEYS_DENY }, { 'e', WB_KEYS_EDIT },
 		{ 'E', WB_KEYS_EDIT }, { 'R', WB_KEYS_REVIEW }, { '?', WB_KEYS_HELP },
-		{ 'u', WB_KEYS_COPY_URL },
+		{ 'u', WB_KEYS_COPY_URL }, { 't', WB_KEYS_TIMELINE },
 	};
 	struct wb_keys *k = xcalloc(1, sizeof(*k));
 

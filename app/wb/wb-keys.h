@@ -16,7 +16,8 @@
  * x close-tab, d detach, s toggle-panel, Tab focus-panel, [ scrollback,
  * r request (the request view: approving is only there), D deny (d is
  * detach, as in tmux), e/E edit, R review (the tab's agent branch: diff,
- * merge, discard), ? help; a sends the prefix, as in screen.
+ * merge, discard), t timeline (what the tab's agent did), ? help; a sends
+ * the prefix, as in screen.
  */
 #ifndef LZ_WB_KEYS_H
 #define LZ_WB_KEYS_H
@@ -48,6 +49,7 @@ enum wb_keys_action {
 	WB_KEYS_SEND_PREFIX,	/* send the prefix key itself to the tab */
 	WB_KEYS_REVIEW,		/* the review view of the tab's agent branch */
 	WB_KEYS_COPY_URL,	/* the newest URL of the tab to the outer clipboard */
+	WB_KEYS_TIMELINE,	/* what the tab's agent did this session, in order */
 	WB_KEYS_N_ACTIONS
 };
 

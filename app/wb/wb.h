@@ -48,7 +48,7 @@
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 #define WB_REVIEW_STATUS_HINTS	"review: keys go to the view; q or Esc goes back to the tab"
-#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  Esc back"
+#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  b blocked only  Esc back"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -60,6 +60,8 @@ struct wb_esc {
 
 struct wb;
 struct wb_conn;
+struct wb_audit_row;
+struct wb_egroup;
 struct proto_header;
 
 /* What the tab manager (wb-tabs.c) tells the parts above it, without naming
@@ -89,11 +91,9 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
-	struct wb_egress_ev {
-		char *text;
-		bool alert;
-	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-netreq.c) */
-	size_t egress_n;
+	struct wb_egroup *egroup;	/* the Egress list's events by destination (wb-egress.c) */
+	bool egress_stale;		/* rebuild the list before the next frame */
+	bool egress_blocked;		/* b: only the blocked destinations */
 	struct wb_netreq **nreqs;	/* network requests of every domain (wb-netreq.c) */
 	size_t n_nreqs;
 	struct wb_conn **nlist_wait;	/* NETREQ_LIST sent, not answered yet */
@@ -164,6 +164,11 @@ struct wb {
 	struct wb_conn *status_conn;	/* whose status the status line shows (wb-status.c) */
 	unsigned status_ticks;		/* since it was last asked */
 	bool backdrop;			/* a dialog is open: the tab and the panel are hidden */
+	struct wb_audit_row *audit;	/* the active domain's audit trail (wb-audit.c) */
+	size_t n_audit;
+	char *audit_verify;		/* the trail's verify verdict, NULL: asked */
+	struct textview *audit_view;	/* wb->help when it shows an audit row */
+	long long audit_view_seq;
 };
 
 /* wb-ui.c: called by every part, calls none back */
@@ -217,10 +222,6 @@ void wb_tabs_close_key(struct wb *wb, int key);
 /* wb-netreq.c: the Egress list, the active tab's domain's network requests
  * and egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"
-void wb_netreq_egress_request(struct wb *wb, struct wb_tab *tab);
-void wb_netreq_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
-void wb_netreq_egress_rebuild(struct wb *wb);
-void wb_netreq_egress_free(struct wb *wb);
 
 /* wb-netreq.c: network requests (issue 13), see there */
 #define WB_NETREQ_SHOWN	64	/* of the active domain, atop the Egress list */
@@ -265,7 +266,6 @@ void wb_esc_remove(struct wb *wb, struct wb_esc *e);
 void wb_esc_gone(struct wb *wb, struct wb_esc *e, const char *why);
 struct wb_esc *wb_esc_focused(struct wb *wb);
 void wb_esc_audit_request(struct wb *wb);
-void wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const char *command);
 void wb_esc_open_prompt(struct wb *wb, struct wb_esc *e);
 /* The edit form on command (NULL: the request's); Enter shows the edit in

@@ -41,6 +41,8 @@
 #include "strv.h"
 #include "wb-state.h"
 #include "wb.h"
+#include "wb-egress.h"
+#include "wb-audit.h"
 #include "xmalloc.h"
 
 #define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
@@ -477,7 +479,8 @@ out_loop:
 	reqprompt_free(wb.prompt);
 	wb_netreq_free(&wb);
 	wb_gone_close(&wb);
-	wb_netreq_egress_free(&wb);
+	wb_egress_free(&wb);
+	wb_audit_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);
