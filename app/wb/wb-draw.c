@@ -25,12 +25,18 @@ wb_draw_base_panels(struct wb *wb)
 		hide_panel(wb->sidepanel);
 		return;
 	}
-	if (wb->lay.panel.h > 0 && wb->lay.panel.w > 0)
+	/* show first: ncurses' bottom_panel links a hidden panel without making
+	 * it the deck's top when it is alone, and the next new panel breaks the
+	 * deck (every dialog after the first would stay unseen). */
+	if (wb->lay.panel.h > 0 && wb->lay.panel.w > 0) {
+		show_panel(wb->sidepanel);
 		bottom_panel(wb->sidepanel);
-	else
+	} else
 		hide_panel(wb->sidepanel);
-	if (wb->lay.term.h > 0 && wb->lay.term.w > 0)
+	if (wb->lay.term.h > 0 && wb->lay.term.w > 0) {
+		show_panel(wb->termpanel);
 		bottom_panel(wb->termpanel);
+	}
 }
 
 /* A dialog came or went: clear what is behind it (the rows between the
