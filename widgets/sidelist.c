@@ -18,6 +18,8 @@ struct sl_list {
 	size_t sel, top;
 	int rows;		/* item rows at the last draw, for PgUp/PgDn */
 	int y, h;		/* where the last draw put it (h 0: not drawn) */
+	struct widget_search se;	/* / in this list */
+	bool missed;		/* the query is in no item */
 };
 
 struct sidelist {
@@ -254,6 +256,16 @@ draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int
 			l->top = l->n > (size_t)rows ? l->n - (size_t)rows : 0;
 	}
 	draw_title(sl, which, win, y, framed ? x : x - 1, framed ? w : w + 1, &tst);
+	if (l->se.typing || l->se.q[0] != '\0') {
+		/* the search on the bottom edge (the title's row in a one-row box) */
+		char *q = xasprintf(" /%s%s%s ", l->se.q, l->se.typing ? "_" : "",
+		    l->missed ? " (none)" : "");
+		int qy = framed && h >= 3 ? y + h - 1 : y, qw = widget_width(q);
+
+		if (qw < w - 4)
+			widget_puts(win, qy, x + w - 2 - qw, q, qw, &tst);
+		free(q);
+	}
 	for (int r = 0; r < rows; r++) {
 		size_t i = l->top + (size_t)r;
 		const struct widget_style *st = item;
@@ -389,12 +401,53 @@ move_sel(struct sl_list *l, long delta)
 	l->sel = (size_t)s;
 }
 
+/* The selection to the next item holding the query, from index from on in
+ * direction dir (wrapping); missed when none. */
+static void
+find_item(struct sl_list *l, size_t from, int dir)
+{
+	l->missed = l->se.q[0] != '\0';
+	for (size_t k = 0; l->n > 0 && k < l->n; k++) {
+		size_t i = dir > 0 ? (from + k) % l->n : (from % l->n + l->n - k) % l->n;
+
+		if (widget_match(l->items[i].text, l->se.q)) {
+			l->sel = i;
+			l->missed = false;
+			return;
+		}
+	}
+}
+
+bool
+sidelist_searching(const struct sidelist *sl)
+{
+	return sl->list[sl->current].se.typing;
+}
+
 enum sidelist_action
 sidelist_handle_key(struct sidelist *sl, int key)
 {
 	struct sl_list *l = &sl->list[sl->current];
 	bool queue = sl->current == SIDELIST_QUEUE && l->n > 0;
 
+	switch (widget_search_key(&l->se, key)) {
+	case WIDGET_SEARCH_EDITED:
+		if (l->se.typing)	/* as typed: from the selection on */
+			find_item(l, l->sel, 1);
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_DONE:
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_CANCEL:
+		l->missed = false;
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_NONE:
+		break;
+	}
+	if ((key == 'n' || key == 'N') && l->se.q[0] != '\0' && l->n > 0) {
+		find_item(l, key == 'n' ? (l->sel + 1) % l->n : (l->sel + l->n - 1) % l->n,
+		    key == 'n' ? 1 : -1);
+		return SIDELIST_NONE;
+	}
 	switch (key) {
 	case 'k':
 	case WIDGET_KEY_FN(KEY_UP):

@@ -81,7 +81,13 @@ bool sidelist_hit(const struct sidelist *, int row, enum sidelist_list *which, l
 void sidelist_scroll(struct sidelist *, enum sidelist_list, long delta);
 
 /* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
- * a/Enter, d, e and q act on the queue's selection; Esc gives focus back. */
+ * a/Enter, d, e and q act on the queue's selection; Esc gives focus back.
+ * / searches the current list (widget_search_key: the selection goes to
+ * the first item holding the query as it is typed, Enter keeps it, Esc
+ * drops it); then n/N the next and previous item holding it. The query
+ * shows on the list's bottom edge. */
 enum sidelist_action sidelist_handle_key(struct sidelist *, int key);
+/* A search is being typed in the current list: every key is its. */
+bool sidelist_searching(const struct sidelist *);
 
 #endif

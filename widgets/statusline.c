@@ -170,7 +170,10 @@ statusline_draw(struct statusline *sl, WINDOW *win, int y, int x, int width, tim
 	sw = sl->state != NULL ? widget_width(sl->state) : 0;
 	if (cw > 0 && sw + cw > width)
 		cw = 0;
-	/* The gauges, then the network mode, only when the state fits beside them. */
+	/* The gauges, then the network mode, only when the state (and a
+	 * message: it says what just happened) fits beside them. */
+	if (sl->msg != NULL)
+		sw += 1 + widget_width(sl->msg);
 	rw = right_width(sl, true);
 	if (sw + cw + rw > width) {
 		gauges = false;

@@ -5,7 +5,8 @@
  *   [default:web] C-a: c new n next ? help   net:sidecar mem ▆▆░░ pid ▂░░░ dsk ░░░░ 07:45
  * A message ("request 3f2a denied") replaces the hints until it expires or
  * a key dismisses it. When the row is short the hints are cut first, then
- * the gauges go, then the network mode, then the clock, then the state is
+ * the gauges go, then the network mode (a message that does not fit
+ * beside them sends them away first), then the clock, then the state is
  * cut; all by display width.
  */
 #ifndef LZ_STATUSLINE_H

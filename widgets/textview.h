@@ -1,7 +1,9 @@
 /* textview.h - a titled read-only text dialog (the key help, `prefix ?`):
  * lines in a bordered window on its own panel, scrolled with Up/Down (k/j),
- * PgUp/PgDn (Space), Home/End; q, Esc or Enter close it. Lines are cut by
- * display width, hostile characters made visible (widget_put).
+ * PgUp/PgDn (Space), Home/End; / searches (as typed; Enter keeps it, Esc
+ * drops it; n/N the next and previous line holding it, the line found
+ * highlighted); q, Esc or Enter close it. Lines are cut by display width,
+ * hostile characters made visible (widget_put).
  */
 #ifndef LZ_TEXTVIEW_H
 #define LZ_TEXTVIEW_H

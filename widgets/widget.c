@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "elide.h"
 #include "shellwords.h"
@@ -284,6 +285,59 @@ widget_fill(WINDOW *win, int y, int x, int n, const struct widget_style *st)
 	if (n <= 0 || setcchar(&cc, L" ", st != NULL ? st->attr : A_NORMAL, 0, &pair) != OK)
 		return;
 	mvwhline_set(win, y, x, &cc, n);
+}
+
+bool
+widget_match(const char *s, const char *q)
+{
+	size_t n = strlen(q);
+
+	if (n == 0)
+		return true;
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, q, n) == 0)
+			return true;
+	return false;
+}
+
+enum widget_search_action
+widget_search_key(struct widget_search *se, int key)
+{
+	size_t n = strlen(se->q);
+
+	if (!se->typing) {
+		if (key != '/')
+			return WIDGET_SEARCH_NONE;
+		se->typing = true;
+		se->q[0] = '\0';
+		return WIDGET_SEARCH_EDITED;
+	}
+	if (widget_key_is_enter(key)) {
+		se->typing = false;
+		return WIDGET_SEARCH_DONE;
+	}
+	if (key == WIDGET_KEY_ESC) {
+		se->typing = false;
+		se->q[0] = '\0';
+		return WIDGET_SEARCH_CANCEL;
+	}
+	if (widget_key_is_backspace(key)) {
+		/* a whole UTF-8 character goes */
+		while (n > 0 && ((unsigned char)se->q[--n] & 0xc0) == 0x80)
+			;
+		se->q[n] = '\0';
+		return WIDGET_SEARCH_EDITED;
+	}
+	if (!WIDGET_KEY_IS_FN(key) && !(key & WIDGET_KEY_META) && key >= 0x20 && key != 0x7f) {
+		char u[8];
+		int len = wctomb(u, (wchar_t)key);
+
+		if (len > 0 && n + (size_t)len < sizeof se->q) {
+			memcpy(se->q + n, u, (size_t)len);
+			se->q[n + (size_t)len] = '\0';
+		}
+	}
+	return WIDGET_SEARCH_EDITED;
 }
 
 bool

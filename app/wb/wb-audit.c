@@ -185,18 +185,38 @@ out:
 	free(text);
 }
 
-/* Ask the active tab's coordinator to verify the trail (the detail view's
- * last lines). */
 static void
-wb_audit_verify_request(struct wb *wb)
+wb_audit_send(struct wb *wb, uint8_t flags)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
 	struct proto_buf b = { 0 };
 
 	if (tab == NULL || tab->conn == NULL || wb_conn_state(tab->conn) != WB_CONN_READY)
 		return;
-	esc_ctl_encode_audit_req(&b, ESC_CTL_AUDIT_VERIFY);
+	esc_ctl_encode_audit_req(&b, flags);
 	wb_conn_send(tab->conn, &b);
+}
+
+void
+wb_audit_request(struct wb *wb)
+{
+	wb->audit_stale = false;
+	wb_audit_send(wb, ESC_CTL_AUDIT_JSON);
+}
+
+void
+wb_audit_tick(struct wb *wb)
+{
+	if (wb->audit_stale)
+		wb_audit_request(wb);
+}
+
+/* Ask the active tab's coordinator to verify the trail (the detail view's
+ * last lines). */
+static void
+wb_audit_verify_request(struct wb *wb)
+{
+	wb_audit_send(wb, ESC_CTL_AUDIT_VERIFY);
 }
 
 static const struct wb_audit_row *
@@ -315,7 +335,10 @@ wb_audit_timeline_lines(const struct wb_audit_row *rows, size_t n, uint32_t sess
 	for (size_t i = from; i < n; i++) {
 		if (!wb_audit_in_timeline(rows[i].kind))
 			continue;
-		lz_strv_push(&lines, wb_audit_columns(rows[i].ts_ms, &rows[i].words));
+		char *l = wb_audit_columns(rows[i].ts_ms, &rows[i].words);
+
+		lz_strv_push(&lines, l);
+		free(l);
 		shown++;
 	}
 	if (shown == 0)

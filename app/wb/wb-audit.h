@@ -22,6 +22,11 @@ struct wb_audit_row {
 	struct audit_words words;
 };
 
+/* Ask the active tab's coordinator for its trail (the Audit list). */
+void wb_audit_request(struct wb *wb);
+/* Once a second: ask again when new rows are known to be there (a new
+ * egress destination, an agent commit imported). */
+void wb_audit_tick(struct wb *wb);
 /* ESC_AUDIT from conn: the trail as JSON lines (the list), or the verify
  * verdict (the detail view's last lines). */
 void wb_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);

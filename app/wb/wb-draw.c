@@ -10,6 +10,7 @@
 
 #include "term.h"
 #include "wb.h"
+#include "wb-audit.h"
 #include "wb-egress.h"
 #include "wb-status.h"
 #include "xmalloc.h"
@@ -86,6 +87,7 @@ wb_draw_relayout(struct wb *wb)
 	wb_review_resize(wb);
 	wb_netreq_view_resize(wb);
 	wb_gone_resize(wb);
+	wb->egress_stale = true;	/* its rows are cut to the panel's width */
 	wb->redraw_all = true;
 }
 
@@ -251,4 +253,5 @@ wb_draw_tick_cb(uv_timer_t *t)
 	wb->dirty = true;	/* status line messages expire */
 	wb_netreq_tick(wb);
 	wb_status_tick(wb);
+	wb_audit_tick(wb);
 }

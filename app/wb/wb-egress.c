@@ -22,6 +22,24 @@ wb_egress_groups(struct wb *wb)
 	return wb->egroup;
 }
 
+/* A row cut at the end to the panel's width: the destination comes first
+ * and must stay whole (the list's own ellipsis would take a long address's
+ * middle), the entry after it may go. */
+static char *
+wb_egress_fit(const struct wb *wb, char *row)
+{
+	int avail = wb->lay.panel.w - 3;	/* frame, a blank, frame */
+	size_t used = 0;
+	char *cut;
+
+	if (avail < 8 || widget_width(row) <= avail)
+		return row;
+	widget_put(NULL, 0, 0, row, strlen(row), avail - 1, NULL, 0, &used);
+	cut = xasprintf("%.*s\u2026", (int)used, row);
+	free(row);
+	return cut;
+}
+
 void
 wb_egress_rebuild(struct wb *wb)
 {
@@ -33,7 +51,7 @@ wb_egress_rebuild(struct wb *wb)
 	bool blocked;
 
 	for (size_t i = 0; i < shown; i++) {
-		texts[k] = wb_egroup_row(g, i, wb->egress_blocked, &blocked);
+		texts[k] = wb_egress_fit(wb, wb_egroup_row(g, i, wb->egress_blocked, &blocked));
 		items[k] = (struct sidelist_item){ NULL, texts[k], blocked };
 		k++;
 	}
@@ -81,7 +99,9 @@ wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t le
 		lz_err_clear(&err);
 		return;
 	}
-	wb_egroup_add(wb_egress_groups(wb), &e);
+	/* a new destination has a new audit row: the Audit list asks again soon */
+	if (wb_egroup_add(wb_egress_groups(wb), &e))
+		wb->audit_stale = true;
 	wb->egress_stale = true;
 	wb->dirty = true;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <time.h>
 
 #include "netctl-text.h"
@@ -54,7 +55,12 @@ wb_egroup_dest(const struct netctl_event *e, char *dest, size_t dn, char *key, s
 
 	switch (e->kind) {
 	case NETCTL_EV_FLOW:
-		snprintf(dest, dn, strchr(host, ':') ? "[%s]:%u/%s" : "%s:%u/%s", host, e->port, proto);
+		/* TCP goes without saying; any other protocol is named */
+		if (e->proto == IPPROTO_TCP)
+			snprintf(dest, dn, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, e->port);
+		else
+			snprintf(dest, dn, strchr(host, ':') ? "[%s]:%u/%s" : "%s:%u/%s", host, e->port,
+			    proto);
 		break;
 	case NETCTL_EV_DNS:
 		snprintf(dest, dn, "dns %s", e->name);
@@ -72,12 +78,15 @@ wb_egroup_dest(const struct netctl_event *e, char *dest, size_t dn, char *key, s
 	snprintf(key, kn, "%u %u %s", e->kind, e->allowed, dest);
 }
 
-void
+bool
 wb_egroup_add(struct wb_egroup *g, const struct netctl_event *e)
 {
 	struct wb_egroup_row *r = NULL;
 	char dest[320], key[400];
+	bool made = false;
 
+	if (e->kind == NETCTL_EV_ROUTER)
+		return false;	/* the router's life is no destination (the audit has it) */
 	wb_egroup_dest(e, dest, sizeof dest, key, sizeof key);
 	for (size_t i = g->n; i-- > 0;)
 		if (strcmp(g->rows[i].key, key) == 0) {
@@ -99,6 +108,7 @@ wb_egroup_add(struct wb_egroup *g, const struct netctl_event *e)
 		snprintf(r->dest, sizeof r->dest, "%s", dest);
 		r->kind = e->kind;
 		r->blocked = !e->allowed;
+		made = true;
 	}
 	/* LOST carries how many were lost; every other event is one */
 	r->count += e->kind == NETCTL_EV_LOST ? e->count : 1;
@@ -106,6 +116,7 @@ wb_egroup_add(struct wb_egroup *g, const struct netctl_event *e)
 		r->last_ms = e->time_ms;
 	if (e->kind != NETCTL_EV_BROKER && e->rule[0] != '\0')
 		snprintf(r->rule, sizeof r->rule, "%s", e->rule);
+	return made;
 }
 
 size_t
@@ -147,7 +158,7 @@ wb_egroup_row(const struct wb_egroup *g, size_t i, bool blocked_only, bool *bloc
 		snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
 	else
 		snprintf(count, sizeof count, "%lluk", (unsigned long long)(r->count / 1000));
-	return xasprintf("%-5s %5s %s %s%s%s", r->kind == NETCTL_EV_LOST ? "lost" :
-	    r->kind == NETCTL_EV_ROUTER ? "note" : r->blocked ? "block" : "allow", count, when, r->dest,
+	return xasprintf("%-5s %4s %s %s%s%s", r->kind == NETCTL_EV_LOST ? "lost" :
+	    r->blocked ? "block" : "allow", count, when, r->dest,
 	    r->rule[0] != '\0' ? "  via " : "", r->rule);
 }

@@ -165,12 +165,10 @@ void
 wb_esc_audit_request(struct wb *wb)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
-	struct proto_buf b = { 0 };
 
 	if (tab == NULL || tab->conn == NULL || wb_conn_state(tab->conn) != WB_CONN_READY)
 		return;
-	esc_ctl_encode_audit_req(&b, ESC_CTL_AUDIT_JSON);
-	wb_conn_send(tab->conn, &b);
+	wb_audit_request(wb);
 	wb_egress_request(wb, tab);
 	wb_status_request(wb);
 }
@@ -453,8 +451,10 @@ wb_esc_side_key(struct wb *wb, int key)
 	struct wb_esc *e;
 	char *m;
 
-	if ((sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) ||
-	    wb_egress_side_key(wb, key) || wb_audit_side_key(wb, key)) {
+	/* a search being typed takes every key, before the lists' own */
+	if (!sidelist_searching(wb->side) &&
+	    ((sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) ||
+	    wb_egress_side_key(wb, key) || wb_audit_side_key(wb, key))) {
 		wb->dirty = true;
 		return;
 	}

@@ -248,10 +248,19 @@ wb_frames_tab_gone(struct wb *wb, bool was_active)
 	}
 }
 
+/* An agent commit: an open review reloads; the import is a new audit row
+ * (the Audit list and the timeline ask again on the next tick). */
+static void
+wb_frames_agent_moved(struct wb *wb, const char *profile, const char *workspace, const char *tips)
+{
+	wb->audit_stale = true;
+	wb_review_agent_moved(wb, profile, workspace, tips);
+}
+
 const struct wb_hooks wb_frames_hooks = {
 	.frame = wb_frames_cb,
 	.conn_up = wb_frames_conn_up,
 	.conn_gone = wb_frames_conn_gone,
 	.tab_gone = wb_frames_tab_gone,
-	.agent_moved = wb_review_agent_moved,
+	.agent_moved = wb_frames_agent_moved,
 };

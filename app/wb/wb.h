@@ -169,6 +169,8 @@ struct wb {
 	char *audit_verify;		/* the trail's verify verdict, NULL: asked */
 	struct textview *audit_view;	/* wb->help when it shows an audit row */
 	long long audit_view_seq;
+	bool audit_stale;		/* new rows were written: ask again on the next tick */
+	struct textview *tour_view;	/* wb->help when it shows the first start's tour */
 };
 
 /* wb-ui.c: called by every part, calls none back */

@@ -43,6 +43,7 @@
 #include "wb.h"
 #include "wb-egress.h"
 #include "wb-audit.h"
+#include "wb-tour.h"
 #include "xmalloc.h"
 
 #define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
@@ -446,6 +447,7 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.frame);
 	wb.frame.data = &wb;
 	wb_review_count_start(&wb);
+	wb_tour_maybe_open(&wb);
 
 	wb.redraw_all = true;
 	while (!wb.quit)

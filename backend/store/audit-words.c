@@ -254,6 +254,17 @@ aw_net(const char *kind, const struct cfg_node *d, struct audit_words *out)
 {
 	const char *k = kind + 4, *name = aw_get(d, "name"), *dest = aw_get(d, "dest");
 	_cleanup_free_ char *dv = aw_vis(dest), *nv = aw_vis(name), *what = NULL;
+	size_t dl = strlen(dv);
+
+	/* "addr:port/6": TCP goes without saying, UDP is named */
+	if (dl > 2 && strcmp(dv + dl - 2, "/6") == 0)
+		dv[dl - 2] = '\0';
+	else if (dl > 3 && strcmp(dv + dl - 3, "/17") == 0) {
+		char *u = xasprintf("%.*s/udp", (int)(dl - 3), dv);
+
+		free(dv);
+		dv = u;
+	}
 	_cleanup_free_ char *grant = aw_vis(aw_get(d, "grant")), *entry = aw_vis(aw_get(d, "entry"));
 	_cleanup_free_ char *detail = aw_vis(aw_get(d, "detail"));
 
@@ -299,12 +310,22 @@ aw_net(const char *kind, const struct cfg_node *d, struct audit_words *out)
 		out->tone = AUDIT_WORDS_BAD;
 	} else if (strcmp(k, "policy") == 0) {
 		aw_say(out, "changed the egress policy: %s", detail);
+	} else if (strcmp(k, "start") == 0) {
+		aw_say(out, "started the network router");
+	} else if (strcmp(k, "restart") == 0) {
+		aw_say(out, "restarted the network router: %s", detail);
+		out->tone = AUDIT_WORDS_BAD;
+	} else if (strcmp(k, "router-exit") == 0) {
+		aw_say(out, "the network router exited: %s", detail);
+		out->tone = AUDIT_WORDS_BAD;
+	} else if (strcmp(k, "down") == 0) {
+		aw_say(out, "the network is down: %s", detail);
+		out->tone = AUDIT_WORDS_BAD;
 	} else {
-		/* start, restart, down, router-exit, audit-limit: the router's life */
+		/* audit-limit and what this version does not know */
 		_cleanup_free_ char *kv = aw_vis(k);
 
 		aw_say(out, "network %s: %s", kv, detail);
-		out->tone = strcmp(k, "start") == 0 ? AUDIT_WORDS_INFO : AUDIT_WORDS_BAD;
 	}
 }
 

@@ -134,10 +134,12 @@ test_audit_words_egress(void **state)
 	(void)state;
 	expect("net.first-allow", "coordinator", NULL, "{\"dest\":\"10.0.0.1:443/6\",\"name\":"
 	    "\"deb.debian.org\",\"rule\":\"profile\"}", "egress", "lazaret",
-	    "connected to deb.debian.org (10.0.0.1:443/6)", AUDIT_WORDS_GOOD);
+	    "connected to deb.debian.org (10.0.0.1:443)", AUDIT_WORDS_GOOD);
 	expect("net.first-block", "coordinator", NULL, "{\"dest\":\"203.0.113.9:443/6\",\"name\":"
-	    "\"evil.example\"}", "egress", "lazaret", "blocked evil.example (203.0.113.9:443/6)",
+	    "\"evil.example\"}", "egress", "lazaret", "blocked evil.example (203.0.113.9:443)",
 	    AUDIT_WORDS_BAD);
+	expect("net.first-block", "coordinator", NULL, "{\"dest\":\"203.0.113.9:53/17\",\"name\":"
+	    "\"\"}", "egress", "lazaret", "blocked 203.0.113.9:53/udp", AUDIT_WORDS_BAD);
 	expect("net.first-block", "coordinator", NULL, "{\"dest\":\"dns evil.example\",\"name\":"
 	    "\"evil.example\"}", "egress", "lazaret", "blocked dns evil.example", AUDIT_WORDS_BAD);
 	expect("net.request", "router", "3", "{\"id\":3,\"dest\":\"pypi.org:443\",\"name\":\"\"}",
@@ -160,7 +162,11 @@ test_audit_words_egress(void **state)
 	expect("net.broker-refused", "sidecar", NULL, "{\"detail\":\"POST /admin\"}",
 	    "egress", "network", "broker refused POST /admin", AUDIT_WORDS_BAD);
 	expect("net.restart", "coordinator", NULL, "{\"detail\":\"router exited 1\"}",
-	    "egress", "lazaret", "network restart: router exited 1", AUDIT_WORDS_BAD);
+	    "egress", "lazaret", "restarted the network router: router exited 1", AUDIT_WORDS_BAD);
+	expect("net.start", "coordinator", NULL, "{\"sidecar\":\"lazaret-net-abc\",\"detail\":\"up\"}",
+	    "egress", "lazaret", "started the network router", AUDIT_WORDS_INFO);
+	expect("net.audit-limit", "coordinator", NULL, "{\"detail\":\"10000 destinations\"}",
+	    "egress", "lazaret", "network audit-limit: 10000 destinations", AUDIT_WORDS_INFO);
 }
 
 static void
