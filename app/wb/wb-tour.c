@@ -39,6 +39,29 @@ wb_tour_mkdirs(char *path)
 	}
 }
 
+/* One screen; "%prefix" is the line naming the prefix key. */
+static const char *const wb_tour_text[] = {
+	"Agents in sandboxes, you in control. What is on the screen:",
+	"",
+	"Tabs (top row)      a sandboxed shell or agent each; ! marks one that waits for you",
+	"Side panel (right)  Escalations  the agent asks to run a command on your host",
+	"                    Audit        what happened, in words; Enter shows a row whole",
+	"                    Egress       where the sandbox connects, a row a destination",
+	"                    Review       the agent's commits to review, flagged files first",
+	"Status line         the tab's domain, its network, memory/pids/disk gauges, the time",
+	"",
+	"%prefix",
+	"  c new tab    n p next, previous tab    Tab the side panel    t what the agent did",
+	"  R review the agent's commits    [ scroll back    d detach (sessions keep running)",
+	"  ? every key, starting with what works where you are (/ searches it)",
+	"",
+	"Nothing the agent asks runs on your host until you approve it, in the request",
+	"view, with the 3-character code it shows.",
+	"",
+	"q, Esc or Enter closes this tour; it will not show again.",
+	NULL,
+};
+
 void
 wb_tour_maybe_open(struct wb *wb)
 {
@@ -48,24 +71,11 @@ wb_tour_maybe_open(struct wb *wb)
 	if (mark == NULL || access(mark, F_OK) == 0)
 		return;
 	wb_keys_key_name(wb_keys_prefix(wb->keys), pre);
-	lz_strv_pushf(&l, "%s", "Agents in sandboxes, you in control. What is on the screen:");
-	lz_strv_pushf(&l, "%s", "");
-	lz_strv_pushf(&l, "%s", "Tabs (top row)      a sandboxed shell or agent each; ! marks one that waits for you");
-	lz_strv_pushf(&l, "%s", "Side panel (right)  Escalations  the agent asks to run a command on your host");
-	lz_strv_pushf(&l, "%s", "                    Audit        what happened, in words; Enter shows a row whole");
-	lz_strv_pushf(&l, "%s", "                    Egress       where the sandbox connects, a row a destination");
-	lz_strv_pushf(&l, "%s", "                    Review       the agent's commits to review, flagged files first");
-	lz_strv_pushf(&l, "%s", "Status line         the tab's domain, its network, memory/pids/disk gauges, the time");
-	lz_strv_pushf(&l, "%s", "");
-	lz_strv_pushf(&l, "Every key goes to the tab except the prefix %s; after it:", pre);
-	lz_strv_pushf(&l, "%s", "  c new tab    n p next, previous tab    Tab the side panel    t what the agent did");
-	lz_strv_pushf(&l, "%s", "  R review the agent's commits    [ scroll back    d detach (sessions keep running)");
-	lz_strv_pushf(&l, "%s", "  ? every key, starting with what works where you are (/ searches it)");
-	lz_strv_pushf(&l, "%s", "");
-	lz_strv_pushf(&l, "%s", "Nothing the agent asks runs on your host until you approve it, in the request");
-	lz_strv_pushf(&l, "%s", "view, with the 3-character code it shows.");
-	lz_strv_pushf(&l, "%s", "");
-	lz_strv_pushf(&l, "%s", "q, Esc or Enter closes this tour; it will not show again.");
+	for (size_t i = 0; wb_tour_text[i] != NULL; i++)
+		if (strcmp(wb_tour_text[i], "%prefix") == 0)
+			lz_strv_pushf(&l, "Every key goes to the tab except the prefix %s; after it:", pre);
+		else
+			lz_strv_push(&l, wb_tour_text[i]);
 	textview_free(wb->help);
 	wb->help = textview_new("Welcome to lazaret-workbench", l, LINES, COLS);
 	wb->tour_view = wb->help;
