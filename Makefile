@@ -84,7 +84,7 @@ PROGS += $(BUILD)/lazaret-probe
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all setup test check unit run bench bench-scale fuzz clean cppcheck clang-tidy install uninstall deb
+.PHONY: all setup test check unit run bench bench-scale screenshots fuzz clean cppcheck clang-tidy install uninstall deb
 all: $(PROGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -222,6 +222,11 @@ bench: all
 
 bench-scale: all
 	bash bench/scale.sh
+
+# The PNGs in screenshots/ from the real workbench on real sandboxes (root:
+# the egress pictures use a network namespace of their own).
+screenshots: all
+	screenshots/make-screenshots.sh
 
 fuzz:
 	scripts/build-fuzz

@@ -284,8 +284,8 @@ draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int
 /* Rows for each section of a panel h rows high, by content: an empty list
  * one row (its title on a line), a list with items its items and a frame,
  * sharing what there is a row at a time in panel order (the queue first:
- * it is what needs a decision); rows nobody needs go to the focused list,
- * else the log lists, else the first list with items. */
+ * it is what needs a decision); rows nobody needs go to the Audit list,
+ * else the Egress list, else the first list with items. */
 static void
 share_rows(const struct sidelist *sl, int h, int out[SIDELIST_N])
 {
@@ -316,8 +316,9 @@ share_rows(const struct sidelist *sl, int h, int out[SIDELIST_N])
 	}
 	give = h - used;
 	if (give > 0) {
-		int to = sl->focused && sl->list[sl->current].n > 0 ? (int)sl->current :
-		    sl->list[SIDELIST_AUDIT].n > 0 ? SIDELIST_AUDIT :
+		/* the logs grow: spare rows are theirs (a short list keeps its
+		 * size when focused, never a big empty box) */
+		int to = sl->list[SIDELIST_AUDIT].n > 0 ? SIDELIST_AUDIT :
 		    sl->list[SIDELIST_EGRESS].n > 0 ? SIDELIST_EGRESS : -1;
 
 		for (int i = 0; to < 0 && i < SIDELIST_N; i++)

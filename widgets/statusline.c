@@ -85,8 +85,9 @@ statusline_set_info(struct statusline *sl, const char *net, const struct statusl
 void
 statusline_gauge_bar(int permille, bool utf8, char *buf, size_t size)
 {
-	/* U+2581..U+2588: one to eight eighths, bottom up; a trough cell is U+2591. */
-	static const char *const eighth[9] = { "\u2591", "\u2581", "\u2582", "\u2583", "\u2584",
+	/* U+2581..U+2588: one to eight eighths, bottom up; the trough is a blank
+	 * in the gauge's background (the theme's gauge.* bg). */
+	static const char *const eighth[9] = { " ", "\u2581", "\u2582", "\u2583", "\u2584",
 	    "\u2585", "\u2586", "\u2587", "\u2588" };
 	int fill = permille < 0 ? 0 : permille > 1000 ? 1000 : permille;
 	size_t at = 0;

@@ -2,7 +2,8 @@
  * key hints in the middle, then on the right the domain's network mode and
  * small gauges of its limits' use (memory, pids, disk), and an optional
  * clock:
- *   [default:web] C-a: c new n next ? help   net:sidecar mem ▆▆░░ pid ▂░░░ dsk ░░░░ 07:45
+ *   [default:web] C-a: c new n next ? help   net:sidecar mem ██▍  pid ▂    dsk      07:45
+ * (a gauge is 4 cells of eighth blocks on its own background)
  * A message ("request 3f2a denied") replaces the hints until it expires or
  * a key dismisses it. When the row is short the hints are cut first, then
  * the gauges go, then the network mode (a message that does not fit

@@ -15,6 +15,7 @@ struct textview {
 	PANEL *panel;
 	int h, w, scroll;
 	struct widget_search se;
+	bool searchable;	/* / searches (the footer says so) */
 	int match;		/* the line the last search found, -1: none */
 	bool missed;		/* the last search found nothing */
 };
@@ -106,7 +107,12 @@ textview_draw(struct textview *tv, const struct widget_palette *pal)
 			widget_fill(tv->win, 1 + r, 1, tv->w - 2, st);
 		widget_puts(tv->win, 1 + r, 2, tv->text[tv->scroll + r], tv->w - 4, st);
 	}
-	if (tv->se.typing)
+	if (!tv->searchable && tv->n > pg)
+		snprintf(foot, sizeof(foot), "lines %d-%d of %d, Up/Down to scroll, q to close",
+			 tv->scroll + 1, tv->scroll + pg, tv->n);
+	else if (!tv->searchable)
+		snprintf(foot, sizeof(foot), "q to close");
+	else if (tv->se.typing)
 		snprintf(foot, sizeof(foot), "/%s", tv->se.q);
 	else if (tv->missed)
 		snprintf(foot, sizeof(foot), "not found: %s  (/ to search again, q to close)", tv->se.q);
@@ -147,7 +153,7 @@ textview_handle_key(struct textview *tv, int key)
 {
 	int pg = page(tv);
 
-	switch (widget_search_key(&tv->se, key)) {
+	switch (tv->searchable ? widget_search_key(&tv->se, key) : WIDGET_SEARCH_NONE) {
 	case WIDGET_SEARCH_EDITED:
 		/* as typed: the first line from the top of the page that holds it */
 		if (tv->se.typing)
@@ -199,6 +205,12 @@ textview_handle_key(struct textview *tv, int key)
 	}
 	clamp(tv);
 	return TEXTVIEW_NONE;
+}
+
+void
+textview_searchable(struct textview *tv)
+{
+	tv->searchable = true;
 }
 
 int

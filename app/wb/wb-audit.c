@@ -285,6 +285,7 @@ wb_audit_open_seq(struct wb *wb, long long seq)
 		scroll = textview_scroll(wb->help);
 	textview_free(wb->help);
 	wb->help = textview_new(title, lines, LINES, COLS);
+	textview_searchable(wb->help);
 	for (int i = 0; i < scroll; i++)
 		textview_handle_key(wb->help, 'j');
 	wb->audit_view = wb->help;
@@ -359,6 +360,7 @@ wb_audit_timeline(struct wb *wb)
 	    tab->id);
 	textview_free(wb->help);
 	wb->help = textview_new(title, lines, LINES, COLS);
+	textview_searchable(wb->help);
 	/* the newest at the bottom, in view */
 	textview_handle_key(wb->help, WIDGET_KEY_FN(KEY_END));
 	wb->audit_view = NULL;

@@ -22,22 +22,19 @@ wb_egress_groups(struct wb *wb)
 	return wb->egroup;
 }
 
-/* A row cut at the end to the panel's width: the destination comes first
- * and must stay whole (the list's own ellipsis would take a long address's
- * middle), the entry after it may go. */
+/* A row too wide for the panel drops its "via ENTRY" first: the
+ * destination must stay whole. Still too wide, the list's own ellipsis
+ * takes a long name's middle, never its end (the domain that matters). */
 static char *
 wb_egress_fit(const struct wb *wb, char *row)
 {
 	int avail = wb->lay.panel.w - 3;	/* frame, a blank, frame */
-	size_t used = 0;
-	char *cut;
+	char *via = strstr(row, "  via ");
 
-	if (avail < 8 || widget_width(row) <= avail)
+	if (avail < 8 || widget_width(row) <= avail || via == NULL)
 		return row;
-	widget_put(NULL, 0, 0, row, strlen(row), avail - 1, NULL, 0, &used);
-	cut = xasprintf("%.*s\u2026", (int)used, row);
-	free(row);
-	return cut;
+	*via = '\0';
+	return row;
 }
 
 void

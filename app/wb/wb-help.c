@@ -118,6 +118,7 @@ wb_help_open(struct wb *wb, char **all)
 	title = xasprintf("lazaret-workbench keys: %s", wb_help_where(wb));
 	textview_free(wb->help);
 	wb->help = textview_new(title, lines, LINES, COLS);
+	textview_searchable(wb->help);
 	wb->audit_view = NULL;
 	free(title);
 	lz_strv_free(lines);

@@ -135,10 +135,14 @@ wb_review_count_row(struct wb *wb, const struct wb_review_count_entry *e, const 
 		return xasprintf("%s:%s counting... (tab%s)", profile, wb_tabs_base(workspace), tabs);
 	if (e->error != NULL)
 		return xasprintf("%s:%s ? %s (tab%s)", profile, wb_tabs_base(workspace), e->error, tabs);
-	if (e->flags > 0 && e->commits > 0)
-		return xasprintf("%s:%s %ld unreviewed, %zu flagged: %s%s (tab%s)", profile,
-		    wb_tabs_base(workspace), e->commits, e->flags, e->flag != NULL ? e->flag : "?",
-		    e->flags > 1 ? ", ..." : "", tabs);
+	if (e->flags > 0 && e->commits > 0) {
+		char more[32] = "";
+
+		if (e->flags > 1)
+			snprintf(more, sizeof more, " +%zu", e->flags - 1);
+		return xasprintf("%s:%s %ld unreviewed, flagged: %s%s (tab%s)", profile,
+		    wb_tabs_base(workspace), e->commits, e->flag != NULL ? e->flag : "?", more, tabs);
+	}
 	return xasprintf("%s:%s %ld unreviewed (tab%s)", profile, wb_tabs_base(workspace),
 	    e->commits, tabs);
 }

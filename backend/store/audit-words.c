@@ -154,8 +154,9 @@ aw_actor(const char *kind, const char *actor)
 		return xstrdup("lazaret");
 	if (strcmp(actor, "router") == 0 || strcmp(actor, "sidecar") == 0)
 		return xstrdup("network");
+	/* a human at a workbench or a CLI ("workbench (uid 1000 pid 42)") */
 	if (strcmp(actor, "user") == 0 || strncmp(actor, "uid ", 4) == 0 ||
-	    strcmp(actor, "workbench") == 0 || strcmp(actor, "client") == 0 ||
+	    strncmp(actor, "workbench", 9) == 0 || strcmp(actor, "client") == 0 ||
 	    strncmp(kind, "review.", 7) == 0)
 		return xstrdup("you");
 	return aw_vis(actor);

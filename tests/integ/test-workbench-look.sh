@@ -98,6 +98,12 @@ for s in "sandbox  lazaret started the sandbox" "session  " "request  agent   as
 done
 assert_not_contains "$(pane)" '{"' "no raw JSON in the panel"
 note "ok: the Audit list says in words what happened (sandbox, session, requests, decisions, result, egress)"
+w=$(lz audit -w "$repo" --words)
+for s in "decision  you      denied touch /tmp/x" "result    lazaret  ran true (auto-approved): exit 0" \
+	"egress    lazaret  blocked $NET.4:9"; do
+	assert_contains "$w" "$s" "lazaret audit --words says [$s]"
+done
+note "ok: lazaret audit --words prints the same words"
 
 # --- Enter on the denial opens the row whole
 keys BTab	# Egress -> Audit

@@ -58,7 +58,7 @@ tip=$(g rev-parse lazaret/agent-default)
 assert_eq "$(cat "$repo/Makefile")" "$(printf 'all:\n\techo build')" "the user's Makefile untouched"
 
 # --- the side panel counts what is unreviewed (a timer, off the UI path)
-wait_for 20 pane_has "default:wbrv 1 unreviewed, 3 flagged: Makefile" ||
+wait_for 20 pane_has "default:wbrv 1 unreviewed, flagged: Makefile +2" ||
 	show_fail "the panel does not count 1 commit and 3 flags"
 note "ok: the side panel counts 1 unreviewed commit, 3 surface flags"
 

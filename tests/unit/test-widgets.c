@@ -498,12 +498,12 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
 	assert_true(cell(stdscr, 1, x + 2).attr & A_REVERSE);	/* focused list's title */
 	/* Focus shows in the frame: heavy, bold, in the panel.focus style; the
-	 * focused list takes the rows nobody needs. */
+	 * box keeps its size (spare rows stay the Audit list's). */
 	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x250f);
-	assert_int_equal(cell(stdscr, 16, x).wch[0], 0x2517);
+	assert_int_equal(cell(stdscr, 4, x).wch[0], 0x2517);
 	assert_true(cell(stdscr, 1, x).attr & A_BOLD);
 	assert_int_equal(cell(stdscr, 1, x).pair, f->pal.style[THEME_PANEL_FOCUS].pair);
-	assert_string_equal(text_at(stdscr, 17, x + 2, 9), "Audit (1)");
+	assert_string_equal(text_at(stdscr, 5, x + 2, 9), "Audit (1)");
 	assert_string_equal(sidelist_selected_id(sl, SIDELIST_QUEUE), "r2");
 	/* a only opens the request: the list never approves. */
 	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_OPEN);
@@ -1245,11 +1245,11 @@ test_statusline_shows_network_and_gauges(void **state)
 	int c;
 
 	statusline_gauge_bar(0, true, bar, sizeof bar);
-	assert_string_equal(bar, "\u2591\u2591\u2591\u2591");
+	assert_string_equal(bar, "    ");
 	statusline_gauge_bar(500, true, bar, sizeof bar);
-	assert_string_equal(bar, "\u2588\u2588\u2591\u2591");
+	assert_string_equal(bar, "\u2588\u2588  ");
 	statusline_gauge_bar(1, true, bar, sizeof bar);	/* above zero shows */
-	assert_string_equal(bar, "\u2581\u2591\u2591\u2591");
+	assert_string_equal(bar, "\u2581   ");
 	statusline_gauge_bar(1000, false, bar, sizeof bar);
 	assert_string_equal(bar, "####");
 	statusline_gauge_bar(300, false, bar, sizeof bar);
@@ -1262,7 +1262,7 @@ test_statusline_shows_network_and_gauges(void **state)
 	r = row(stdscr, 23);
 	assert_int_equal(strncmp(r, "[web:proj] C-a: c new ? help", 28), 0);
 	/* dsk has no bound: not drawn */
-	assert_non_null(strstr(r, "net:sidecar mem \u2588\u2588\u2591\u2591 pid \u2588\u2588\u2588\u2587"));
+	assert_non_null(strstr(r, "net:sidecar mem \u2588\u2588   pid \u2588\u2588\u2588\u2587"));
 	assert_null(strstr(r, "dsk"));
 	c = col_of(stdscr, 23, "pid") + 4;
 	assert_int_equal(cell(stdscr, 23, c).pair, f->pal.style[THEME_GAUGE_FULL].pair);
@@ -1298,12 +1298,13 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 	struct textview *tv = textview_new("Keys", help, LINES, COLS);
 	WINDOW *w = textview_window(tv);
 
+	textview_searchable(tv);
 	textview_draw(tv, &f->pal);
 	show();
 	assert_int_equal(getmaxy(w), 24);
 	assert_non_null(strstr(row(curscr, 0), " Keys "));
 	assert_non_null(strstr(row(curscr, 1), "C-a c        new-tab        open a new sandbox tab"));
-	assert_non_null(strstr(row(curscr, 22), "Up/Down to scroll, q to close"));
+	assert_non_null(strstr(row(curscr, 22), "Up/Down to scroll, / search, q to close"));
 	textview_handle_key(tv, WIDGET_KEY_FN(KEY_END));
 	assert_int_equal(textview_scroll(tv), n - 21);
 	textview_draw(tv, &f->pal);
@@ -1313,6 +1314,24 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 	assert_int_equal(textview_scroll(tv), n - 21);
 	textview_handle_key(tv, WIDGET_KEY_FN(KEY_HOME));
 	assert_int_equal(textview_scroll(tv), 0);
+	/* / finds as typed: the page goes to the line; Esc drops it, q closes
+	 * only once no search is typed. */
+	for (const char *q = "/COPY-URL"; *q != '\0'; q++)
+		assert_int_equal(textview_handle_key(tv, *q), TEXTVIEW_NONE);
+	textview_draw(tv, &f->pal);
+	show();
+	assert_non_null(strstr(row(curscr, 22), "/COPY-URL"));
+	assert_int_equal(textview_handle_key(tv, '\r'), TEXTVIEW_NONE);	/* kept */
+	textview_draw(tv, &f->pal);
+	show();
+	for (int y = 1; y < 22; y++)	/* the line found is highlighted, the others not */
+		assert_int_equal(cell(curscr, y, 3).pair == f->pal.style[THEME_PANEL_SELECTED].pair,
+		    strstr(row(curscr, y), "copy-url") != NULL);
+	assert_int_equal(textview_handle_key(tv, 'n'), TEXTVIEW_NONE);	/* the only one: stays */
+	assert_int_equal(textview_handle_key(tv, '/'), TEXTVIEW_NONE);
+	assert_int_equal(textview_handle_key(tv, 'q'), TEXTVIEW_NONE);	/* typed, not closing */
+	assert_int_equal(textview_handle_key(tv, WIDGET_KEY_ESC), TEXTVIEW_NONE);
+	textview_handle_key(tv, WIDGET_KEY_FN(KEY_HOME));
 	/* On a tall screen everything fits and nothing scrolls. */
 	assert_int_equal(resize_term(50, 100), OK);
 	textview_resize(tv, 50, 100);
