@@ -78,6 +78,14 @@ start() { # cols rows args...
 	"${TM[@]}" new-session -d -s wb -x "$c" -y "$r" -c "$T" \
 		"$(as_user_line lazaret-workbench "$@"); sleep 600"
 }
+panel() { # focus the side panel (on the queue: an escalation waits)
+	keys C-a Tab
+	wait_for 5 pane_has "PANEL" || fail "no panel focus"
+}
+esc() { # Esc, then a pause: Esc and a key in one read is Alt+key
+	keys Escape
+	sleep 0.5
+}
 new_tab() { # workspace name
 	keys C-a c
 	wait_for 5 pane_has "New sandbox tab" || fail "no new-tab dialog"
@@ -112,18 +120,15 @@ shot workbench-cockpit 160 45
 
 # 3. The escalation prompt (docs asks to run rsync on the host).
 keys C-a 2
-keys C-a Tab
-wait_for 5 pane_has "PANEL" || fail "no panel focus"
+panel
 keys Enter
 wait_for 10 pane_has "Enter: approve & run" || fail "no armed request view"
 shot workbench-escalation-prompt 160 45
-keys Escape
-sleep 0.5
+esc
 keys C-a 0
 
 # 4. The egress request with its grant preview.
-keys C-a Tab
-wait_for 5 pane_has "PANEL" || fail "no panel focus"
+panel
 keys Tab Tab	# Escalations -> Audit -> Egress: the pending request heads it
 keys Enter
 wait_for 10 pane_has "Network request" || fail "no network request view"
@@ -131,8 +136,7 @@ wait_for 10 pane_has " Enter: allow once" || fail "the network request view did 
 shot workbench-egress-request 160 45
 keys d
 sleep 1
-keys Escape
-sleep 0.5
+esc
 
 # 5. The review view: the agent's commit, its flagged Makefile.
 keys C-a R
@@ -143,19 +147,16 @@ keys q
 wait_for 10 pane_lacks "! Makefile" || fail "the review view did not close"
 
 # 6. The Audit list and a row's detail view; the timeline.
-keys C-a Tab
-wait_for 5 pane_has "PANEL" || fail "no panel focus"
+panel
 keys Tab
 wait_for 5 pane_has "┏ Audit (" || fail "the Audit list did not take the focus"
-keys / ; keys -l "auto-approved make"; keys Enter
 shot workbench-audit 160 45
 keys / ; keys -l "denied"; keys Enter; keys Enter
 wait_for 10 pane_has "verify    audit trail" || fail "no audit detail view"
 shot workbench-audit-detail 160 45
 keys q
 sleep 0.5
-keys Escape
-sleep 0.5
+esc
 keys C-a t
 wait_for 5 pane_has "Timeline of default:agent-web" || fail "no timeline"
 shot workbench-timeline 160 45
@@ -168,8 +169,7 @@ wait_for 5 pane_has "lazaret-workbench keys: the Egress list" || fail "no help f
 shot workbench-help 160 45
 keys q
 sleep 0.5
-keys Escape
-sleep 0.5
+esc
 
 # 8. The dashboard (issue 28 item 4) once this workbench has one: a hook.
 if "$T/bin/lazaret-workbench" --help 2>&1 | grep -q dashboard; then
@@ -208,8 +208,7 @@ for th in light high-contrast; do
 	wait_for 30 pane_has "flagged: Makefile" || fail "no review counts with theme $th"
 	keys C-a Tab
 	shot "workbench-theme-$th" 160 45 "$([ "$th" = light ] && echo light)"
-	keys Escape	# then wait: Esc and a key in one read is Alt+key
-	sleep 0.5
+	esc
 	keys C-a d
 	wait_for 10 pane_has "detached" || fail "no detach"
 done

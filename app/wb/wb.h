@@ -6,6 +6,10 @@
  *   wb-input.c   keys: the prefix table, dialogs, the tab's program
  *   wb-draw.c    the screen: layout, bars, panel, dialogs; messages
  *   wb-review*.c the review view (prefix R) and the panel's review counts
+ *   wb-audit.c, wb-egress.c (wb-egroup.c), wb-status.c, wb-help.c, wb-tour.c:
+ *                the Audit list in words, the Egress list by destination, the
+ *                status line's gauges, the key help in context, the first
+ *                start's tour (each with its own header)
  * See workbench.c for the theory of operation.
  */
 #ifndef LZ_WB_H

@@ -57,6 +57,18 @@ assert_contains "$(pane | sed -n "${r}p")" "─ Escalations (0) ──" "the emp
 assert_contains "$(pane | sed -n "$((r + 1))p")" "┌ Audit (" "the Audit box starts on the next line"
 note "ok: an empty Escalations section takes one line; the next section is a framed box"
 
+# --- the status line: domain, network mode, limit gauges, time (the
+# coordinator's JSON status carries the use the gauges draw)
+wait_for 10 eval 'pane | tail -1 | grep -qE "^\[default:look\].* net:sidecar mem .* pid .* dsk .* [0-9][0-9]:[0-9][0-9]\$"' ||
+	show_fail "the status line lacks the domain, net:sidecar, the gauges or the time"
+lz status -w "$repo" --json | timeout 10 python3 -c '
+import json, sys
+u = json.load(sys.stdin)["usage"]
+assert u["memory"] > 0 and u["memory_max"] > 0, u
+assert u["pids_max"] >= 0 and u["disk_max"] > 0, u
+' || fail "lazaret status --json has no usage for the gauges"
+note "ok: the status line shows the domain, net:sidecar, gauges of memory/pids/disk and the time"
+
 # --- the agent asks: one request auto-approved, one the user denies
 keys "clear; lazaret-escalate -- true; echo auto-rc=\$?" Enter
 wait_for 20 pane_has "auto-rc=0" || show_fail "the auto-approved request did not run"
