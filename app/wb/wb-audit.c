@@ -97,7 +97,7 @@ wb_audit_parse(const char *line, struct wb_audit_row *r)
 }
 
 char *
-wb_audit_columns(int64_t ts_ms, const struct audit_words *w)
+wb_audit_columns(int64_t ts_ms, const struct audit_words *w, bool actor)
 {
 	time_t t = (time_t)(ts_ms / 1000);
 	char ts[16] = "--:--";
@@ -106,6 +106,8 @@ wb_audit_columns(int64_t ts_ms, const struct audit_words *w)
 	/* minutes are enough in a list; the detail view has the seconds */
 	if (localtime_r(&t, &tm) != NULL)
 		strftime(ts, sizeof ts, "%H:%M", &tm);
+	if (!actor)
+		return xasprintf("%s %-8.8s %s", ts, w->kind, w->summary);
 	return xasprintf("%s %-8.8s %-7.7s %s", ts, w->kind, w->actor, w->summary);
 }
 
@@ -122,14 +124,43 @@ wb_audit_verified(struct wb *wb, const char *text, uint32_t code)
 }
 
 void
+wb_audit_show(struct wb *wb)
+{
+	/* the newest SIDELIST_LOG_MAX in the list; a narrow panel (80x24)
+	 * leaves the actor out, the summary needs the room */
+	size_t n = wb->n_audit, i = n > SIDELIST_LOG_MAX ? n - SIDELIST_LOG_MAX : 0;
+	struct sidelist_item *items = xcalloc(n - i + 1, sizeof *items);
+	char **texts = xcalloc(2 * (n - i) + 1, sizeof *texts), ids[32];
+	bool actor = wb->lay.panel.w == 0 || wb->lay.panel.w >= WB_AUDIT_ACTOR_COLS;
+
+	for (size_t k = 0; i + k < n; k++) {
+		const struct wb_audit_row *r = &wb->audit[i + k];
+
+		snprintf(ids, sizeof ids, "%lld", (long long)r->seq);
+		texts[2 * k] = xstrdup(ids);
+		texts[2 * k + 1] = wb_audit_columns(r->ts_ms, &r->words, actor);
+		items[k] = (struct sidelist_item){ texts[2 * k], texts[2 * k + 1],
+		    r->words.tone == AUDIT_WORDS_BAD };
+	}
+	if (n > 0 || wb->n_audit_shown > 0) {
+		sidelist_set(wb->side, SIDELIST_AUDIT, items, n - i);
+		if (n > i && wb->n_audit_shown != n)
+			sidelist_select(wb->side, SIDELIST_AUDIT, n - i - 1);
+	}
+	wb->n_audit_shown = n;
+	lz_strv_free(texts);
+	free(items);
+	wb->dirty = true;
+}
+
+void
 wb_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
 	struct audit_words_ctx *ctx;
-	struct sidelist_item *items;
 	lz_err_t err = LZ_ERR_INIT;
-	char *text = NULL, *line, *next, **texts, ids[32];
-	size_t n = 0, cap = 0, i;
+	char *text = NULL, *line, *next;
+	size_t n = 0, cap = 0;
 	uint32_t code;
 
 	if (esc_ctl_decode_audit(p, len, &code, &text, &err) < 0) {
@@ -162,25 +193,7 @@ wb_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len
 	}
 	audit_words_ctx_free(ctx);
 	wb->n_audit = n;
-	/* the newest SIDELIST_LOG_MAX in the list */
-	i = n > SIDELIST_LOG_MAX ? n - SIDELIST_LOG_MAX : 0;
-	items = xcalloc(n - i + 1, sizeof *items);
-	texts = xcalloc(2 * (n - i) + 1, sizeof *texts);
-	for (size_t k = 0; i + k < n; k++) {
-		const struct wb_audit_row *r = &wb->audit[i + k];
-
-		snprintf(ids, sizeof ids, "%lld", (long long)r->seq);
-		texts[2 * k] = xstrdup(ids);
-		texts[2 * k + 1] = wb_audit_columns(r->ts_ms, &r->words);
-		items[k] = (struct sidelist_item){ texts[2 * k], texts[2 * k + 1],
-		    r->words.tone == AUDIT_WORDS_BAD };
-	}
-	sidelist_set(wb->side, SIDELIST_AUDIT, items, n - i);
-	if (n > i)
-		sidelist_select(wb->side, SIDELIST_AUDIT, n - i - 1);
-	lz_strv_free(texts);
-	free(items);
-	wb->dirty = true;
+	wb_audit_show(wb);
 out:
 	free(text);
 }
@@ -336,7 +349,7 @@ wb_audit_timeline_lines(const struct wb_audit_row *rows, size_t n, uint32_t sess
 	for (size_t i = from; i < n; i++) {
 		if (!wb_audit_in_timeline(rows[i].kind))
 			continue;
-		char *l = wb_audit_columns(rows[i].ts_ms, &rows[i].words);
+		char *l = wb_audit_columns(rows[i].ts_ms, &rows[i].words, true);
 
 		lz_strv_push(&lines, l);
 		free(l);

@@ -22,6 +22,8 @@ struct wb_audit_row {
 	struct audit_words words;
 };
 
+#define WB_AUDIT_ACTOR_COLS	50	/* a narrower panel leaves the actor out */
+
 /* Ask the active tab's coordinator for its trail (the Audit list). */
 void wb_audit_request(struct wb *wb);
 /* Once a second: ask again when new rows are known to be there (a new
@@ -30,6 +32,9 @@ void wb_audit_tick(struct wb *wb);
 /* ESC_AUDIT from conn: the trail as JSON lines (the list), or the verify
  * verdict (the detail view's last lines). */
 void wb_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+/* The rows as the Audit list, for the panel's width now (after a
+ * relayout too). */
+void wb_audit_show(struct wb *wb);
 /* The focused Audit list's Enter: the selected row's detail view; false:
  * not ours. */
 bool wb_audit_side_key(struct wb *wb, int key);
@@ -39,8 +44,9 @@ void wb_audit_open_seq(struct wb *wb, long long seq);
 void wb_audit_timeline(struct wb *wb);
 void wb_audit_free(struct wb *wb);
 
-/* "07:14 decision you     denied curl evil.example". Caller frees. */
-char *wb_audit_columns(int64_t ts_ms, const struct audit_words *w);
+/* "07:14 decision you     denied curl evil.example" (actor false: without
+ * "you"). Caller frees. */
+char *wb_audit_columns(int64_t ts_ms, const struct audit_words *w, bool actor);
 /* The detail view's text for r (verify: the trail's verdict, NULL while
  * asked). lz_strv_free. */
 char **wb_audit_detail_lines(const struct wb_audit_row *r, const char *verify);

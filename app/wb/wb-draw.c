@@ -88,6 +88,8 @@ wb_draw_relayout(struct wb *wb)
 	wb_netreq_view_resize(wb);
 	wb_gone_resize(wb);
 	wb->egress_stale = true;	/* its rows are cut to the panel's width */
+	if (wb->n_audit > 0)
+		wb_audit_show(wb);	/* the actor column comes and goes with the width */
 	wb->redraw_all = true;
 }
 

@@ -582,6 +582,7 @@ wb_netreq_item_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size
 
 		wb_ui_log(wb, true, "network request %u waits: %s%s%s", it.id, name,
 		    name[0] != '\0' ? " " : "", dst);
+		wb->audit_stale = true;	/* its net.request row, in words, soon */
 		if (!wb->panel_shown)
 			wb_ui_panel(wb, true);
 		if (first)

@@ -169,7 +169,7 @@ struct wb {
 	unsigned status_ticks;		/* since it was last asked */
 	bool backdrop;			/* a dialog is open: the tab and the panel are hidden */
 	struct wb_audit_row *audit;	/* the active domain's audit trail (wb-audit.c) */
-	size_t n_audit;
+	size_t n_audit, n_audit_shown;
 	char *audit_verify;		/* the trail's verify verdict, NULL: asked */
 	struct textview *audit_view;	/* wb->help when it shows an audit row */
 	long long audit_view_seq;
