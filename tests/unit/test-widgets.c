@@ -688,6 +688,65 @@ test_sidelist_scrolls_logs_and_keeps_the_newest(void **state)
 	sidelist_free(sl);
 }
 
+/* / in a list: the selection goes to the item holding the text as it is
+ * typed, n/N go on, Esc while typing drops the search, and while typing
+ * the list's own keys (d, q, Esc) are the query's. */
+static void
+test_sidelist_search_moves_the_selection(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item au[] = {
+		{ "1", "07:01 session  you     started session 1", false },
+		{ "2", "07:02 request  agent   asked to run make test", false },
+		{ "3", "07:03 decision you     denied curl evil.example", true },
+		{ "4", "07:04 request  agent   asked to run make all", false },
+	};
+
+	erase();
+	sidelist_set(sl, SIDELIST_AUDIT, au, 4);
+	sidelist_select(sl, SIDELIST_AUDIT, 0);
+	sidelist_set_current(sl, SIDELIST_AUDIT);
+	sidelist_set_focus(sl, true);
+	assert_int_equal(sidelist_handle_key(sl, '/'), SIDELIST_NONE);
+	assert_true(sidelist_searching(sl));
+	for (const char *k = "MAKE"; *k != '\0'; k++)
+		assert_int_equal(sidelist_handle_key(sl, *k), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "2");
+	sidelist_draw(sl, stdscr, 0, 0, 20, 50, &f->pal);
+	assert_non_null(strstr(row(stdscr, 17), "/MAKE_"));	/* on the box's bottom edge */
+	assert_int_equal(sidelist_handle_key(sl, '\r'), SIDELIST_NONE);
+	assert_false(sidelist_searching(sl));
+	assert_int_equal(sidelist_handle_key(sl, 'n'), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "4");
+	assert_int_equal(sidelist_handle_key(sl, 'n'), SIDELIST_NONE);	/* wraps */
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "2");
+	assert_int_equal(sidelist_handle_key(sl, 'N'), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "4");
+	/* typing takes d, q and Esc: no deny, no quit, no unfocus */
+	assert_int_equal(sidelist_handle_key(sl, '/'), SIDELIST_NONE);
+	for (const char *k = "dq evil"; *k != '\0'; k++)
+		sidelist_handle_key(sl, *k);
+	assert_true(sidelist_searching(sl));
+	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_BACKSPACE));
+	for (size_t i = 0; i < 7; i++)
+		sidelist_handle_key(sl, 127);
+	for (const char *k = "evil"; *k != '\0'; k++)
+		sidelist_handle_key(sl, *k);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "3");
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_NONE);
+	assert_false(sidelist_searching(sl));
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_UNFOCUS);
+	/* nothing holds it: said on the edge, the selection stays */
+	sidelist_handle_key(sl, '/');
+	sidelist_handle_key(sl, 'z');
+	sidelist_handle_key(sl, '\r');
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "3");
+	sidelist_draw(sl, stdscr, 0, 0, 20, 50, &f->pal);
+	assert_non_null(strstr(row(stdscr, 17), "/z (none)"));
+	sidelist_free(sl);
+}
+
 /* Keys to a prompt from time t on, one ms apart; the last action. */
 static enum reqprompt_action
 reqprompt_keys(struct reqprompt *p, const char *keys, uint64_t *t)
@@ -1488,6 +1547,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_widget_palette_follows_the_theme),
 		cmocka_unit_test(test_statusline_shows_network_and_gauges),
+		cmocka_unit_test(test_sidelist_search_moves_the_selection),
 		cmocka_unit_test(test_widget_keys_keep_function_keys_apart_from_characters),
 		cmocka_unit_test(test_widget_put_cuts_by_display_width_never_inside_a_character),
 		cmocka_unit_test(test_widget_put_makes_control_characters_visible),
