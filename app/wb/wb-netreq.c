@@ -29,7 +29,6 @@
 #include "wb-netreq-text.h"
 #include "netctl-text.h"
 #include "wb.h"
-#include "wb-egress.h"
 #include "xmalloc.h"
 
 #define WB_NETREQ_MAX		512	/* requests kept over every domain */
@@ -173,8 +172,8 @@ static void
 wb_netreq_changed(struct wb *wb)
 {
 	wb->marks_stale = true;	/* the tabs' marks, escalations and these: at the next frame */
+	wb->egress_stale = true;	/* the Egress list too (wb-egress.c, before the frame) */
 	wb->dirty = true;
-	wb_egress_rebuild(wb);
 }
 
 /* The view: its lines, the action row for the confirmation's state. */
@@ -665,8 +664,10 @@ void
 wb_netreq_tick(struct wb *wb)
 {
 	/* The countdowns of pending requests. */
-	if (wb_netreq_pending(wb))
-		wb_egress_rebuild(wb);
+	if (wb_netreq_pending(wb)) {
+		wb->egress_stale = true;
+		wb->dirty = true;
+	}
 	if (wb->netview != NULL && !wb->netview->sent)
 		wb_netreq_view_build(wb);
 }

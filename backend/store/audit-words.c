@@ -257,9 +257,11 @@ aw_net(const char *kind, const struct cfg_node *d, struct audit_words *out)
 	_cleanup_free_ char *dv = aw_vis(dest), *nv = aw_vis(name), *what = NULL;
 	size_t dl = strlen(dv);
 
-	/* "addr:port/6": TCP goes without saying, UDP is named */
+	/* "addr:port/6" or "/tcp": TCP goes without saying, UDP is named */
 	if (dl > 2 && strcmp(dv + dl - 2, "/6") == 0)
 		dv[dl - 2] = '\0';
+	else if (dl > 4 && strcmp(dv + dl - 4, "/tcp") == 0)
+		dv[dl - 4] = '\0';
 	else if (dl > 3 && strcmp(dv + dl - 3, "/17") == 0) {
 		char *u = xasprintf("%.*s/udp", (int)(dl - 3), dv);
 

@@ -149,7 +149,7 @@ test_audit_words_egress(void **state)
 	expect("net.decision", "uid 1000", "3", "{\"id\":3,\"dest\":\"pypi.org:443\",\"scope\":\"run\","
 	    "\"grant\":\"pypi.org:443\"}", "egress", "you",
 	    "allowed pypi.org:443 for this run as pypi.org:443", AUDIT_WORDS_GOOD);
-	expect("net.decision", "workbench (uid 1000 pid 7)", "5", "{\"dest\":\"x.example:80\",\"scope\":\"deny\"}",
+	expect("net.decision", "workbench (uid 1000 pid 7)", "5", "{\"dest\":\"x.example:80/tcp\",\"scope\":\"deny\"}",
 	    "egress", "you", "denied x.example:80", AUDIT_WORDS_BAD);
 	expect("net.grant.add", "uid 1000", NULL, "{\"entry\":\"pypi.org:443\",\"profile\":\"web\"}",
 	    "egress", "you", "granted pypi.org:443", AUDIT_WORDS_GOOD);
