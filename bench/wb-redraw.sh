@@ -96,7 +96,9 @@ lat() { # tmux-cmd-array-name target
 		out+=($(( (t1 - t0) / 1000 )))
 		"${T[@]}" send-keys -t "$2" C-u
 	done
-	printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "p50 %.1f ms, p99 %.1f ms", v[int(NR * 0.5) + 1] / 1000, v[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1] / 1000 }'
+	printf '%s\n' "${out[@]}" | sort -n | awk '{ v[NR] = $1 }
+		END { m = int(NR * 0.5) + 1; p = int(NR * 0.99); if (p < 1) p = 1
+			printf "p50 %.1f ms, p99 %.1f ms", v[m] / 1000, v[p] / 1000 }'
 }
 wl=$(lat TM wb)
 bl=$(lat TB base)
