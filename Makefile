@@ -84,7 +84,7 @@ PROGS += $(BUILD)/lazaret-probe
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all setup test check unit run bench bench-scale fuzz clean cppcheck clang-tidy install uninstall deb
+.PHONY: all setup test check unit run bench bench-scale screenshots fuzz clean cppcheck clang-tidy install uninstall deb
 all: $(PROGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -175,6 +175,8 @@ $(BUILD)/lazaret-probe: $(call sobj,$(PROBE_SRC)) $(STATIC_LIBS)
 
 # The DNS wire parser is the sidecar's; its unit test links it from there.
 $(BUILD)/tests/test-dns: $(call obj,sidecar/dns.c)
+# The themes' contrast check computes WCAG luminance (pow).
+UNIT_LDFLAGS_test-theme := -lm
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(UNIT_HELP)) $(LIBS_ORDER)
 	@mkdir -p $(dir $@)
@@ -220,6 +222,11 @@ bench: all
 
 bench-scale: all
 	bash bench/scale.sh
+
+# The PNGs in screenshots/ from the real workbench on real sandboxes (root:
+# the egress pictures use a network namespace of their own).
+screenshots: all
+	screenshots/make-screenshots.sh
 
 fuzz:
 	scripts/build-fuzz

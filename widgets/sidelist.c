@@ -18,6 +18,8 @@ struct sl_list {
 	size_t sel, top;
 	int rows;		/* item rows at the last draw, for PgUp/PgDn */
 	int y, h;		/* where the last draw put it (h 0: not drawn) */
+	struct widget_search se;	/* / in this list */
+	bool missed;		/* the query is in no item */
 };
 
 struct sidelist {
@@ -188,99 +190,171 @@ sidelist_selected_id(const struct sidelist *sl, enum sidelist_list which)
 	return l->n == 0 ? NULL : l->items[l->sel].id;
 }
 
-/* Title row and the item rows of one list in (y, x, h, w). */
+/* The title on a section's top edge: " Title (n) " after the corner, in
+ * the frame's style; "^v" near the right corner when more is above/below. */
 static void
-draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int x, int h, int w,
-	  const struct widget_palette *pal)
+draw_title(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int x, int w,
+	   const struct widget_style *tst)
 {
 	struct sl_list *l = &sl->list[which];
-	struct widget_style title = pal->style[THEME_PANEL_TITLE];
-	const struct widget_style *item = &pal->style[THEME_PANEL_ITEM];
 	char head[64];
-	int rows = h - 1;
+	int hw;
+
+	snprintf(head, sizeof(head), " %s (%zu) ", list_title[which], l->n);
+	hw = widget_width(head);
+	if (w < 4)
+		return;
+	widget_puts(win, y, x + 1, head, w - 2, tst);
+	/* More below or above: say so at the title's end. */
+	if (l->rows > 0 && (l->top > 0 || l->top + (size_t)l->rows < l->n)) {
+		const char *more = l->top > 0 && l->top + (size_t)l->rows < l->n ? "^v" :
+		    l->top > 0 ? "^" : "v";
+		int mw = (int)strlen(more);
+
+		if (w > mw + 3 + hw)
+			widget_put(win, y, x + w - mw - 2, more, (size_t)mw, mw, tst, 0, NULL);
+	}
+}
+
+/* One section in (y, x, h, w): a frame with the title on its top edge and
+ * the items inside; h 1 (an empty list) is the top edge alone. framed
+ * false (a very short panel): the title row and the items, no frame. */
+static void
+draw_list(struct sidelist *sl, enum sidelist_list which, WINDOW *win, int y, int x, int h, int w,
+	  const struct widget_palette *pal, bool framed)
+{
+	struct sl_list *l = &sl->list[which];
+	bool focus = sl->focused && which == sl->current;
+	struct widget_style fst = pal->style[focus ? THEME_PANEL_FOCUS : THEME_BORDER];
+	struct widget_style tst = pal->style[focus ? THEME_PANEL_FOCUS : THEME_PANEL_TITLE];
+	const struct widget_style *item = &pal->style[THEME_PANEL_ITEM];
+	int rows, ix, iw, iy;
 
 	if (h <= 0 || w <= 0)
 		return;
 	l->y = y;
 	l->h = h;
-	if (sl->focused && which == sl->current)
-		title.attr |= A_REVERSE;
-	snprintf(head, sizeof(head), "%s (%zu)", list_title[which], l->n);
-	widget_fill(win, y, x, w, &title);
-	widget_puts(win, y, x, head, w, &title);
-	if (rows <= 0)
-		return;
+	if (focus)
+		tst.attr |= A_REVERSE;
+	for (int r = 0; r < h; r++)
+		widget_fill(win, y + r, x, w, item);
+	if (framed) {
+		widget_frame(win, y, x, h, w, focus, &fst);
+		rows = h - 2 > 0 ? h - 2 : h == 2 ? 1 : 0;
+		ix = x + 1;
+		iw = w - 2;
+	} else {
+		widget_fill(win, y, x, w, &tst);
+		rows = h - 1;
+		ix = x;
+		iw = w;
+	}
+	iy = y + 1;
 	l->rows = rows;
-	if (l->sel < l->top)
-		l->top = l->sel;
-	if (l->sel >= l->top + (size_t)rows)
-		l->top = l->sel - (size_t)rows + 1;
+	if (rows > 0) {
+		if (l->sel < l->top)
+			l->top = l->sel;
+		if (l->sel >= l->top + (size_t)rows)
+			l->top = l->sel - (size_t)rows + 1;
+		if (l->top > 0 && l->top + (size_t)rows > l->n)	/* grown box: fill it */
+			l->top = l->n > (size_t)rows ? l->n - (size_t)rows : 0;
+	}
+	draw_title(sl, which, win, y, framed ? x : x - 1, framed ? w : w + 1, &tst);
+	if (l->se.typing || l->se.q[0] != '\0') {
+		/* the search on the bottom edge (the title's row in a one-row box) */
+		char *q = xasprintf(" /%s%s%s ", l->se.q, l->se.typing ? "_" : "",
+		    l->missed ? " (none)" : "");
+		int qy = framed && h >= 3 ? y + h - 1 : y, qw = widget_width(q);
+
+		if (qw < w - 4)
+			widget_puts(win, qy, x + w - 2 - qw, q, qw, &tst);
+		free(q);
+	}
 	for (int r = 0; r < rows; r++) {
 		size_t i = l->top + (size_t)r;
 		const struct widget_style *st = item;
 
-		widget_fill(win, y + 1 + r, x, w, item);
-		if (i >= l->n) {
-			if (l->n == 0 && r == 0) {
-				struct widget_style dim = *item;
-
-				dim.attr |= A_DIM;
-				widget_puts(win, y + 1, x + 1, "(none)", w - 1, &dim);
-			}
+		if (i >= l->n)
 			continue;
-		}
-		if (sl->focused && which == sl->current && i == l->sel)
+		if (focus && i == l->sel)
 			st = &pal->style[THEME_PANEL_SELECTED];
 		else if (l->items[i].alert)
 			st = &pal->style[THEME_TAB_ALERT];
-		widget_fill(win, y + 1 + r, x, w, st);
-		widget_puts(win, y + 1 + r, x + 1, l->items[i].text, w - 1, st);
+		widget_fill(win, iy + r, ix, iw, st);
+		widget_puts(win, iy + r, ix + 1, l->items[i].text, iw - 1, st);
 	}
-	/* More below or above: say so at the title's end. */
-	if (l->top > 0 || l->top + (size_t)rows < l->n) {
-		const char *more = l->top > 0 && l->top + (size_t)rows < l->n ? "^v" : l->top > 0 ? "^" : "v";
-		int mw = (int)strlen(more);
+}
 
-		if (w > mw + 1 + widget_width(head))
-			widget_put(win, y, x + w - mw, more, (size_t)mw, mw, &title, 0, NULL);
+/* Rows for each section of a panel h rows high, by content: an empty list
+ * one row (its title on a line), a list with items its items and a frame,
+ * sharing what there is a row at a time in panel order (the queue first:
+ * it is what needs a decision); rows nobody needs go to the Audit list,
+ * else the Egress list, else the first list with items. */
+static void
+share_rows(const struct sidelist *sl, int h, int out[SIDELIST_N])
+{
+	int want[SIDELIST_N], used = 0, give;
+	bool more = true;
+
+	for (int i = 0; i < SIDELIST_N; i++) {
+		size_t n = sl->list[i].n;
+
+		want[i] = n == 0 ? 1 : n > 1000 ? 1002 : (int)n + 2;
+		out[i] = n == 0 ? 1 : 3 < want[i] ? 3 : want[i];
+		used += out[i];
+	}
+	/* Too short for even that: shrink the boxes from the bottom up. */
+	for (int i = SIDELIST_N - 1; i >= 0 && used > h; i--)
+		while (out[i] > 1 && used > h) {
+			out[i]--;
+			used--;
+		}
+	while (used < h && more) {
+		more = false;
+		for (int i = 0; i < SIDELIST_N && used < h; i++)
+			if (out[i] < want[i]) {
+				out[i]++;
+				used++;
+				more = true;
+			}
+	}
+	give = h - used;
+	if (give > 0) {
+		/* the logs grow: spare rows are theirs (a short list keeps its
+		 * size when focused, never a big empty box) */
+		int to = sl->list[SIDELIST_AUDIT].n > 0 ? SIDELIST_AUDIT :
+		    sl->list[SIDELIST_EGRESS].n > 0 ? SIDELIST_EGRESS : -1;
+
+		for (int i = 0; to < 0 && i < SIDELIST_N; i++)
+			if (sl->list[i].n > 0)
+				to = i;
+
+		if (to >= 0)
+			out[to] += give;
 	}
 }
 
 void
 sidelist_draw(struct sidelist *sl, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *pal)
 {
-	struct widget_style border = pal->style[sl->focused ? THEME_PROMPT : THEME_BORDER];
-	int cy = y;
+	int rows[SIDELIST_N], cy = y;
 
 	if (h <= 0 || w <= 0)
 		return;
 	for (int i = 0; i < SIDELIST_N; i++)
 		sl->list[i].h = 0;
-	if (sl->focused)
-		border.attr |= A_BOLD;
-	widget_vline(win, y, x, h, sl->focused, &border);
-	x++;
-	w--;
-	if (h < 6) {
-		draw_list(sl, sl->current, win, y, x, h, w, pal);
+	for (int r = 0; r < h; r++)
+		widget_fill(win, y + r, x, w, &pal->style[THEME_PANEL_ITEM]);
+	if (h < 6 || w < 8) {
+		draw_list(sl, sl->current, win, y, x, h, w, pal, false);
 		return;
 	}
-	{
-		/* Review (when it has lines): at the bottom, at most a quarter. */
-		size_t nr = sl->list[SIDELIST_REVIEW].n;
-		int rh = nr > 0 ? 1 + (int)nr : 0, n = SIDELIST_N - 1;
+	share_rows(sl, h, rows);
+	for (int i = 0; i < SIDELIST_N && cy < y + h; i++) {
+		int lh = rows[i] < y + h - cy ? rows[i] : y + h - cy;
 
-		if (rh > h / 4)
-			rh = h / 4;
-		for (int i = 0; i < n; i++) {
-			/* The queue gets the odd row: it is what needs a decision. */
-			int lh = (h - rh) / n + (i < (h - rh) % n ? 1 : 0);
-
-			draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal);
-			cy += lh;
-		}
-		if (rh > 0)
-			draw_list(sl, SIDELIST_REVIEW, win, cy, x, rh, w, pal);
+		draw_list(sl, (enum sidelist_list)i, win, cy, x, lh, w, pal, true);
+		cy += lh;
 	}
 }
 
@@ -296,7 +370,7 @@ sidelist_hit(const struct sidelist *sl, int row, enum sidelist_list *which, long
 		*which = (enum sidelist_list)i;
 		*index = -1;
 		at = l->top + (size_t)(row - l->y - 1);
-		if (row > l->y && at < l->n)
+		if (row > l->y && row <= l->y + l->rows && at < l->n)
 			*index = (long)at;
 		return true;
 	}
@@ -332,12 +406,53 @@ move_sel(struct sl_list *l, long delta)
 	l->sel = (size_t)s;
 }
 
+/* The selection to the next item holding the query, from index from on in
+ * direction dir (wrapping); missed when none. */
+static void
+find_item(struct sl_list *l, size_t from, int dir)
+{
+	l->missed = l->se.q[0] != '\0';
+	for (size_t k = 0; l->n > 0 && k < l->n; k++) {
+		size_t i = dir > 0 ? (from + k) % l->n : (from % l->n + l->n - k) % l->n;
+
+		if (widget_match(l->items[i].text, l->se.q)) {
+			l->sel = i;
+			l->missed = false;
+			return;
+		}
+	}
+}
+
+bool
+sidelist_searching(const struct sidelist *sl)
+{
+	return sl->list[sl->current].se.typing;
+}
+
 enum sidelist_action
 sidelist_handle_key(struct sidelist *sl, int key)
 {
 	struct sl_list *l = &sl->list[sl->current];
 	bool queue = sl->current == SIDELIST_QUEUE && l->n > 0;
 
+	switch (widget_search_key(&l->se, key)) {
+	case WIDGET_SEARCH_EDITED:
+		if (l->se.typing)	/* as typed: from the selection on */
+			find_item(l, l->sel, 1);
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_DONE:
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_CANCEL:
+		l->missed = false;
+		return SIDELIST_NONE;
+	case WIDGET_SEARCH_NONE:
+		break;
+	}
+	if ((key == 'n' || key == 'N') && l->se.q[0] != '\0' && l->n > 0) {
+		find_item(l, key == 'n' ? (l->sel + 1) % l->n : (l->sel + l->n - 1) % l->n,
+		    key == 'n' ? 1 : -1);
+		return SIDELIST_NONE;
+	}
 	switch (key) {
 	case 'k':
 	case WIDGET_KEY_FN(KEY_UP):

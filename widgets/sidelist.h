@@ -1,6 +1,6 @@
 /* sidelist.h - the side panel: titled lists stacked top to bottom, the
- * escalation queue, the audit history, the egress log and, once it has
- * lines, the review counts per tab (at the bottom, at most a quarter).
+ * escalation queue, the audit history, the egress log and the review
+ * counts per domain, each a framed box sized by what it holds.
  *
  * Each list keeps its items (id + one line of text, copied), a selection and
  * a scroll offset that follows it. One list is current; the panel has focus
@@ -66,10 +66,11 @@ void sidelist_select(struct sidelist *, enum sidelist_list, size_t index);
 /* id of the selected item of a list (NULL when empty or no id); owned. */
 const char *sidelist_selected_id(const struct sidelist *, enum sidelist_list);
 
-/* Draw in the rectangle (y, x, h, w) of win: a border column on the left
- * (heavy, in the prompt style, while the panel has focus), then the three
- * lists sharing the height (the current one alone when there are fewer
- * than 6 rows). */
+/* Draw in the rectangle (y, x, h, w) of win: each list a framed section
+ * with "Title (n)" on its top edge (the focused one in heavy lines and the
+ * panel.focus style), sharing the height by content: an empty list takes
+ * one row, a list with items its items and a frame (share_rows in
+ * sidelist.c). Fewer than 6 rows: the current list alone, unframed. */
 void sidelist_draw(struct sidelist *, WINDOW *win, int y, int x, int h, int w, const struct widget_palette *);
 
 /* The list drawn at row row of the last draw's rectangle (a mouse click)
@@ -80,7 +81,13 @@ bool sidelist_hit(const struct sidelist *, int row, enum sidelist_list *which, l
 void sidelist_scroll(struct sidelist *, enum sidelist_list, long delta);
 
 /* Up/Down (k/j), PgUp/PgDn, Home/End move; Tab and Shift-Tab change list;
- * a/Enter, d, e and q act on the queue's selection; Esc gives focus back. */
+ * a/Enter, d, e and q act on the queue's selection; Esc gives focus back.
+ * / searches the current list (widget_search_key: the selection goes to
+ * the first item holding the query as it is typed, Enter keeps it, Esc
+ * drops it); then n/N the next and previous item holding it. The query
+ * shows on the list's bottom edge. */
 enum sidelist_action sidelist_handle_key(struct sidelist *, int key);
+/* A search is being typed in the current list: every key is its. */
+bool sidelist_searching(const struct sidelist *);
 
 #endif

@@ -33,14 +33,23 @@ const char theme_default_yaml[] =
     "  title:    { fg: cyan, bg: default, attrs: [bold] }\n"
     "  item:     { fg: default, bg: default }\n"
     "  selected: { fg: black, bg: cyan }\n"
+    "  focus:    { fg: yellow, bg: default, attrs: [bold] }\n"
+    "  dim:      { fg: default, bg: default, attrs: [dim] }\n"
     "status:     { fg: black, bg: white }\n"
     "prompt:     { fg: yellow, bg: default, attrs: [bold] }\n"
-    "border:     { fg: blue, bg: default }\n"
+    "border:     { fg: bright-blue, bg: default }\n"
     "diff:\n"
     "  add:      { fg: green, bg: default }\n"
-    "  del:      { fg: red, bg: default }\n"
+    "  del:      { fg: bright-red, bg: default }\n"
     "  hunk:     { fg: cyan, bg: default }\n"
-    "  meta:     { fg: default, bg: default, attrs: [bold] }\n";
+    "  meta:     { fg: default, bg: default, attrs: [bold] }\n"
+    "gauge:\n"
+    "  ok:       { fg: green, bg: black }\n"
+    "  warn:     { fg: yellow, bg: black, attrs: [bold] }\n"
+    "  full:     { fg: bright-white, bg: red, attrs: [bold] }\n"
+    "verdict:\n"
+    "  allow:    { fg: green, bg: default }\n"
+    "backdrop:   { fg: default, bg: default }\n";
 
 static const char *const elem_names[THEME_N_ELEMS] = {
 	[THEME_TAB_ACTIVE] = "tabbar.active",
@@ -56,6 +65,13 @@ static const char *const elem_names[THEME_N_ELEMS] = {
 	[THEME_DIFF_DEL] = "diff.del",
 	[THEME_DIFF_HUNK] = "diff.hunk",
 	[THEME_DIFF_META] = "diff.meta",
+	[THEME_PANEL_FOCUS] = "panel.focus",
+	[THEME_PANEL_DIM] = "panel.dim",
+	[THEME_GAUGE_OK] = "gauge.ok",
+	[THEME_GAUGE_WARN] = "gauge.warn",
+	[THEME_GAUGE_FULL] = "gauge.full",
+	[THEME_VERDICT_ALLOW] = "verdict.allow",
+	[THEME_BACKDROP] = "backdrop",
 };
 
 static const char *const color_names[8] = {
@@ -239,8 +255,8 @@ load_group(const struct theme_ctx *c, const yaml_node_t *n, const char *prefix)
 				return -1;
 		} else
 			return theme_fail(c, k, full, "unknown key (elements: tabbar.{active,inactive,alert}, "
-			    "panel.{title,item,selected}, status, prompt, border, "
-			    "diff.{add,del,hunk,meta})");
+			    "panel.{title,item,selected,focus,dim}, status, prompt, border, "
+			    "diff.{add,del,hunk,meta}, gauge.{ok,warn,full}, verdict.allow, backdrop)");
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
  *     del:      { fg: red }
  *     hunk:     { fg: cyan }
  *     meta:     { attrs: [bold] }
+ *   panel.focus, panel.dim, gauge.{ok,warn,full}, verdict.allow, backdrop
  *
  * A colour is `default` (the terminal's own), a name (black red green yellow
  * blue magenta cyan white, `bright-` before any of them), 0..255, or
@@ -46,6 +47,13 @@ enum theme_elem {
 	THEME_DIFF_DEL,		/* removed lines */
 	THEME_DIFF_HUNK,	/* @@ hunk headers */
 	THEME_DIFF_META,	/* diff/---/+++ headers */
+	THEME_PANEL_FOCUS,	/* the focused section's frame and title */
+	THEME_PANEL_DIM,	/* secondary text: times, counts, "(none)" */
+	THEME_GAUGE_OK,		/* status line gauges: below 70 % */
+	THEME_GAUGE_WARN,	/* 70 % to 90 % */
+	THEME_GAUGE_FULL,	/* 90 % and more */
+	THEME_VERDICT_ALLOW,	/* an allowed flow, an approved request */
+	THEME_BACKDROP,		/* what is behind a dialog */
 	THEME_N_ELEMS
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "elide.h"
 #include "shellwords.h"
@@ -287,6 +288,59 @@ widget_fill(WINDOW *win, int y, int x, int n, const struct widget_style *st)
 }
 
 bool
+widget_match(const char *s, const char *q)
+{
+	size_t n = strlen(q);
+
+	if (n == 0)
+		return true;
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, q, n) == 0)
+			return true;
+	return false;
+}
+
+enum widget_search_action
+widget_search_key(struct widget_search *se, int key)
+{
+	size_t n = strlen(se->q);
+
+	if (!se->typing) {
+		if (key != '/')
+			return WIDGET_SEARCH_NONE;
+		se->typing = true;
+		se->q[0] = '\0';
+		return WIDGET_SEARCH_EDITED;
+	}
+	if (widget_key_is_enter(key)) {
+		se->typing = false;
+		return WIDGET_SEARCH_DONE;
+	}
+	if (key == WIDGET_KEY_ESC) {
+		se->typing = false;
+		se->q[0] = '\0';
+		return WIDGET_SEARCH_CANCEL;
+	}
+	if (widget_key_is_backspace(key)) {
+		/* a whole UTF-8 character goes */
+		while (n > 0 && ((unsigned char)se->q[--n] & 0xc0) == 0x80)
+			;
+		se->q[n] = '\0';
+		return WIDGET_SEARCH_EDITED;
+	}
+	if (!WIDGET_KEY_IS_FN(key) && !(key & WIDGET_KEY_META) && key >= 0x20 && key != 0x7f) {
+		char u[8];
+		int len = wctomb(u, (wchar_t)key);
+
+		if (len > 0 && n + (size_t)len < sizeof se->q) {
+			memcpy(se->q + n, u, (size_t)len);
+			se->q[n + (size_t)len] = '\0';
+		}
+	}
+	return WIDGET_SEARCH_EDITED;
+}
+
+bool
 widget_utf8(void)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -331,6 +385,57 @@ widget_box(WINDOW *win, const struct widget_style *st)
 	for (int i = 0; i < 6; i++)
 		setcchar(&c[i], ch[i], st->attr, 0, &pair);
 	wborder_set(win, &c[0], &c[0], &c[1], &c[1], &c[2], &c[3], &c[4], &c[5]);
+}
+
+/* One box-drawing character: light or heavy Unicode, or its ACS stand-in. */
+static void
+frame_ch(WINDOW *win, int y, int x, int i, bool heavy, const struct widget_style *st)
+{
+	/* | - top-left top-right bottom-left bottom-right */
+	static const wchar_t *const light[6] = { L"\x2502", L"\x2500", L"\x250c", L"\x2510", L"\x2514", L"\x2518" };
+	static const wchar_t *const bold[6] = { L"\x2503", L"\x2501", L"\x250f", L"\x2513", L"\x2517", L"\x251b" };
+	chtype a = i == 0 ? ACS_VLINE : i == 1 ? ACS_HLINE : i == 2 ? ACS_ULCORNER :
+	    i == 3 ? ACS_URCORNER : i == 4 ? ACS_LLCORNER : ACS_LRCORNER;
+	cchar_t c;
+	int pair = st->pair;
+
+	if (!widget_utf8())
+		mvwaddch(win, y, x, acs(a, st));
+	else if (setcchar(&c, heavy ? bold[i] : light[i], st->attr, 0, &pair) == OK)
+		mvwadd_wch(win, y, x, &c);
+}
+
+void
+widget_hline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st)
+{
+	cchar_t hl;
+	int pair = st->pair;
+
+	if (n <= 0)
+		return;
+	if (!widget_utf8())
+		mvwhline(win, y, x, acs(ACS_HLINE, st), n);
+	else if (setcchar(&hl, heavy ? L"\x2501" : L"\x2500", st->attr, 0, &pair) == OK)
+		mvwhline_set(win, y, x, &hl, n);
+}
+
+void
+widget_frame(WINDOW *win, int y, int x, int h, int w, bool heavy, const struct widget_style *st)
+{
+	if (h <= 0 || w <= 0)
+		return;
+	widget_hline(win, y, x, w, heavy, st);
+	if (h == 1 || w < 2)
+		return;
+	frame_ch(win, y, x, 2, heavy, st);
+	frame_ch(win, y, x + w - 1, 3, heavy, st);
+	for (int r = y + 1; r < y + h - 1; r++) {
+		frame_ch(win, r, x, 0, heavy, st);
+		frame_ch(win, r, x + w - 1, 0, heavy, st);
+	}
+	widget_hline(win, y + h - 1, x, w, heavy, st);
+	frame_ch(win, y + h - 1, x, 4, heavy, st);
+	frame_ch(win, y + h - 1, x + w - 1, 5, heavy, st);
 }
 
 WINDOW *

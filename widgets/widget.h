@@ -77,6 +77,12 @@ int widget_width(const char *s);
 void widget_box(WINDOW *win, const struct widget_style *st);
 /* A vertical line of n rows at (y, x), heavy when asked (UTF-8 only). */
 void widget_vline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st);
+/* A frame around the rectangle (y, x, h, w) of win (h >= 2, w >= 2): box
+ * lines, heavy when asked (UTF-8 only; ACS lines otherwise). h 1 draws the
+ * top edge alone, a horizontal line. The inside is not touched. */
+void widget_frame(WINDOW *win, int y, int x, int h, int w, bool heavy, const struct widget_style *st);
+/* A horizontal line of n columns at (y, x). */
+void widget_hline(WINDOW *win, int y, int x, int n, bool heavy, const struct widget_style *st);
 /* The locale's character set is UTF-8. Otherwise (LANG=C, POSIX: `su -`)
  * lines are the terminal's ACS line drawing, which needs no Unicode. */
 bool widget_utf8(void);
@@ -86,6 +92,26 @@ WINDOW *widget_overlay_new(int *h, int *w, int lines, int cols, PANEL **panel);
 /* Remove a dialog's panel and window (its subwindows must be gone) and
  * clear both pointers; NULLs are fine. */
 void widget_overlay_free(WINDOW **win, PANEL **panel);
+/* s contains q, ASCII letters compared without case (a list's / search). */
+bool widget_match(const char *s, const char *q);
+
+/* A search being typed (/ in a list or a text view): the query, edited by
+ * widget_search_key. */
+#define WIDGET_SEARCH_MAX	128
+struct widget_search {
+	bool typing;		/* / was pressed: keys edit the query */
+	char q[WIDGET_SEARCH_MAX];
+};
+enum widget_search_action {
+	WIDGET_SEARCH_NONE,	/* not a search key */
+	WIDGET_SEARCH_EDITED,	/* the query changed or typing started */
+	WIDGET_SEARCH_DONE,	/* Enter: look for the query */
+	WIDGET_SEARCH_CANCEL,	/* Esc while typing: no search */
+};
+/* / starts typing; while typing, characters and Backspace edit, Enter ends,
+ * Esc cancels (every key is taken). */
+enum widget_search_action widget_search_key(struct widget_search *, int key);
+
 /* n blanks in style st from (y, x). */
 void widget_fill(WINDOW *win, int y, int x, int n, const struct widget_style *st);
 

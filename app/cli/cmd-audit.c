@@ -11,7 +11,7 @@
 #include "esc-ctl.h"
 #include "store/store.h"
 
-#define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json] [--verify]"
+#define AUDIT_USAGE "lazaret audit [--profile P] [--workspace DIR] [--json | --words] [--verify]"
 
 static const char audit_help[] =
     "Print the domain's audit trail, one line per event: SEQ, TIME (UTC),\n"
@@ -26,6 +26,9 @@ static const char audit_help[] =
     "  -w, --workspace DIR  workspace (default: the current directory)\n"
     "  --json               JSON Lines: one object per row, with everything\n"
     "                       recorded and the row's prev_hash and hash (hex)\n"
+    "  --words              one line per row in words, as the workbench's Audit\n"
+    "                       list: SEQ TIME KIND WHO and what happened ('denied\n"
+    "                       curl evil.example', 'merged 3 commits into main')\n"
     "  --verify             check the hash chain and each row against its hash\n"
     "                       in the append-only anchor file (/var/lib/lazaret/\n"
     "                       anchor/UID): 'audit trail intact (N rows)' and how\n"
@@ -77,10 +80,10 @@ int
 cmd_audit(int argc, char **argv)
 {
 	const char *profile = NULL, *workspace = NULL;
-	bool json = false, verify = false;
+	bool json = false, verify = false, words = false;
 	const struct cli_opt opts[] = {
 		CLI_DOMAIN(&profile, &workspace), CLI_CONFIG, CLI_FLAG("json", 0, &json),
-		CLI_FLAG("verify", 0, &verify), CLI_END,
+		CLI_FLAG("verify", 0, &verify), CLI_FLAG("words", 0, &words), CLI_END,
 	};
 	const struct cli_cmd cmd = { "audit", AUDIT_USAGE, audit_help, opts, false };
 	struct client *cl = NULL;
@@ -93,7 +96,8 @@ cmd_audit(int argc, char **argv)
 
 	if ((r = cli_parse(&cmd, argc, argv)) != CLI_GO_ON)
 		return r;
-	flags = (json ? ESC_CTL_AUDIT_JSON : ESC_CTL_AUDIT_LINES) | (verify ? ESC_CTL_AUDIT_VERIFY : 0);
+	flags = (json ? ESC_CTL_AUDIT_JSON : words ? ESC_CTL_AUDIT_WORDS | ESC_CTL_AUDIT_LINES :
+	    ESC_CTL_AUDIT_LINES) | (verify ? ESC_CTL_AUDIT_VERIFY : 0);
 	if ((r = cli_connect(profile, workspace, &cfg, &a, &cl, &err)) < 0) {
 		rc = cli_fail(&err);
 		goto out;

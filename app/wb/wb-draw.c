@@ -10,7 +10,50 @@
 
 #include "term.h"
 #include "wb.h"
+#include "wb-audit.h"
+#include "wb-egress.h"
+#include "wb-status.h"
 #include "xmalloc.h"
+
+/* The tab's and the panel's windows at the bottom of the deck, under the
+ * review view and the dialogs (show_panel alone would put them on top);
+ * hidden while a dialog is open, so that nothing is seen beside its box. */
+static void
+wb_draw_base_panels(struct wb *wb)
+{
+	if (wb->backdrop || wb->lay.too_small) {
+		hide_panel(wb->termpanel);
+		hide_panel(wb->sidepanel);
+		return;
+	}
+	/* show first: ncurses' bottom_panel links a hidden panel without making
+	 * it the deck's top when it is alone, and the next new panel breaks the
+	 * deck (every dialog after the first would stay unseen). */
+	if (wb->lay.panel.h > 0 && wb->lay.panel.w > 0) {
+		show_panel(wb->sidepanel);
+		bottom_panel(wb->sidepanel);
+	} else
+		hide_panel(wb->sidepanel);
+	if (wb->lay.term.h > 0 && wb->lay.term.w > 0) {
+		show_panel(wb->termpanel);
+		bottom_panel(wb->termpanel);
+	}
+}
+
+/* A dialog came or went: clear what is behind it (the rows between the
+ * bars, in the backdrop style), or bring the tab and the panel back. */
+static void
+wb_draw_backdrop(struct wb *wb)
+{
+	bool dialog = wb->help != NULL || wb->newtab != NULL || wb->prompt != NULL ||
+	    wb->netview != NULL || wb->edit != NULL || wb->gone != NULL;
+
+	if (dialog == wb->backdrop)
+		return;
+	wb->backdrop = dialog;
+	wb_draw_base_panels(wb);
+	wb->redraw_all = true;
+}
 
 void
 wb_draw_relayout(struct wb *wb)
@@ -29,9 +72,8 @@ wb_draw_relayout(struct wb *wb)
 	if (wb->lay.panel.h > 0 && wb->lay.panel.w > 0) {
 		wresize(wb->sidewin, wb->lay.panel.h, wb->lay.panel.w);
 		move_panel(wb->sidepanel, wb->lay.panel.y, wb->lay.panel.x);
-		show_panel(wb->sidepanel);
-	} else
-		hide_panel(wb->sidepanel);
+	}
+	wb_draw_base_panels(wb);
 	for (i = 0; i < wb->n_tabs; i++)
 		wb_tabs_fit(wb, wb->tabs[i]);
 	if (wb->newtab != NULL)
@@ -45,6 +87,9 @@ wb_draw_relayout(struct wb *wb)
 	wb_review_resize(wb);
 	wb_netreq_view_resize(wb);
 	wb_gone_resize(wb);
+	wb->egress_stale = true;	/* its rows are cut to the panel's width */
+	if (wb->n_audit > 0)
+		wb_audit_show(wb);	/* the actor column comes and goes with the width */
 	wb->redraw_all = true;
 }
 
@@ -103,8 +148,11 @@ wb_draw(struct wb *wb)
 	}
 	if (tab != NULL)
 		term_flush(tab->t);	/* what came since the last frame */
+	wb_draw_backdrop(wb);
 	if (wb->redraw_all) {
 		werase(stdscr);
+		for (int r = 0; wb->backdrop && r < wb->lay.term.h; r++)
+			widget_fill(stdscr, wb->lay.term.y + r, 0, COLS, &wb->pal.style[THEME_BACKDROP]);
 		werase(wb->termwin);
 		if (tab != NULL)
 			term_dirty_all(tab->t);
@@ -120,11 +168,11 @@ wb_draw(struct wb *wb)
 	} else {
 		if (wb->dirty)
 			wb_draw_bars(wb);
-		if (panel_hidden(wb->termpanel) && wb->lay.term.h > 0)
-			show_panel(wb->termpanel);
-		if (tab != NULL)
+		if (panel_hidden(wb->termpanel) && !wb->backdrop)
+			wb_draw_base_panels(wb);	/* back from "too small" */
+		if (tab != NULL && !wb->backdrop)
 			term_draw(wb->draw, tab->t, wb->termwin);
-		if (wb->lay.panel.w > 0 && (wb->dirty || wb->redraw_all))
+		if (wb->lay.panel.w > 0 && !wb->backdrop && (wb->dirty || wb->redraw_all))
 			sidelist_draw(wb->side, wb->sidewin, 0, 0, wb->lay.panel.h, wb->lay.panel.w,
 			    &wb->pal);
 	}
@@ -182,6 +230,7 @@ wb_draw_prepare_cb(uv_prepare_t *h)
 		wb->marks_stale = false;
 		wb_esc_changed(wb);
 	}
+	wb_egress_refresh(wb);
 	if (!wb->dirty && !wb->redraw_all && (tab == NULL || !term_dirty(tab->t, &s, &e)))
 		return;
 	now = uv_now(wb->loop);
@@ -208,4 +257,6 @@ wb_draw_tick_cb(uv_timer_t *t)
 
 	wb->dirty = true;	/* status line messages expire */
 	wb_netreq_tick(wb);
+	wb_status_tick(wb);
+	wb_audit_tick(wb);
 }

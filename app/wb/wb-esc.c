@@ -12,6 +12,9 @@
 #include "shellwords.h"
 #include "strv.h"
 #include "wb.h"
+#include "wb-egress.h"
+#include "wb-audit.h"
+#include "wb-status.h"
 #include "xmalloc.h"
 
 static void
@@ -162,59 +165,12 @@ void
 wb_esc_audit_request(struct wb *wb)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
-	struct proto_buf b = { 0 };
 
 	if (tab == NULL || tab->conn == NULL || wb_conn_state(tab->conn) != WB_CONN_READY)
 		return;
-	esc_ctl_encode_audit_req(&b, 0);
-	wb_conn_send(tab->conn, &b);
-	wb_netreq_egress_request(wb, tab);
-}
-
-/* The audit text ("seq ts kind actor {detail}" lines) as short panel lines. */
-void
-wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
-{
-	struct sidelist_item *items = NULL;
-	struct wb_tab *tab = wb_tabs_active(wb);
-	lz_err_t err = LZ_ERR_INIT;
-	char *text = NULL, *line, *next, **lines = NULL;
-	size_t n = 0, i;
-	uint32_t code;
-
-	if (esc_ctl_decode_audit(p, len, &code, &text, &err) < 0) {
-		lz_err_clear(&err);
-		return;
-	}
-	if (tab == NULL || tab->conn != conn || code != 0)
-		goto out;
-	for (line = text; line != NULL && *line != '\0'; line = next) {
-		char seq[16], ts[32], kind[32];
-		const char *detail;
-
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if (sscanf(line, "%15s %31s %31s", seq, ts, kind) != 3 || strlen(ts) < 19)
-			continue;
-		detail = strchr(line, '{');
-		lz_strv_pushf(&lines, "%.8s %s %s", ts + 11, kind + (strncmp(kind, "esc.", 4) == 0 ?
-		    4 : 0), detail != NULL ? detail : "");
-		n++;
-	}
-	items = xcalloc(n + 1, sizeof *items);
-	for (i = 0; i < n; i++) {
-		items[i].text = lines[i];
-		items[i].alert = strstr(lines[i], "\"deny\"") != NULL ||
-		    strstr(lines[i], "rejected") != NULL || strncmp(lines[i] + 9, "suspicious", 10) == 0;
-	}
-	sidelist_set(wb->side, SIDELIST_AUDIT, items, n);
-	if (n > 0)
-		sidelist_select(wb->side, SIDELIST_AUDIT, n - 1);
-	wb->dirty = true;
-out:
-	free(items);
-	lz_strv_free(lines);
-	free(text);
+	wb_audit_request(wb);
+	wb_egress_request(wb, tab);
+	wb_status_request(wb);
 }
 
 void
@@ -552,7 +508,10 @@ wb_esc_side_key(struct wb *wb, int key)
 	struct wb_esc *e;
 	char *m;
 
-	if (sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) {
+	/* a search being typed takes every key, before the lists' own */
+	if (!sidelist_searching(wb->side) &&
+	    ((sidelist_current(wb->side) == SIDELIST_EGRESS && wb_netreq_side_key(wb, key)) ||
+	    wb_egress_side_key(wb, key) || wb_audit_side_key(wb, key))) {
 		wb->dirty = true;
 		return;
 	}

@@ -13,6 +13,9 @@
 #include "term.h"
 #include "term-snap.h"
 #include "wb.h"
+#include "wb-egress.h"
+#include "wb-audit.h"
+#include "wb-status.h"
 #include "wb-conn.h"
 #include "wb-tab.h"
 #include "xmalloc.h"
@@ -190,7 +193,10 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		wb_esc_audit_request(wb);
 		break;
 	case ESC_CTL_AUDIT:
-		wb_esc_audit_frame(wb, conn, p, h->length);
+		wb_audit_frame(wb, conn, p, h->length);
+		break;
+	case PROTO_STATUS:
+		wb_status_frame(wb, conn, p, h->length);
 		break;
 	case PROTO_OK:
 		/* The first OK after conn_up answers its ESC_LIST (sent first). */
@@ -200,7 +206,7 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		}
 		break;
 	case NETCTL_EVENT:
-		wb_netreq_egress_frame(wb, conn, p, h->length);
+		wb_egress_frame(wb, conn, p, h->length);
 		break;
 	case NETREQ_ITEM:
 		wb_netreq_item_frame(wb, conn, p, h->length);
@@ -242,6 +248,8 @@ wb_frames_conn_gone(struct wb *wb, struct wb_conn *conn)
 		else
 			i++;
 	wb_netreq_conn_drop(wb, conn);
+	if (wb->status_conn == conn)
+		wb_status_clear(wb);
 	wb_esc_changed(wb);
 }
 
@@ -256,10 +264,19 @@ wb_frames_tab_gone(struct wb *wb, bool was_active)
 	}
 }
 
+/* An agent commit: an open review reloads; the import is a new audit row
+ * (the Audit list and the timeline ask again on the next tick). */
+static void
+wb_frames_agent_moved(struct wb *wb, const char *profile, const char *workspace, const char *tips)
+{
+	wb->audit_stale = true;
+	wb_review_agent_moved(wb, profile, workspace, tips);
+}
+
 const struct wb_hooks wb_frames_hooks = {
 	.frame = wb_frames_cb,
 	.conn_up = wb_frames_conn_up,
 	.conn_gone = wb_frames_conn_gone,
 	.tab_gone = wb_frames_tab_gone,
-	.agent_moved = wb_review_agent_moved,
+	.agent_moved = wb_frames_agent_moved,
 };

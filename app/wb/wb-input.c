@@ -12,6 +12,9 @@
 #include "term.h"
 #include "wb-clip.h"
 #include "wb.h"
+#include "wb-audit.h"
+#include "wb-help.h"
+#include "wb-tour.h"
 #include "xmalloc.h"
 
 static void
@@ -282,9 +285,11 @@ wb_input_help(struct wb *wb)
 		"  / or ?  find text (towards older lines)   n N  next older, newer",
 		"  y  copy the match's line (no match: the top line) to the terminal's clipboard",
 		"  u  copy the newest URL shown (a login link), whole; u again: the one above",
-		"Side panel (prefix Tab):",
+		"Side panel (prefix Tab; ? there: its keys):",
 		"  Up Down  choose   a Enter  open the request   d deny   e edit   Esc  back",
-		"  q  stop the request's domain (asks y)",
+		"  q  stop the request's domain (asks y)   / search a list, n N next",
+		"  Audit list: Enter the row whole (JSON, hashes, verify)",
+		"  Egress list: b the blocked destinations only",
 		"  Egress list, on a network request: d deny; Enter a o r p open it (once,",
 		"  run, profile): Up/Down choose the grant, a, the code, Enter allow",
 		"Request view:",
@@ -312,7 +317,6 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
 	struct wb_esc *e;
-	char **help;
 
 	switch (a) {
 	case WB_KEYS_NEW_TAB:
@@ -379,11 +383,8 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 			wb_esc_edit(wb, e, NULL);
 		break;
 	case WB_KEYS_HELP:
-		wb_ui_focus_tab(wb);
-		help = wb_input_help(wb);
-		textview_free(wb->help);
-		wb->help = textview_new("lazaret-workbench keys", help, LINES, COLS);
-		lz_strv_free(help);
+		/* what works where the keys go now first (the focus stays) */
+		wb_help_open(wb, wb_input_help(wb));
 		break;
 	case WB_KEYS_SEND_PREFIX:
 		if (tab != NULL && wb_tab_encode_key(tab->t, wb_keys_prefix(wb->keys)))
@@ -404,6 +405,9 @@ wb_input_action(struct wb *wb, enum wb_keys_action a, int arg)
 	case WB_KEYS_RENAME_TAB:
 	case WB_KEYS_COMMAND:
 		wb_cmd_action(wb, a);
+		break;
+	case WB_KEYS_TIMELINE:
+		wb_audit_timeline(wb);
 		break;
 	case WB_KEYS_PASS:
 	case WB_KEYS_PREFIX:
@@ -548,8 +552,10 @@ wb_input_key(struct wb *wb, int key)
 		wb->dirty = true;
 	if (wb->help != NULL) {
 		if (textview_handle_key(wb->help, key) == TEXTVIEW_CLOSE) {
+			wb_tour_closing(wb, wb->help);
 			textview_free(wb->help);
 			wb->help = NULL;
+			wb->audit_view = NULL;
 			wb->redraw_all = true;
 		}
 		wb->dirty = true;
@@ -604,7 +610,10 @@ wb_input_key(struct wb *wb, int key)
 		return;
 	}
 	if (sidelist_focused(wb->side)) {
-		wb_esc_side_key(wb, key);
+		if (key == '?' && !sidelist_searching(wb->side))
+			wb_help_open(wb, wb_input_help(wb));	/* what works in this list */
+		else
+			wb_esc_side_key(wb, key);
 		return;
 	}
 	if (tab == NULL)

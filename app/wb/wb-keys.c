@@ -42,6 +42,7 @@ static const struct {
 	[WB_KEYS_DASHBOARD] = { "dashboard", "domains", "every domain of yours: state, sessions, memory, requests" },
 	[WB_KEYS_RENAME_TAB] = { "rename-tab", "rename", "name the tab" },
 	[WB_KEYS_COMMAND] = { "command-prompt", "command", "type a command: source-file [FILE], rename-tab NAME" },
+	[WB_KEYS_TIMELINE] = { "timeline", "timeline", "what the tab's agent did this session: requests, network, commits, limits" },
 };
 
 static const struct {
@@ -200,6 +201,7 @@ wb_keys_new(void)
 		{ 'u', WB_KEYS_COPY_URL }, { 'N', WB_KEYS_NEXT_WAITING },
 		{ 'n' | WIDGET_KEY_META, WB_KEYS_NEXT_WAITING }, { 'w', WB_KEYS_DASHBOARD },
 		{ ',', WB_KEYS_RENAME_TAB }, { ':', WB_KEYS_COMMAND },
+		{ 'u', WB_KEYS_COPY_URL }, { 't', WB_KEYS_TIMELINE },
 	};
 	struct wb_keys *k = xcalloc(1, sizeof(*k));
 

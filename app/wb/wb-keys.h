@@ -16,10 +16,11 @@
  * x close-tab, d detach, s toggle-panel, Tab focus-panel, [ scrollback,
  * r request (the request view: approving is only there), D deny (d is
  * detach, as in tmux), e/E edit, R review (the tab's agent branch: diff,
- * merge, discard), ? help; a sends the prefix, as in screen; N and M-n
- * next-waiting (the next tab that needs the user: input or approval, like
- * tmux's M-n for alerts), w dashboard (every domain; tmux's w lists the
- * windows), , rename-tab and : command-prompt (as in tmux).
+ * merge, discard), t timeline (what the tab's agent did), ? help; a sends
+ * the prefix, as in screen; N and M-n next-waiting (the next tab that needs
+ * the user: input or approval, like tmux's M-n for alerts), w dashboard
+ * (every domain; tmux's w lists the windows), , rename-tab and :
+ * command-prompt (as in tmux).
  */
 #ifndef LZ_WB_KEYS_H
 #define LZ_WB_KEYS_H
@@ -55,6 +56,7 @@ enum wb_keys_action {
 	WB_KEYS_DASHBOARD,	/* every domain of the user, one row each (wb-dash.c) */
 	WB_KEYS_RENAME_TAB,	/* name the active tab */
 	WB_KEYS_COMMAND,	/* a command line: source-file, rename-tab, ... */
+	WB_KEYS_TIMELINE,	/* what the tab's agent did this session, in order */
 	WB_KEYS_N_ACTIONS
 };
 

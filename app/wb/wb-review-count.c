@@ -20,6 +20,7 @@ struct wb_review_count_entry {
 	char tips[2 * (REVIEW_OID_MAX + 1)];	/* "agent HEAD" when counted */
 	long commits;			/* -1: not known yet */
 	size_t flags;
+	char *flag;			/* the first flagged path ("Makefile"), or NULL */
 	char *error;
 	bool busy;
 };
@@ -42,6 +43,7 @@ struct wb_review_count_job {
 	bool changed;
 	long commits;
 	size_t flags;
+	char *flag;
 	char *error;
 };
 
@@ -100,6 +102,7 @@ wb_review_count_work_cb(uv_work_t *w)
 		goto fail;
 	j->commits = r->commits;
 	j->flags = s.n;
+	j->flag = s.n > 0 && s.flags[0].path != NULL ? xstrdup(s.flags[0].path) : NULL;
 	goto out;
 fail:
 	j->error = xstrdup(err.msg);
@@ -112,32 +115,70 @@ out:
 	anchor_free(a);
 }
 
-/* The list's lines, one a tab. */
+/* One domain's row: its tabs, then what waits for review. Caller frees. */
+static char *
+wb_review_count_row(struct wb *wb, const struct wb_review_count_entry *e, const char *profile,
+    const char *workspace)
+{
+	_cleanup_free_ char *tabs = xstrdup("");
+	char *t;
+
+	/* the tabs on this domain ("tabs 0 2"): the same domain is one row */
+	for (size_t i = 0; i < wb->n_tabs; i++)
+		if (strcmp(wb->tabs[i]->profile, profile) == 0 &&
+		    strcmp(wb->tabs[i]->workspace, workspace) == 0) {
+			t = xasprintf("%s %zu", tabs, i);
+			free(tabs);
+			tabs = t;
+		}
+	if (e == NULL || (e->commits < 0 && e->error == NULL))
+		return xasprintf("%s:%s counting... (tab%s)", profile, wb_tabs_base(workspace), tabs);
+	if (e->error != NULL)
+		return xasprintf("%s:%s ? %s (tab%s)", profile, wb_tabs_base(workspace), e->error, tabs);
+	if (e->flags > 0 && e->commits > 0) {
+		char more[32] = "";
+
+		if (e->flags > 1)
+			snprintf(more, sizeof more, " +%zu", e->flags - 1);
+		return xasprintf("%s:%s %ld unreviewed, flagged: %s%s (tab%s)", profile,
+		    wb_tabs_base(workspace), e->commits, e->flag != NULL ? e->flag : "?", more, tabs);
+	}
+	return xasprintf("%s:%s %ld unreviewed (tab%s)", profile, wb_tabs_base(workspace),
+	    e->commits, tabs);
+}
+
+/* The list's lines: one a domain (its tabs named), the ones with a flagged
+ * surface first, then those with commits to review, then the rest, each
+ * group in tab order. */
 static void
 wb_review_count_show(struct wb_review_count *rc)
 {
 	struct wb *wb = rc->wb;
 	struct sidelist_item *it = xcalloc(wb->n_tabs + 1, sizeof *it);
 	char **text = xcalloc(wb->n_tabs + 1, sizeof *text);
-	size_t i;
+	size_t i, k, n = 0;
 
-	for (i = 0; i < wb->n_tabs; i++) {
-		struct wb_tab *tab = wb->tabs[i];
-		struct wb_review_count_entry *e = wb_review_count_find(rc, tab->profile, tab->workspace);
+	for (int pass = 0; pass < 3; pass++)
+		for (i = 0; i < wb->n_tabs; i++) {
+			struct wb_tab *tab = wb->tabs[i];
+			struct wb_review_count_entry *e = wb_review_count_find(rc, tab->profile,
+			    tab->workspace);
+			bool flagged = e != NULL && e->commits > 0 && e->flags > 0;
+			int rank = flagged ? 0 : e != NULL && e->commits > 0 ? 1 : 2;
 
-		if (e == NULL || (e->commits < 0 && e->error == NULL))
-			text[i] = xasprintf("%zu %s:%s ...", i, tab->profile, wb_tabs_base(tab->workspace));
-		else if (e->error != NULL)
-			text[i] = xasprintf("%zu %s:%s ? %s", i, tab->profile, wb_tabs_base(tab->workspace),
-			    e->error);
-		else
-			text[i] = xasprintf("%zu %s:%s %ld unreviewed, %zu flag%s", i, tab->profile,
-			    wb_tabs_base(tab->workspace), e->commits, e->flags, e->flags == 1 ? "" : "s");
-		it[i].text = text[i];
-		it[i].alert = e != NULL && e->commits > 0 && e->flags > 0;
-	}
-	sidelist_set(wb->side, SIDELIST_REVIEW, it, wb->n_tabs);
-	for (i = 0; i < wb->n_tabs; i++)
+			for (k = 0; k < i; k++)	/* an earlier tab of this domain made its row */
+				if (strcmp(wb->tabs[k]->profile, tab->profile) == 0 &&
+				    strcmp(wb->tabs[k]->workspace, tab->workspace) == 0)
+					break;
+			if (k < i || rank != pass)
+				continue;
+			text[n] = wb_review_count_row(wb, e, tab->profile, tab->workspace);
+			it[n].text = text[n];
+			it[n].alert = flagged;
+			n++;
+		}
+	sidelist_set(wb->side, SIDELIST_REVIEW, it, n);
+	for (i = 0; i < n; i++)
 		free(text[i]);
 	free(text);
 	free(it);
@@ -152,6 +193,7 @@ wb_review_count_free(struct wb_review_count *rc)
 	for (i = 0; i < rc->n; i++) {
 		free(rc->e[i].profile);
 		free(rc->e[i].workspace);
+		free(rc->e[i].flag);
 		free(rc->e[i].error);
 	}
 	free(rc->e);
@@ -189,6 +231,8 @@ wb_review_count_after_cb(uv_work_t *w, int status)
 				memcpy(e->tips, j->tips, sizeof e->tips);
 				e->commits = j->commits;
 				e->flags = j->flags;
+				free(e->flag);
+				e->flag = lz_steal_ptr(&j->flag);
 				free(e->error);
 				e->error = j->error;
 				j->error = NULL;
@@ -210,6 +254,7 @@ wb_review_count_after_cb(uv_work_t *w, int status)
 	free(j->profile);
 	free(j->workspace);
 	free(j->error);
+	free(j->flag);
 	free(j);
 }
 

@@ -6,6 +6,10 @@
  *   wb-input.c   keys: the prefix table, dialogs, the tab's program
  *   wb-draw.c    the screen: layout, bars, panel, dialogs; messages
  *   wb-review*.c the review view (prefix R) and the panel's review counts
+ *   wb-audit.c, wb-egress.c (wb-egroup.c), wb-status.c, wb-help.c, wb-tour.c:
+ *                the Audit list in words, the Egress list by destination, the
+ *                status line's gauges, the key help in context, the first
+ *                start's tour (each with its own header)
  * See workbench.c for the theory of operation.
  */
 #ifndef LZ_WB_H
@@ -48,7 +52,7 @@
 #define WB_SAMPLE_KEYS	64			/* keys of a discarded reply kept for the audit */
 #define WB_PANEL_HINTS	"panel: a/Enter open the request  d deny  e edit  q stop its domain  Esc back"
 #define WB_REVIEW_STATUS_HINTS	"review: keys go to the view; q or Esc goes back to the tab"
-#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  Esc back"
+#define WB_EGRESS_HINTS	"egress: Enter/o once  r run  p profile (open the request)  d deny  b blocked only  Esc back"
 
 /* A waiting escalation. */
 struct wb_esc {
@@ -61,6 +65,8 @@ struct wb_esc {
 
 struct wb;
 struct wb_conn;
+struct wb_audit_row;
+struct wb_egroup;
 struct proto_header;
 
 /* What the tab manager (wb-tabs.c) tells the parts above it, without naming
@@ -90,11 +96,9 @@ struct wb {
 	struct widget_palette pal;
 	struct tabbar *tabbar;
 	struct sidelist *side;
-	struct wb_egress_ev {
-		char *text;
-		bool alert;
-	} egress_ev[SIDELIST_LOG_MAX];	/* the Egress list's events (wb-netreq.c) */
-	size_t egress_n;
+	struct wb_egroup *egroup;	/* the Egress list's events by destination (wb-egress.c) */
+	bool egress_stale;		/* rebuild the list before the next frame */
+	bool egress_blocked;		/* b: only the blocked destinations */
 	struct wb_netreq **nreqs;	/* network requests of every domain (wb-netreq.c) */
 	size_t n_nreqs;
 	struct wb_conn **nlist_wait;	/* NETREQ_LIST sent, not answered yet */
@@ -168,6 +172,16 @@ struct wb {
 	struct wb_dash *dash;		/* the dashboard (wb-dash.c), once opened */
 	struct cfg **old_cfgs;		/* replaced by a reload, kept for jobs running (wb-cmd.c) */
 	size_t n_old_cfgs;
+	struct wb_conn *status_conn;	/* whose status the status line shows (wb-status.c) */
+	unsigned status_ticks;		/* since it was last asked */
+	bool backdrop;			/* a dialog is open: the tab and the panel are hidden */
+	struct wb_audit_row *audit;	/* the active domain's audit trail (wb-audit.c) */
+	size_t n_audit, n_audit_shown;
+	char *audit_verify;		/* the trail's verify verdict, NULL: asked */
+	struct textview *audit_view;	/* wb->help when it shows an audit row */
+	long long audit_view_seq;
+	bool audit_stale;		/* new rows were written: ask again on the next tick */
+	struct textview *tour_view;	/* wb->help when it shows the first start's tour */
 };
 
 /* wb-ui.c: called by every part, calls none back */
@@ -221,10 +235,6 @@ void wb_tabs_close_key(struct wb *wb, int key);
 /* wb-netreq.c: the Egress list, the active tab's domain's network requests
  * and egress log, live */
 #define WB_EGRESS_NOTE	"no events yet (or network: none)"
-void wb_netreq_egress_request(struct wb *wb, struct wb_tab *tab);
-void wb_netreq_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
-void wb_netreq_egress_rebuild(struct wb *wb);
-void wb_netreq_egress_free(struct wb *wb);
 
 /* wb-netreq.c: network requests (issue 13), see there */
 #define WB_NETREQ_SHOWN	64	/* of the active domain, atop the Egress list */
@@ -269,7 +279,6 @@ void wb_esc_remove(struct wb *wb, struct wb_esc *e);
 void wb_esc_gone(struct wb *wb, struct wb_esc *e, const char *why);
 struct wb_esc *wb_esc_focused(struct wb *wb);
 void wb_esc_audit_request(struct wb *wb);
-void wb_esc_audit_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
 void wb_esc_decide(struct wb *wb, struct wb_esc *e, enum esc_ctl_action action, const char *command);
 void wb_esc_open_prompt(struct wb *wb, struct wb_esc *e);
 /* The edit form on command (NULL: the request's); Enter shows the edit in

@@ -41,6 +41,9 @@
 #include "strv.h"
 #include "wb-state.h"
 #include "wb.h"
+#include "wb-egress.h"
+#include "wb-audit.h"
+#include "wb-tour.h"
 #include "xmalloc.h"
 
 #define WB_USAGE "lazaret-workbench [attach [-d]] [-s|-t NAME] [-p PROFILE] [-w DIR] [-m MODE]\n" \
@@ -390,6 +393,7 @@ main(int argc, char **argv)
 	wb.tabbar = tabbar_new();
 	wb.side = sidelist_new();
 	wb.status = statusline_new();
+	statusline_set_clock(wb.status, true);
 	{
 		struct sidelist_item note = { NULL, WB_EGRESS_NOTE, false };
 
@@ -455,6 +459,7 @@ main(int argc, char **argv)
 	uv_timer_init(wb.loop, &wb.frame);
 	wb.frame.data = &wb;
 	wb_review_count_start(&wb);
+	wb_tour_maybe_open(&wb);
 
 	wb.redraw_all = true;
 	while (!wb.quit)
@@ -493,7 +498,8 @@ out_loop:
 	free(wb.old_cfgs);
 	wb_netreq_free(&wb);
 	wb_gone_close(&wb);
-	wb_netreq_egress_free(&wb);
+	wb_egress_free(&wb);
+	wb_audit_free(&wb);
 	editform_free(wb.edit);
 	newtab_free(wb.newtab);
 	textview_free(wb.help);

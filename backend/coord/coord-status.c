@@ -44,6 +44,27 @@ coord_other_clients(const struct coord *c)
 	return n > 0 ? n - 1 : 0;
 }
 
+/* The limits' use now (the workbench's gauges): bytes of memory in the
+ * domain's cgroup, host tasks against the pids backstop, the disk
+ * watchdog's last walk; -1 where not measured, a max of 0: no bound. */
+static void
+coord_status_usage(const struct coord *c, struct lz_jsonw *w)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+
+	lz_jsonw_obj_open(w);
+	lz_jsonw_key(w, "memory");
+	lz_jsonw_int(w, limits_domain_read(&c->ldom, LIMITS_MEMORY, "memory.usage_in_bytes", NULL));
+	lz_jsonw_key(w, "memory_max"); lz_jsonw_int(w, (int64_t)l->memory);
+	lz_jsonw_key(w, "pids");
+	lz_jsonw_int(w, limits_domain_read(&c->ldom, LIMITS_PIDS, "pids.current", NULL));
+	lz_jsonw_key(w, "pids_max");
+	lz_jsonw_int(w, limits_domain_read(&c->ldom, LIMITS_PIDS, "pids.max", NULL));
+	lz_jsonw_key(w, "disk"); lz_jsonw_int(w, c->disk_paths != NULL ? (int64_t)c->disk_used : -1);
+	lz_jsonw_key(w, "disk_max"); lz_jsonw_int(w, (int64_t)l->disk);
+	lz_jsonw_obj_close(w);
+}
+
 static char *
 coord_status_text(struct coord *c, const struct coord_status_job *j)
 {
@@ -73,6 +94,8 @@ coord_status_text(struct coord *c, const struct coord_status_job *j)
 		lz_jsonw_obj_close(&w);
 		lz_jsonw_key(&w, "limits"); lz_jsonw_str(&w, lim);
 		lz_jsonw_key(&w, "stopped_by_limit"); lz_jsonw_str(&w, c->limit_hit);
+		lz_jsonw_key(&w, "usage");
+		coord_status_usage(c, &w);
 		lz_jsonw_key(&w, "clients"); lz_jsonw_int(&w, (int64_t)coord_other_clients(c));
 		coord_dash_json(c, coord_state_name(j), &w);
 		lz_jsonw_key(&w, "network");

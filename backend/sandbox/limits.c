@@ -131,6 +131,13 @@ limits_read(const char *dir, const char *file, const char *key)
 	return -1;
 }
 
+long
+limits_domain_read(const struct limits_domain *d, enum limits_ctl ctl, const char *file,
+    const char *key)
+{
+	return d->dir[ctl] != NULL ? limits_read(d->dir[ctl], file, key) : -1;
+}
+
 int
 limits_domain_setup(const struct limits_host *h, const char *hash,
     const struct cfg_limits *l, struct limits_domain *d, lz_err_t *err)

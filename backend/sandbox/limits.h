@@ -64,6 +64,12 @@ void limits_domain_release(struct limits_domain *d);
 /* The same for a domain of which only the hash is known (reap). */
 void limits_domain_remove(const struct limits_host *h, const char *hash);
 
+/* A number from one of the domain's cgroup files (key NULL: the first,
+ * else the value after "key "): what `lazaret status` shows as use
+ * (memory.usage_in_bytes, pids.current). -1 when not there. */
+long limits_domain_read(const struct limits_domain *d, enum limits_ctl ctl, const char *file,
+    const char *key);
+
 /* Since setup: did the kernel kill for memory, did tasks hit the backstop? */
 bool limits_domain_oom(struct limits_domain *d);
 bool limits_domain_pids_hit(struct limits_domain *d);

@@ -8,6 +8,7 @@
 
 #include "store/audit.h"
 #include "store/audit-text.h"
+#include "store/audit-words.h"
 #include "audit-line.h"
 #include "esc-ctl.h"
 #include "jsonw.h"
@@ -17,6 +18,7 @@ struct audit_text_acc {
 	char *buf;
 	size_t len, cap;
 	bool json, lines;
+	struct audit_words_ctx *words;	/* --words: in words (audit-words.h) */
 };
 
 static void
@@ -63,6 +65,20 @@ audit_text_row_cb(const struct audit_row *r, void *arg)
 		audit_text_add(a, ",\"detail\":");
 		audit_text_add(a, r->rec.detail != NULL ? r->rec.detail : "{}");
 		audit_text_add(a, "}\n");
+		free(line);
+		return 0;
+	}
+	if (a->words != NULL) {
+		struct audit_words aw;
+
+		/* SEQ TIME (UTC) KIND WHO WHAT, as the workbench's Audit list */
+		strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+		audit_words_render(a->words, r->rec.kind, r->rec.actor, r->rec.request_id,
+		    r->rec.detail, &aw);
+		line = xasprintf("%5lld  %s  %-8s  %-7s  %s\n", (long long)r->seq, ts, aw.kind,
+		    aw.actor, aw.summary);
+		audit_words_clear(&aw);
+		audit_text_add(a, line);
 		free(line);
 		return 0;
 	}
@@ -124,16 +140,20 @@ audit_text_render(struct store *st, uint8_t flags, char **text, int *code, lz_er
 		return 0;
 	}
 	audit_text_add(&a, "");
-	if (a.lines) {
+	if (!a.json && (flags & ESC_CTL_AUDIT_WORDS))
+		a.words = audit_words_ctx_new();
+	if (a.lines && a.words == NULL) {
 		char *h = audit_line_header();
 
 		audit_text_add(&a, h);
 		free(h);
 	}
 	if (audit_list(st, 0, 0, audit_text_row_cb, &a, err) < 0) {
+		audit_words_ctx_free(a.words);
 		free(a.buf);
 		return -1;
 	}
+	audit_words_ctx_free(a.words);
 	*text = a.buf;
 	return 0;
 }

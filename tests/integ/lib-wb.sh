@@ -3,6 +3,11 @@
 [ -x "$T/bin/lazaret-workbench" ] || skip "no lazaret-workbench built"
 command -v tmux >/dev/null || skip "tmux not installed"
 LZ_ENV+=(LAZARET_WORKBENCH_STATE="$T/wb.tabs")
+# A returning user: the first start's tour was dismissed (test-workbench-tour
+# starts without this mark).
+LZ_ENV+=(XDG_STATE_HOME="$T/home/state")
+mkdir -p "$T/home/state/lazaret" && : >"$T/home/state/lazaret/tour-seen"
+[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/state"
 
 TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
 lz_on_exit "${TM[*]} kill-server"

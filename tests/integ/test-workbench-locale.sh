@@ -39,11 +39,13 @@ start() { # LC_ALL value
 # --- POSIX locale
 start C
 pane_has "Escalations (0)" || show_fail "no side panel"
-# the panel's left edge: one line-drawing character on every row between the bars
+# the panel's left edge: its frames' line drawing on every row between the
+# bars (a box's corners and side, an empty list's rule), never a letter of text
 edge=$(panel_edge)
 case $edge in
-	'│' | 'x') note "ok: the panel's edge is a line ($edge) on every row" ;;
-	*) show_fail "the panel's edge under LANG=C is [$edge], not a line" ;;
+	*[!lxmq]*) show_fail "the panel's edge under LANG=C is [$edge], not line drawing" ;;
+	?*) note "ok: the panel's edge is ACS line drawing ($edge) on every row" ;;
+	*) show_fail "no panel edge under LANG=C" ;;
 esac
 "${TM[@]}" send-keys -t wb C-a '?'
 wait_for 5 pane_has "lazaret-workbench keys" || show_fail "no help under LANG=C"
@@ -63,7 +65,9 @@ stop
 # --- UTF-8: box characters, a wide char over two columns, a combining mark on its base
 start C.UTF-8
 edge=$(panel_edge)
-assert_eq "$edge" "│" "the panel's edge is a box-drawing line under UTF-8"
+# sorted: the rule, the top corner, the side, the bottom corner
+assert_eq "$edge" "$(printf '%s\n' ─ ┌ │ └ | LC_ALL=C.UTF-8 sort -u | tr -d '\n')" \
+	"the panel's edge is box drawing under UTF-8 (rule, corners, side)"
 line=$(text_line)
 assert_eq "$line" "$(printf 'W\344\270\255|e\314\201|end')" "wide and combining characters drawn right under UTF-8"
 stop

@@ -58,7 +58,7 @@ tip=$(g rev-parse lazaret/agent-default)
 assert_eq "$(cat "$repo/Makefile")" "$(printf 'all:\n\techo build')" "the user's Makefile untouched"
 
 # --- the side panel counts what is unreviewed (a timer, off the UI path)
-wait_for 20 pane_has "default:wbrv 1 unreviewed, 3 flags" ||
+wait_for 20 pane_has "default:wbrv 1 unreviewed, flagged: Makefile +2" ||
 	show_fail "the panel does not count 1 commit and 3 flags"
 note "ok: the side panel counts 1 unreviewed commit, 3 surface flags"
 
@@ -126,7 +126,7 @@ assert sorted(f["path"] for f in m["detail"]["surface"]) == ["Makefile", "tool.s
 wait_for 10 pane_has "0 commits" || show_fail "the view did not reload after the merge"
 note "ok: merge refused until the surface was accepted, then merged and audited"
 "${TM[@]}" send-keys -t wb q
-wait_for 20 pane_has "default:wbrv 0 unreviewed, 0 flags" || show_fail "the panel does not count 0"
+wait_for 20 pane_has "default:wbrv 0 unreviewed (tab 0)" || show_fail "the panel does not count 0"
 note "ok: the side panel counts 0 after the merge"
 
 # --- discard: refused while the domain runs, then done once it stopped

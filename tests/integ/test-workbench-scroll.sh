@@ -77,10 +77,10 @@ note "ok: y in scrollback copies the match's line, or the top line, to the termi
 "${TM[@]}" send-keys -t wb q
 
 # --- the help page covers every mode
-"${TM[@]}" resize-window -t wb -x 100 -y 40
+"${TM[@]}" resize-window -t wb -x 100 -y 50
 "${TM[@]}" send-keys -t wb C-a '?'
 wait_for 5 pane_has "lazaret-workbench keys" || show_fail "prefix ? did not open the help"
-for t in "C-a 0-9" "Scrollback (prefix [):" "/ or ?  find text" "Side panel (prefix Tab):" \
+for t in "C-a 0-9" "Scrollback (prefix [):" "/ or ?  find text" "Side panel (prefix Tab" \
 	"Request view:" "a, the 3-character code shown, Enter: approve" "prefix d detaches"; do
 	pane_has "$t" || show_fail "the help page lacks [$t]"
 done

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +89,7 @@ test_theme_shipped_light_and_high_contrast_load(void **state)
 	assert_string_equal(l->name, "light");
 	assert_true(THEME_IS_RGB(l->style[THEME_TAB_ACTIVE].fg));
 	assert_int_equal(l->style[THEME_TAB_ACTIVE].fg, THEME_COLOR_RGB | 0xffffff);
-	assert_int_equal(l->style[THEME_BORDER].fg, 248);
+	assert_int_equal(l->style[THEME_BORDER].fg, 244);
 	assert_int_equal(l->style[THEME_PANEL_TITLE].attrs, THEME_ATTR_BOLD | THEME_ATTR_UNDERLINE);
 	assert_string_equal(h->name, "high-contrast");
 	assert_int_equal(h->style[THEME_TAB_ALERT].bg, 11);
@@ -97,6 +99,82 @@ test_theme_shipped_light_and_high_contrast_load(void **state)
 		assert_true(h->style[e].fg != THEME_COLOR_DEFAULT || h->style[e].bg != THEME_COLOR_DEFAULT);
 	theme_free(l);
 	theme_free(h);
+}
+
+/* sRGB of a theme colour (xterm's palette for 0..255); dflt for "default". */
+static unsigned
+rgb_of(int c, unsigned dflt)
+{
+	static const unsigned base[16] = { 0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee,
+	    0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00, 0x5c5cff,
+	    0xff00ff, 0x00ffff, 0xffffff };
+	static const unsigned lv[6] = { 0, 95, 135, 175, 215, 255 };
+
+	if (c == THEME_COLOR_DEFAULT)
+		return dflt;
+	if (THEME_IS_RGB(c))
+		return (unsigned)c & 0xffffff;
+	if (c < 16)
+		return base[c];
+	if (c < 232)
+		return lv[(c - 16) / 36] << 16 | lv[(c - 16) / 6 % 6] << 8 | lv[(c - 16) % 6];
+	return (unsigned)(8 + 10 * (c - 232)) * 0x010101;
+}
+
+/* WCAG 2 relative luminance. */
+static double
+luminance(unsigned rgb)
+{
+	double ch[3], l;
+
+	for (int i = 0; i < 3; i++) {
+		double v = (double)((rgb >> (16 - 8 * i)) & 0xff) / 255;
+		ch[i] = v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+	}
+	l = 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+	return l;
+}
+
+static double
+contrast(unsigned a, unsigned b)
+{
+	double la = luminance(a), lb = luminance(b);
+
+	return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
+}
+
+/* Every element of a theme against its terminal (fg, bg for "default"):
+ * text 4.5:1 at least (WCAG AA), lines and gauge bars 3:1 (WCAG 1.4.11);
+ * an element that leaves both colours to the terminal is the terminal's. */
+static void
+assert_theme_contrast(const char *file, unsigned term_fg, unsigned term_bg)
+{
+	struct theme *th = load_src(file);
+
+	for (int e = 0; e < THEME_N_ELEMS; e++) {
+		const struct theme_style *s = &th->style[e];
+		unsigned fg = rgb_of(s->fg, term_fg), bg = rgb_of(s->bg, term_bg);
+		bool ui = e == THEME_BORDER || e == THEME_GAUGE_OK || e == THEME_GAUGE_WARN ||
+		    e == THEME_GAUGE_FULL;
+		double need = ui ? 3.0 : 4.5, got = contrast(fg, bg);
+
+		if (s->fg == THEME_COLOR_DEFAULT && s->bg == THEME_COLOR_DEFAULT)
+			continue;
+		if (got < need)
+			fail_msg("%s: %s: %06x on %06x is %.2f:1, below %.1f:1", file,
+			    theme_elem_name((enum theme_elem)e), fg, bg, got, need);
+	}
+	theme_free(th);
+}
+
+static void
+test_theme_shipped_themes_have_readable_contrast(void **state)
+{
+	(void)state;
+	/* default and high-contrast on a dark terminal, light on a white one */
+	assert_theme_contrast("themes/default.yaml", 0xe5e5e5, 0x000000);
+	assert_theme_contrast("themes/high-contrast.yaml", 0xffffff, 0x000000);
+	assert_theme_contrast("themes/light.yaml", 0x000000, 0xffffff);
 }
 
 static void
@@ -255,6 +333,7 @@ main(void)
 		cmocka_unit_test(test_theme_bad_file_falls_back_to_default_with_reason),
 		cmocka_unit_test(test_theme_oversized_file_is_refused),
 		cmocka_unit_test(test_theme_find_looks_in_dirs_in_order),
+		cmocka_unit_test(test_theme_shipped_themes_have_readable_contrast),
 	};
 
 	return cmocka_run_group_tests_name("theme", tests, NULL, NULL);

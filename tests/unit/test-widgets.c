@@ -127,6 +127,21 @@ at(WINDOW *win, int y, int x)
 	return s;
 }
 
+/* at() inside a framed box: its right edge (a light or heavy line) and
+ * the blanks before it trimmed too. */
+static char *
+in_box(WINDOW *win, int y, int x)
+{
+	char *s = at(win, y, x);
+	size_t n = strlen(s);
+
+	if (n >= 3 && (strcmp(s + n - 3, "\xe2\x94\x82") == 0 || strcmp(s + n - 3, "\xe2\x94\x83") == 0))
+		s[n -= 3] = '\0';
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
 struct got {
 	wchar_t wch[CCHARW_MAX + 1];
 	attr_t attr;
@@ -198,7 +213,7 @@ test_widget_palette_follows_the_theme(void **state)
 	assert_true(pal.style[THEME_TAB_ACTIVE].attr & A_BOLD);
 	assert_true(pal.style[THEME_PANEL_TITLE].attr & A_UNDERLINE);
 	assert_int_equal(extended_pair_content(pal.style[THEME_BORDER].pair, &fg, &bg), OK);
-	assert_int_equal(fg, 248);
+	assert_int_equal(fg, 244);
 	assert_int_equal(bg, -1);
 	theme_free(th);
 	/* The default theme: its status line is black on white. */
@@ -410,25 +425,31 @@ test_sidelist_hit_and_wheel(void **state)
 	assert_true(sidelist_hit(sl, 3, &which, &index));
 	assert_int_equal(index, 1);
 	assert_true(sidelist_hit(sl, 4, &which, &index));
-	assert_int_equal(index, -1);	/* below the last item */
-	/* the audit list follows its newest line: rows 9..14 show events 24..29 */
-	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
+	assert_int_equal(index, -1);	/* the queue's bottom edge */
+	/* the audit box (rows 5..19, items 6..18) follows its newest line:
+	 * rows 6..18 show events 17..29 */
+	assert_string_equal(in_box(stdscr, 9, x + 2), "event 20");
 	assert_true(sidelist_hit(sl, 9, &which, &index));
 	assert_int_equal(which, SIDELIST_AUDIT);
-	assert_int_equal(index, 24);
+	assert_int_equal(index, 20);
+	assert_true(sidelist_hit(sl, 19, &which, &index));
+	assert_int_equal(index, -1);	/* its bottom edge, not event 30 */
 	sidelist_scroll(sl, SIDELIST_AUDIT, -3);
 	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
-	assert_string_equal(at(stdscr, 9, x + 2), "event 21");
+	assert_string_equal(in_box(stdscr, 9, x + 2), "event 17");
 	assert_true(sidelist_hit(sl, 9, &which, &index));
-	assert_int_equal(index, 21);
+	assert_int_equal(index, 17);
 	sidelist_scroll(sl, SIDELIST_AUDIT, -100);
 	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
-	assert_string_equal(at(stdscr, 9, x + 2), "event 00");
+	assert_string_equal(in_box(stdscr, 9, x + 2), "event 03");
 	sidelist_scroll(sl, SIDELIST_AUDIT, 100);
 	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
-	assert_string_equal(at(stdscr, 9, x + 2), "event 24");
-	assert_true(sidelist_hit(sl, 21, &which, &index));
+	assert_string_equal(in_box(stdscr, 9, x + 2), "event 20");
+	/* the empty lists: one row each */
+	assert_true(sidelist_hit(sl, 20, &which, &index));
 	assert_int_equal(which, SIDELIST_EGRESS);
+	assert_true(sidelist_hit(sl, 21, &which, &index));
+	assert_int_equal(which, SIDELIST_REVIEW);
 	assert_false(sidelist_hit(sl, 22, &which, &index));
 	sidelist_free(sl);
 }
@@ -450,14 +471,24 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 	sidelist_set(sl, SIDELIST_QUEUE, q, 2);
 	sidelist_set(sl, SIDELIST_AUDIT, au, 1);
 	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
-	assert_string_equal(text_at(stdscr, 1, x + 1, 39), "Escalations (2)                        ");
-	assert_string_equal(at(stdscr, 2, x + 2), "3f2a web: make test");
-	assert_string_equal(at(stdscr, 3, x + 2), "9c01 web: npm install");
-	assert_string_equal(text_at(stdscr, 8, x + 1, 9), "Audit (1)");
-	assert_string_equal(at(stdscr, 9, x + 2), "12:01 approved make test");
-	assert_string_equal(text_at(stdscr, 15, x + 1, 10), "Egress (0)");
-	assert_string_equal(at(stdscr, 16, x + 2), "(none)");
-	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x2502);
+	/* Framed boxes sized by content: the queue's two items (rows 1..4),
+	 * the audit box with the rows left over (5..19), the empty lists a
+	 * line each, their title on a rule. */
+	assert_string_equal(text_at(stdscr, 1, x + 2, 15), "Escalations (2)");
+	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x250c);
+	assert_int_equal(cell(stdscr, 1, x + 39).wch[0], 0x2510);
+	assert_int_equal(cell(stdscr, 4, x).wch[0], 0x2514);
+	assert_int_equal(cell(stdscr, 2, x).wch[0], 0x2502);
+	assert_string_equal(in_box(stdscr, 2, x + 2), "3f2a web: make test");
+	assert_string_equal(in_box(stdscr, 3, x + 2), "9c01 web: npm install");
+	assert_string_equal(text_at(stdscr, 5, x + 2, 9), "Audit (1)");
+	assert_string_equal(in_box(stdscr, 6, x + 2), "12:01 approved make test");
+	assert_int_equal(cell(stdscr, 19, x).wch[0], 0x2514);
+	assert_string_equal(text_at(stdscr, 20, x + 2, 10), "Egress (0)");
+	assert_int_equal(cell(stdscr, 20, x).wch[0], 0x2500);
+	assert_int_equal(cell(stdscr, 20, x + 39).wch[0], 0x2500);
+	assert_string_equal(text_at(stdscr, 21, x + 2, 10), "Review (0)");
+	assert_int_equal(cell(stdscr, 1, x).pair, f->pal.style[THEME_BORDER].pair);
 	/* Unfocused: waiting items in the alert style, no selection bar. */
 	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
 	sidelist_set_focus(sl, true);
@@ -465,11 +496,14 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 	sidelist_draw(sl, stdscr, 1, x, 21, 40, &f->pal);
 	assert_int_equal(cell(stdscr, 3, x + 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
 	assert_int_equal(cell(stdscr, 2, x + 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
-	assert_true(cell(stdscr, 1, x + 1).attr & A_REVERSE);	/* focused list's title */
-	/* Focus shows in the border: heavy, bold, in the prompt's style. */
-	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x2503);
+	assert_true(cell(stdscr, 1, x + 2).attr & A_REVERSE);	/* focused list's title */
+	/* Focus shows in the frame: heavy, bold, in the panel.focus style; the
+	 * box keeps its size (spare rows stay the Audit list's). */
+	assert_int_equal(cell(stdscr, 1, x).wch[0], 0x250f);
+	assert_int_equal(cell(stdscr, 4, x).wch[0], 0x2517);
 	assert_true(cell(stdscr, 1, x).attr & A_BOLD);
-	assert_int_equal(cell(stdscr, 1, x).pair, f->pal.style[THEME_PROMPT].pair);
+	assert_int_equal(cell(stdscr, 1, x).pair, f->pal.style[THEME_PANEL_FOCUS].pair);
+	assert_string_equal(text_at(stdscr, 5, x + 2, 9), "Audit (1)");
 	assert_string_equal(sidelist_selected_id(sl, SIDELIST_QUEUE), "r2");
 	/* a only opens the request: the list never approves. */
 	assert_int_equal(sidelist_handle_key(sl, 'a'), SIDELIST_OPEN);
@@ -495,7 +529,7 @@ test_sidelist_shows_three_titled_lists_and_the_selection(void **state)
 }
 
 static void
-test_sidelist_review_counts_take_the_bottom_rows(void **state)
+test_sidelist_empty_lists_take_one_row_each(void **state)
 {
 	struct fixture *f = *state;
 	struct sidelist *sl = sidelist_new();
@@ -507,13 +541,15 @@ test_sidelist_review_counts_take_the_bottom_rows(void **state)
 	erase();
 	sidelist_set(sl, SIDELIST_REVIEW, rv, 2);
 	sidelist_draw(sl, stdscr, 0, 0, 24, 40, &f->pal);
-	/* Title and one row a tab, at the bottom; the other lists share the rest. */
-	assert_string_equal(text_at(stdscr, 21, 1, 10), "Review (2)");
-	assert_string_equal(at(stdscr, 22, 2), "0 default:ws 3 unreviewed, 2 flags");
-	assert_string_equal(at(stdscr, 23, 2), "1 web:site 0 unreviewed, 0 flags");
-	assert_int_equal(cell(stdscr, 22, 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
-	assert_string_equal(text_at(stdscr, 0, 1, 15), "Escalations (0)");
-	assert_string_equal(text_at(stdscr, 14, 1, 10), "Egress (0)");
+	/* The three empty lists a row each, the review box the rest. */
+	assert_string_equal(text_at(stdscr, 0, 2, 15), "Escalations (0)");
+	assert_string_equal(text_at(stdscr, 1, 2, 9), "Audit (0)");
+	assert_string_equal(text_at(stdscr, 2, 2, 10), "Egress (0)");
+	assert_string_equal(text_at(stdscr, 3, 2, 10), "Review (2)");
+	assert_string_equal(in_box(stdscr, 4, 2), "0 default:ws 3 unreviewed, 2 flags");
+	assert_string_equal(in_box(stdscr, 5, 2), "1 web:site 0 unreviewed, 0 flags");
+	assert_int_equal(cell(stdscr, 4, 2).pair, f->pal.style[THEME_TAB_ALERT].pair);
+	assert_int_equal(cell(stdscr, 23, 0).wch[0], 0x2514);
 	sidelist_free(sl);
 }
 
@@ -632,22 +668,82 @@ test_sidelist_scrolls_logs_and_keeps_the_newest(void **state)
 	sidelist_set_current(sl, SIDELIST_EGRESS);
 	sidelist_set_focus(sl, true);
 	sidelist_draw(sl, stdscr, 0, 0, 21, 40, &f->pal);
-	assert_string_equal(at(stdscr, 20, 2), "egress 519");
-	assert_string_equal(text_at(stdscr, 14, 1, 12), "Egress (500)");
-	assert_string_equal(text_at(stdscr, 14, 39, 1), "^");
-	assert_int_equal(cell(stdscr, 20, 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
+	/* Egress box rows 2..19, items 3..18; Review on row 20 */
+	assert_string_equal(in_box(stdscr, 18, 2), "egress 519");
+	assert_string_equal(text_at(stdscr, 2, 2, 12), "Egress (500)");
+	assert_string_equal(text_at(stdscr, 2, 37, 1), "^");
+	assert_int_equal(cell(stdscr, 18, 2).pair, f->pal.style[THEME_PANEL_SELECTED].pair);
 	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_HOME));
 	sidelist_draw(sl, stdscr, 0, 0, 21, 40, &f->pal);
-	assert_string_equal(at(stdscr, 15, 2), "egress 20");
-	assert_string_equal(text_at(stdscr, 14, 39, 1), "v");
+	assert_string_equal(in_box(stdscr, 3, 2), "egress 20");
+	assert_string_equal(text_at(stdscr, 2, 37, 1), "v");
 	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_NPAGE));
-	assert_int_equal(sidelist_selected(sl, SIDELIST_EGRESS), 5);
+	assert_int_equal(sidelist_selected(sl, SIDELIST_EGRESS), 15);
 	/* Fewer than 6 rows: only the current list, with its title. */
 	werase(stdscr);
 	sidelist_draw(sl, stdscr, 0, 0, 4, 40, &f->pal);
 	assert_string_equal(text_at(stdscr, 0, 1, 12), "Egress (500)");
 	assert_null(strstr(row(stdscr, 1), "Escalations"));
 	assert_string_equal(row(stdscr, 4), "");
+	sidelist_free(sl);
+}
+
+/* / in a list: the selection goes to the item holding the text as it is
+ * typed, n/N go on, Esc while typing drops the search, and while typing
+ * the list's own keys (d, q, Esc) are the query's. */
+static void
+test_sidelist_search_moves_the_selection(void **state)
+{
+	struct fixture *f = *state;
+	struct sidelist *sl = sidelist_new();
+	const struct sidelist_item au[] = {
+		{ "1", "07:01 session  you     started session 1", false },
+		{ "2", "07:02 request  agent   asked to run make test", false },
+		{ "3", "07:03 decision you     denied curl evil.example", true },
+		{ "4", "07:04 request  agent   asked to run make all", false },
+	};
+
+	erase();
+	sidelist_set(sl, SIDELIST_AUDIT, au, 4);
+	sidelist_select(sl, SIDELIST_AUDIT, 0);
+	sidelist_set_current(sl, SIDELIST_AUDIT);
+	sidelist_set_focus(sl, true);
+	assert_int_equal(sidelist_handle_key(sl, '/'), SIDELIST_NONE);
+	assert_true(sidelist_searching(sl));
+	for (const char *k = "MAKE"; *k != '\0'; k++)
+		assert_int_equal(sidelist_handle_key(sl, *k), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "2");
+	sidelist_draw(sl, stdscr, 0, 0, 20, 50, &f->pal);
+	assert_non_null(strstr(row(stdscr, 17), "/MAKE_"));	/* on the box's bottom edge */
+	assert_int_equal(sidelist_handle_key(sl, '\r'), SIDELIST_NONE);
+	assert_false(sidelist_searching(sl));
+	assert_int_equal(sidelist_handle_key(sl, 'n'), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "4");
+	assert_int_equal(sidelist_handle_key(sl, 'n'), SIDELIST_NONE);	/* wraps */
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "2");
+	assert_int_equal(sidelist_handle_key(sl, 'N'), SIDELIST_NONE);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "4");
+	/* typing takes d, q and Esc: no deny, no quit, no unfocus */
+	assert_int_equal(sidelist_handle_key(sl, '/'), SIDELIST_NONE);
+	for (const char *k = "dq evil"; *k != '\0'; k++)
+		sidelist_handle_key(sl, *k);
+	assert_true(sidelist_searching(sl));
+	sidelist_handle_key(sl, WIDGET_KEY_FN(KEY_BACKSPACE));
+	for (size_t i = 0; i < 7; i++)
+		sidelist_handle_key(sl, 127);
+	for (const char *k = "evil"; *k != '\0'; k++)
+		sidelist_handle_key(sl, *k);
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "3");
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_NONE);
+	assert_false(sidelist_searching(sl));
+	assert_int_equal(sidelist_handle_key(sl, WIDGET_KEY_ESC), SIDELIST_UNFOCUS);
+	/* nothing holds it: said on the edge, the selection stays */
+	sidelist_handle_key(sl, '/');
+	sidelist_handle_key(sl, 'z');
+	sidelist_handle_key(sl, '\r');
+	assert_string_equal(sidelist_selected_id(sl, SIDELIST_AUDIT), "3");
+	sidelist_draw(sl, stdscr, 0, 0, 20, 50, &f->pal);
+	assert_non_null(strstr(row(stdscr, 17), "/z (none)"));
 	sidelist_free(sl);
 }
 
@@ -1196,6 +1292,51 @@ test_statusline_shows_state_hints_message_and_clock(void **state)
 	statusline_free(sl);
 }
 
+/* The right part: network mode and gauges in their theme styles, the
+ * gauges going first when the row is short, then the mode. */
+static void
+test_statusline_shows_network_and_gauges(void **state)
+{
+	struct fixture *f = *state;
+	struct statusline *sl = statusline_new();
+	const struct statusline_gauge g[] = { { "mem", 500 }, { "pid", 950 }, { "dsk", -1 } };
+	char bar[64], *r;
+	int c;
+
+	statusline_gauge_bar(0, true, bar, sizeof bar);
+	assert_string_equal(bar, "    ");
+	statusline_gauge_bar(500, true, bar, sizeof bar);
+	assert_string_equal(bar, "\u2588\u2588  ");
+	statusline_gauge_bar(1, true, bar, sizeof bar);	/* above zero shows */
+	assert_string_equal(bar, "\u2581   ");
+	statusline_gauge_bar(1000, false, bar, sizeof bar);
+	assert_string_equal(bar, "####");
+	statusline_gauge_bar(300, false, bar, sizeof bar);
+	assert_string_equal(bar, "#:..");
+	werase(stdscr);
+	statusline_set_state(sl, "[web:proj]");
+	statusline_set_hints(sl, "C-a: c new ? help");
+	statusline_set_info(sl, "net:sidecar", g, 3);
+	statusline_draw(sl, stdscr, 23, 0, 80, 0, &f->pal);
+	r = row(stdscr, 23);
+	assert_int_equal(strncmp(r, "[web:proj] C-a: c new ? help", 28), 0);
+	/* dsk has no bound: not drawn */
+	assert_non_null(strstr(r, "net:sidecar mem \u2588\u2588   pid \u2588\u2588\u2588\u2587"));
+	assert_null(strstr(r, "dsk"));
+	c = col_of(stdscr, 23, "pid") + 4;
+	assert_int_equal(cell(stdscr, 23, c).pair, f->pal.style[THEME_GAUGE_FULL].pair);
+	c = col_of(stdscr, 23, "mem") + 4;
+	assert_int_equal(cell(stdscr, 23, c).pair, f->pal.style[THEME_GAUGE_OK].pair);
+	/* short: the gauges go, the mode stays */
+	werase(stdscr);
+	statusline_draw(sl, stdscr, 23, 0, 30, 0, &f->pal);
+	r = row(stdscr, 23);
+	assert_non_null(strstr(r, "net:sidecar"));
+	assert_null(strstr(r, "mem"));
+	assert_int_equal(strncmp(r, "[web:proj]", 10), 0);
+	statusline_free(sl);
+}
+
 static void
 test_textview_shows_the_key_help_and_scrolls(void **state)
 {
@@ -1216,12 +1357,13 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 	struct textview *tv = textview_new("Keys", help, LINES, COLS);
 	WINDOW *w = textview_window(tv);
 
+	textview_searchable(tv);
 	textview_draw(tv, &f->pal);
 	show();
 	assert_int_equal(getmaxy(w), 24);
 	assert_non_null(strstr(row(curscr, 0), " Keys "));
 	assert_non_null(strstr(row(curscr, 1), "C-a c        new-tab        open a new sandbox tab"));
-	assert_non_null(strstr(row(curscr, 22), "Up/Down to scroll, q to close"));
+	assert_non_null(strstr(row(curscr, 22), "Up/Down to scroll, / search, q to close"));
 	textview_handle_key(tv, WIDGET_KEY_FN(KEY_END));
 	assert_int_equal(textview_scroll(tv), n - 21);
 	textview_draw(tv, &f->pal);
@@ -1231,6 +1373,24 @@ test_textview_shows_the_key_help_and_scrolls(void **state)
 	assert_int_equal(textview_scroll(tv), n - 21);
 	textview_handle_key(tv, WIDGET_KEY_FN(KEY_HOME));
 	assert_int_equal(textview_scroll(tv), 0);
+	/* / finds as typed: the page goes to the line; Esc drops it, q closes
+	 * only once no search is typed. */
+	for (const char *q = "/COPY-URL"; *q != '\0'; q++)
+		assert_int_equal(textview_handle_key(tv, *q), TEXTVIEW_NONE);
+	textview_draw(tv, &f->pal);
+	show();
+	assert_non_null(strstr(row(curscr, 22), "/COPY-URL"));
+	assert_int_equal(textview_handle_key(tv, '\r'), TEXTVIEW_NONE);	/* kept */
+	textview_draw(tv, &f->pal);
+	show();
+	for (int y = 1; y < 22; y++)	/* the line found is highlighted, the others not */
+		assert_int_equal(cell(curscr, y, 3).pair == f->pal.style[THEME_PANEL_SELECTED].pair,
+		    strstr(row(curscr, y), "copy-url") != NULL);
+	assert_int_equal(textview_handle_key(tv, 'n'), TEXTVIEW_NONE);	/* the only one: stays */
+	assert_int_equal(textview_handle_key(tv, '/'), TEXTVIEW_NONE);
+	assert_int_equal(textview_handle_key(tv, 'q'), TEXTVIEW_NONE);	/* typed, not closing */
+	assert_int_equal(textview_handle_key(tv, WIDGET_KEY_ESC), TEXTVIEW_NONE);
+	textview_handle_key(tv, WIDGET_KEY_FN(KEY_HOME));
 	/* On a tall screen everything fits and nothing scrolls. */
 	assert_int_equal(resize_term(50, 100), OK);
 	textview_resize(tv, 50, 100);
@@ -1292,7 +1452,7 @@ test_workbench_screen_at_80x24(void **state)
 	assert_string_equal(row(curscr, 0), " !0:web proj running   1:ml m running");
 	assert_string_equal(text_at(curscr, 1, 0, 11), "$ make test");
 	assert_string_equal(text_at(curscr, 2, 0, 25), "ok 1 - sandbox says hello");
-	assert_string_equal(text_at(curscr, 1, 41, 15), "Escalations (1)");
+	assert_string_equal(text_at(curscr, 1, 42, 15), "Escalations (1)");
 	assert_string_equal(text_at(curscr, 2, 42, 19), "3f2a web: make test");
 	assert_string_equal(row(curscr, 23), "[ml:m] C-a: c new n next s panel Tab focus d detach ? help");
 	/* The escalation prompt on top of all of it. */
@@ -1386,13 +1546,15 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_widget_palette_follows_the_theme),
+		cmocka_unit_test(test_statusline_shows_network_and_gauges),
+		cmocka_unit_test(test_sidelist_search_moves_the_selection),
 		cmocka_unit_test(test_widget_keys_keep_function_keys_apart_from_characters),
 		cmocka_unit_test(test_widget_put_cuts_by_display_width_never_inside_a_character),
 		cmocka_unit_test(test_widget_put_makes_control_characters_visible),
 		cmocka_unit_test(test_tabbar_shows_profile_workspace_state_and_alert),
 		cmocka_unit_test(test_tabbar_scrolls_to_keep_the_active_tab_whole),
 		cmocka_unit_test(test_sidelist_shows_three_titled_lists_and_the_selection),
-		cmocka_unit_test(test_sidelist_review_counts_take_the_bottom_rows),
+		cmocka_unit_test(test_sidelist_empty_lists_take_one_row_each),
 		cmocka_unit_test(test_diffview_reads_only_what_the_screen_needs),
 		cmocka_unit_test(test_diffview_cuts_long_lines_and_shows_controls),
 		cmocka_unit_test(test_sidelist_hit_and_wheel),

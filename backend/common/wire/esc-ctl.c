@@ -198,7 +198,8 @@ esc_ctl_encode_audit_req(struct proto_buf *b, uint8_t flags)
 int
 esc_ctl_decode_audit_req(const uint8_t *p, size_t len, uint8_t *flags, lz_err_t *err)
 {
-	if (len != 1 || (p[0] & ~(ESC_CTL_AUDIT_JSON | ESC_CTL_AUDIT_VERIFY | ESC_CTL_AUDIT_LINES)) != 0)
+	if (len != 1 || (p[0] & ~(ESC_CTL_AUDIT_JSON | ESC_CTL_AUDIT_VERIFY | ESC_CTL_AUDIT_LINES |
+	    ESC_CTL_AUDIT_WORDS)) != 0)
 		return esc_ctl_bad("ESC_AUDIT_REQ", err);
 	*flags = p[0];
 	return 0;

@@ -32,6 +32,7 @@
 #define ESC_CTL_AUDIT_JSON	0x1
 #define ESC_CTL_AUDIT_VERIFY	0x2
 #define ESC_CTL_AUDIT_LINES	0x4	/* one line per event (audit-line.h), a header first */
+#define ESC_CTL_AUDIT_WORDS	0x8	/* one line per event in words (audit-words.h) */
 #define ESC_CTL_LIST_FOLLOW	0x1	/* ESC_LIST: stay subscribed to the domain's requests */
 
 enum esc_ctl_action {
