@@ -162,9 +162,12 @@ if command -v podman >/dev/null && as_user podman info >/dev/null 2>&1; then
 	if [ -x "$I/lazaret-workbench" ] && command -v tmux >/dev/null; then
 		TM=(timeout 10 tmux -L "lz$$" -f /dev/null)
 		lz_on_exit "${TM[*]} kill-server"
+		mkdir -p "$T/home/state/lazaret" && : >"$T/home/state/lazaret/tour-seen"
+		[ "$(id -u)" -ne 0 ] || chown -R "$LZ_USER" "$T/home/state"
 		bar() { # theme: the tab bar's first line, colours included
 			local n=$1; shift
-			LZ_ENV=(LAZARET_WORKBENCH_STATE="$T/wb-$n.tabs")
+			# a returning user: the first start's tour was dismissed
+			LZ_ENV=(LAZARET_WORKBENCH_STATE="$T/wb-$n.tabs" XDG_STATE_HOME="$T/home/state")
 			"${TM[@]}" new-session -d -s "$n" -x 80 -y 24 -c "$T" \
 				"$(as_user_line "$I/lazaret-workbench" -w "$repo" "$@") 2>$T/wb-$n.err; sleep 600"
 			LZ_ENV=()
