@@ -90,7 +90,14 @@ wb_egroup_add(struct wb_egroup *g, const struct netctl_event *e)
 	wb_egroup_dest(e, dest, sizeof dest, key, sizeof key);
 	for (size_t i = g->n; i-- > 0;)
 		if (strcmp(g->rows[i].key, key) == 0) {
-			r = &g->rows[i];
+			/* the newest activity goes to the bottom, where a live list looks */
+			if (i + 1 < g->n) {
+				struct wb_egroup_row t = g->rows[i];
+
+				memmove(&g->rows[i], &g->rows[i + 1], (g->n - i - 1) * sizeof g->rows[0]);
+				g->rows[g->n - 1] = t;
+			}
+			r = &g->rows[g->n - 1];
 			break;
 		}
 	if (r == NULL) {

@@ -8,9 +8,10 @@
  * name its address was learned from when there is one (every address of a
  * CDN name is one row), else under its address; TCP goes unnamed, other
  * protocols are named. The router's own events are no destination and
- * are left out; lost events are a row. Rows stay in the order
- * their destination was first seen; at most WB_EGROUP_MAX rows (the oldest
- * group goes). Pure: no curses, no sockets.
+ * are left out; lost events are a row. Rows are in the order of their
+ * last event, the newest at the bottom (a live list shows fresh activity
+ * where it looks, like tail -f); at most WB_EGROUP_MAX rows (the group
+ * quiet the longest goes). Pure: no curses, no sockets.
  */
 #ifndef LZ_WB_EGROUP_H
 #define LZ_WB_EGROUP_H

@@ -95,6 +95,8 @@ wait_for 5 pane_has "configuration reloaded" || show_fail "SIGHUP did not reload
 "${TM[@]}" send-keys -t wb C-b c
 wait_for 5 pane_has "New sandbox tab" || show_fail "the reloaded prefix C-b does not work"
 "${TM[@]}" send-keys -t wb Escape
+# a key right after Escape would read as Meta-key, as in any terminal program
+wait_for 5 pane_lacks "New sandbox tab" || show_fail "Escape did not close the new-tab dialog"
 assert_contains "$(timeout 10 ps -o pid= -p "$wbpid")" "$wbpid" "the workbench still runs after SIGHUP"
 note "ok: SIGHUP reloaded the configuration (prefix C-b)"
 

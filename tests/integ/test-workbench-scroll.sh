@@ -81,7 +81,13 @@ note "ok: y in scrollback copies the match's line, or the top line, to the termi
 "${TM[@]}" send-keys -t wb C-a '?'
 wait_for 5 pane_has "lazaret-workbench keys" || show_fail "prefix ? did not open the help"
 for t in "C-a 0-9" "Scrollback (prefix [):" "/ or ?  find text" "Side panel (prefix Tab" \
-	"Request view:" "a, the 3-character code shown, Enter: approve" "prefix d detaches"; do
+	"prefix d detaches"; do
+	pane_has "$t" || show_fail "the help page lacks [$t]"
+done
+# the page is longer than 50 rows: a page down shows the rest, as a user would scroll
+"${TM[@]}" send-keys -t wb NPage
+wait_for 5 pane_has "Review view (prefix R)" || show_fail "PgDn did not show the end of the help page"
+for t in "Request view:" "a, the 3-character code shown, Enter: approve" "Review view (prefix R)"; do
 	pane_has "$t" || show_fail "the help page lacks [$t]"
 done
 note "ok: the help page has the prefix keys, scrollback, panel, request view and how to leave"

@@ -61,22 +61,35 @@ test_wb_egroup_fifty_flows_to_three_destinations_are_three_rows(void **state)
 		wb_egroup_add(g, &e);
 	}
 	assert_int_equal(wb_egroup_count(g), 3);
+	/* in the order of each group's last event: 45, 48, 49 */
 	r = row(g, 0, false, &blocked);
 	assert_string_equal(r, "block   10 10.214.0.4:9  via default");
 	assert_true(blocked);
 	free(r);
 	r = row(g, 1, false, &blocked);
-	assert_string_equal(r, "allow   20 10.214.0.2:8080  via 10.214.0.2:8080");
+	assert_string_equal(r, "allow   20 10.214.0.3:8081  via 10.214.0.3");
 	assert_false(blocked);
 	free(r);
 	r = row(g, 2, false, &blocked);
-	assert_string_equal(r, "allow   20 10.214.0.3:8081  via 10.214.0.3");
+	assert_string_equal(r, "allow   20 10.214.0.2:8080  via 10.214.0.2:8080");
 	free(r);
 	assert_null(wb_egroup_row(g, 3, false, &blocked));
+	/* a new event of the top group moves it to the bottom, where a live list looks */
+	{
+		struct netctl_event e = flow("10.214.0.4", 9, "", false, "default", 2000);
+
+		assert_false(wb_egroup_add(g, &e));
+	}
+	r = row(g, 2, false, &blocked);
+	assert_string_equal(r, "block   11 10.214.0.4:9  via default");
+	free(r);
+	r = row(g, 0, false, &blocked);
+	assert_string_equal(r, "allow   20 10.214.0.3:8081  via 10.214.0.3");
+	free(r);
 	/* b: the blocked ones alone */
 	assert_int_equal(wb_egroup_count_shown(g, true), 1);
 	r = row(g, 0, true, &blocked);
-	assert_string_equal(r, "block   10 10.214.0.4:9  via default");
+	assert_string_equal(r, "block   11 10.214.0.4:9  via default");
 	free(r);
 	assert_null(wb_egroup_row(g, 1, true, &blocked));
 	wb_egroup_clear(g);
