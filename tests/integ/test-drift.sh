@@ -68,10 +68,18 @@ profiles:
     limits: {memory: 2g}
 YAML
 }
+# A domain ends half a second after its last session and client: a live
+# session keeps it there while the configuration changes under it.
+live_session() { # what
+	(lz run -w "$repo" -- sleep 200 </dev/null >/dev/null 2>&1 || true) &
+	wait_for 40 sessions_are 1 || fail "the session $1 did not start"
+}
+live_session "before the network change"
 netconfig 5
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
 assert_contains "$err" "profiles.default.network: running none, yours sidecar" "names the network mode"
-lz run --replace -w "$repo" -- true </dev/null >/dev/null 2>&1 || fail "--replace with the sidecar failed"
+lz run --replace -w "$repo" -- true </dev/null >/dev/null 2>"$T/rep.err" || fail "--replace with the sidecar failed: $(cat "$T/rep.err")"
+live_session "with the sidecar"
 netconfig 20
 err=$(lz run -w "$repo" -- true </dev/null 2>&1 >/dev/null)
 assert_contains "$err" "network.ask_timeout: running 5s, yours 20s" "names network.ask_timeout"
