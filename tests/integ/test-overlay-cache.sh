@@ -36,8 +36,10 @@ LZ_ENV=(LAZARET_TRACE=1)
 log=$T/home/data/lazaret/domains/$hash/coordinator.log
 
 marker() { lz run -T -w "$repo" -- cat /usr/share/lazaret-cache-marker </dev/null 2>>"$T/run.err"; }
-down() { # until the domain's coordinator and container are gone
+down() { # until the domain's coordinator (its teardown too) and container are gone
 	wait_for 60 sh -c "! test -S '$sock'" || fail "domain did not stop"
+	wait_for 60 sh -c "! pgrep -u '$LZ_USER' -f -- '--workspace $canon' >/dev/null" ||
+		fail "the domain's coordinator did not end"
 	wait_for 60 sh -c "[ -z \"\$($(as_user_line podman ps -aq --filter "name=^$ctr\$"))\" ]" ||
 		fail "container $ctr not removed"
 }
@@ -75,6 +77,6 @@ assert_contains "$(grep 'trace: coordinator: overlays: image m' "$log" | tail -1
 down
 
 # --- lazaret debug unmount lets the image go
-lz debug unmount -w "$repo" >/dev/null 2>&1 || fail "debug unmount"
+lz debug unmount -w "$repo" >/dev/null 2>"$T/unmount.err" || fail "debug unmount: $(cat "$T/unmount.err")"
 assert_eq "$(mounted)" 0 "debug unmount releases the image mount"
 note "ok: overlay image cache"
