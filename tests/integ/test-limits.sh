@@ -86,6 +86,10 @@ out=$(lz run -w "$repo" -- echo fresh </dev/null)
 assert_eq "$out" "fresh" "the next run works"
 
 # --- a disk writer hits the disk bound (the container's writable layer)
+# (a session keeps the domain up: the run above has ended, and its
+# coordinator goes 0.5 s after its last client, often before a hold connects)
+lz run -w "$repo" -- sleep 120 </dev/null >/dev/null 2>&1 &
+wait_for 40 sessions_are 1 || fail "session did not start (disk)"
 lz_hold || fail "no holding client (disk)"
 set +e
 out=$(lz run -w "$repo" -- sh -c 'dd if=/dev/zero of=/var/big bs=1M count=400 2>/dev/null; sleep 60; echo survived' </dev/null 2>&1); rc=$?
