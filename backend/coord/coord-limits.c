@@ -41,6 +41,8 @@
 #define COORD_DISK_MAX_MS	60000	/* ... backed off to while it does not */
 #define COORD_DISK_SOON_MS	1000	/* after the memory cgroup's use crossed a rung */
 #define COORD_RUNG_BYTES	(32ULL << 20)	/* those rungs' spacing */
+#define COORD_DISK_MOVED	(1ULL << 20)	/* a total that moved less has not moved: the
+					 * coordinator's own log lines are no writer */
 
 int
 coord_limits_start(struct coord *c, lz_err_t *err)
@@ -216,7 +218,8 @@ coord_limits_disk_after_cb(uv_work_t *w, int status)
 	struct coord *c = r->c;
 	const struct cfg_limits *l = &c->o->resolved->profile->limits;
 	_cleanup_free_ char *lim = cfg_size_text(l->disk), *msg = NULL;
-	bool moved = status == 0 && r->ok && r->used != c->disk_used;
+	bool moved = status == 0 && r->ok && (r->used > c->disk_used + COORD_DISK_MOVED ||
+	    r->used + COORD_DISK_MOVED < c->disk_used);
 
 	if (status == 0 && r->ok)
 		c->disk_used = r->used;
