@@ -35,13 +35,19 @@ coord_dash_read(const char *dir, const char *file)
 	return v;
 }
 
-void
+/* The CPU use since the ask before, read when a row is asked for (the
+ * dashboard asks every few seconds): no timer of its own wakes an idle
+ * domain. Asks closer than COORD_DASH_CPU_MIN_MS keep the last figure. */
+#define COORD_DASH_CPU_MIN_MS	500
+static void
 coord_dash_sample(struct coord *c)
 {
-	int64_t ns = coord_dash_read(c->ldom.dir[LIMITS_CPU], "cpuacct.usage");
+	int64_t ns;
 	uint64_t now = uv_now(c->loop);
 
-	if (ns < 0) {
+	if (c->cpu_at_ms != 0 && now - c->cpu_at_ms < COORD_DASH_CPU_MIN_MS)
+		return;
+	if ((ns = coord_dash_read(c->ldom.dir[LIMITS_CPU], "cpuacct.usage")) < 0) {
 		c->cpu_permille = -1;
 		return;
 	}
@@ -99,6 +105,7 @@ coord_dash_json(struct coord *c, const char *container_state, struct lz_jsonw *w
 {
 	size_t pending = coord_dash_pending(c);
 
+	coord_dash_sample(c);
 	lz_jsonw_key(w, "state"); lz_jsonw_str(w, coord_dash_state(c, container_state, pending));
 	lz_jsonw_key(w, "pending"); lz_jsonw_int(w, (int64_t)pending);
 	lz_jsonw_key(w, "memory_bytes");
@@ -115,6 +122,7 @@ coord_dash_row(struct coord *c, const char *container_state)
 	int64_t mem = coord_dash_read(c->ldom.dir[LIMITS_MEMORY], "memory.usage_in_bytes");
 	size_t pending = coord_dash_pending(c), clients = ctl_server_clients(c->srv);
 
+	coord_dash_sample(c);
 	return xasprintf("%s\t%s\t%s\t%zu\t%lld\t%lld\t%d\t%" PRIu64 "\t%" PRIu64 "\t%zu\t%s\t%s\t%s"
 	    "\t%s\t%zu", c->a->hash, c->a->profile, coord_dash_state(c, container_state, pending),
 	    c->n_sessions, (long long)up, (long long)mem, c->cpu_permille, c->net_flows,

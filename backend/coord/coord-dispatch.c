@@ -301,6 +301,7 @@ coord_new_session(struct coord *c, struct ctl_server_client *cl, const uint8_t *
 		lz_err_clear(&err);
 		return;
 	}
+	coord_limits_check(c);
 	if (c->limit_hit != NULL) {
 		ctl_server_send_error(cl, PROTO_E_START, "the sandbox of domain %s was stopped: %s",
 		    c->a->hash, c->limit_hit);

@@ -64,9 +64,12 @@ struct coord {
 	bool guard_watch;	/* guard_poll initialised */
 	struct limits_host lhost;	/* coord-limits.c */
 	struct limits_domain ldom;
-	uv_timer_t limits_timer;	/* the limits watchdog's tick */
+	uv_timer_t limits_timer;	/* the disk walk's next run (one-shot) */
 	bool limits_timer_on;
-	unsigned limits_ticks;
+	uint64_t disk_every_ms;	/* the walk's interval now (coord-limits.c) */
+	uv_poll_t limits_poll;	/* the memory cgroup's eventfd: OOM, use climbing */
+	bool limits_poll_on;
+	int limits_efd;
 	char **disk_paths;	/* what the disk bound covers */
 	bool disk_busy;
 	uint64_t disk_used;
@@ -76,9 +79,9 @@ struct coord {
 	char **effcfg_edits;	/* "+ENTRY"/"-ENTRY": profile grants applied, revoked since */
 	int64_t started_ms;
 	uint64_t net_flows, net_blocked;	/* flows allowed, flows and queries blocked */
-	uint64_t cpu_ns;	/* the cpu cgroup's usage at the last watchdog tick */
+	uint64_t cpu_ns;	/* the cpu cgroup's usage when last asked */
 	uint64_t cpu_at_ms;	/* and when (uv_now); 0: no sample yet */
-	int cpu_permille;	/* of one CPU over the last tick; -1 unknown */
+	int cpu_permille;	/* of one CPU since the ask before; -1 unknown */
 	unsigned uid, gid;	/* who sessions run as (coord-user.c); 0: root */
 	/* coord.c's lifetime, for the files below it (set by coord_main, as
 	 * ctl-server's callbacks are): arm the linger timer when no session and
@@ -208,7 +211,7 @@ void coord_limits_spec(struct coord *c, struct drv_spec *sp);
 void coord_limits_watch(struct coord *c);
 /* Did the kernel stop the sandbox for a limit (OOM, task backstop)? Records it. */
 void coord_limits_check(struct coord *c);
-/* In the loop's shutdown: close the watchdog's timer. */
+/* In the loop's shutdown: close the watchdog's timer and eventfd. */
 void coord_limits_close(struct coord *c);
 /* After the container is removed: remove the cgroups, free. */
 void coord_limits_release(struct coord *c);
@@ -219,8 +222,6 @@ char *coord_limits_text(const struct coord *c);
 
 /* A session's word (tabstate.h): approval, input or running. */
 const char *coord_dash_session_state(struct coord *c, struct session *s);
-/* Sample the CPU counter (the watchdog's tick). */
-void coord_dash_sample(struct coord *c);
 /* The row (proto.h PROTO_STATUS_ROW) with the container's state; caller frees. */
 char *coord_dash_row(struct coord *c, const char *container_state);
 /* The same as keys of the status JSON object: state, pending, memory_bytes,

@@ -6,11 +6,24 @@
  * store's: state.db.reserve, given up so that refusals are still recorded.) Whatever stopped
  * the sandbox is logged, audited (kind limit.<what>) and shown by `lazaret
  * status`; the coordinator itself lives on.
+ *
+ * Nothing here wakes an idle domain on a clock of its own but the disk
+ * walk's safety net. The kernel's OOM kill arrives on an eventfd (cgroup
+ * v1's memory.oom_control; on a hybrid host pids.events sends no event, so
+ * the task backstop, which takes the sandbox down, is read when a session
+ * exits with it, when a session is asked for and when status is). The disk
+ * walk, a process each time, runs every COORD_DISK_MIN_MS while the total
+ * moves and backs off to COORD_DISK_MAX_MS while it does not; the same
+ * eventfd fires when the memory cgroup's use crosses a rung (files the
+ * sandbox writes are page cache charged there), which brings the next walk
+ * to COORD_DISK_SOON_MS. Without a memory cgroup the walk keeps to
+ * COORD_DISK_MIN_MS, as before.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "coord/coord.h"
@@ -24,8 +37,12 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-#define COORD_WATCH_MS		1000	/* cgroup counters (cheap sysfs reads) */
-#define COORD_DISK_EVERY	5	/* disk walk every 5th tick, on the threadpool */
+#define COORD_DISK_MIN_MS	5000	/* the walk's interval while the total moves */
+#define COORD_DISK_MAX_MS	60000	/* ... backed off to while it does not */
+#define COORD_DISK_SOON_MS	1000	/* after the memory cgroup's use crossed a rung */
+#define COORD_RUNG_BYTES	(32ULL << 20)	/* those rungs' spacing */
+#define COORD_DISK_MOVED	(1ULL << 20)	/* a total that moved less has not moved: the
+					 * coordinator's own log lines are no writer */
 
 int
 coord_limits_start(struct coord *c, lz_err_t *err)
@@ -147,37 +164,68 @@ out:
 	return ret;
 }
 
+/* One walk on the threadpool: its result comes back in the request, read
+ * on the loop only. */
+struct coord_disk_req {
+	uv_work_t w;
+	struct coord *c;
+	uint64_t used;
+	bool ok;
+};
+
 /* The threadpool: how much of the disk bound and of data_root is used. */
 static void
-coord_limits_disk_work_cb(uv_work_t *req)
+coord_limits_disk_work_cb(uv_work_t *w)
 {
-	struct coord *c = req->data;
+	struct coord_disk_req *r = w->data;
 	lz_err_t err = LZ_ERR_INIT;
 	struct disk_usage du;
-	int r;
+	int ret;
 
-	if ((r = coord_limits_disk_measure(c->disk_paths, &du, &err)) < 0) {
+	if ((ret = coord_limits_disk_measure(r->c->disk_paths, &du, &err)) < 0) {
 		coord_log("disk watchdog: %s", err.msg);
 	} else {
-		c->disk_used = du.bytes;
+		r->used = du.bytes;
+		r->ok = true;
 		if (du.unreadable > 0)
 			coord_log("disk watchdog: %llu directories could not be read%s: their "
 			    "contents are not counted", (unsigned long long)du.unreadable,
-			    r == 1 ? " (no rootless podman namespace to read them in)" :
+			    ret == 1 ? " (no rootless podman namespace to read them in)" :
 			    " even in podman's user namespace");
 	}
 	lz_err_clear(&err);
 }
 
+static void coord_limits_walk_cb(uv_timer_t *t);
+
+/* The next walk: soon again while the total moves; backed off while it does
+ * not, when the memory cgroup's eventfd will say that something is written. */
 static void
-coord_limits_disk_after_cb(uv_work_t *req, int status)
+coord_limits_next(struct coord *c, bool moved)
 {
-	struct coord *c = req->data;
+	if (moved || !c->limits_poll_on || !uv_is_active((uv_handle_t *)&c->limits_poll))
+		c->disk_every_ms = COORD_DISK_MIN_MS;
+	else if ((c->disk_every_ms *= 2) > COORD_DISK_MAX_MS)
+		c->disk_every_ms = COORD_DISK_MAX_MS;
+	if (c->limits_timer_on && !c->stopping)
+		uv_timer_start(&c->limits_timer, coord_limits_walk_cb, c->disk_every_ms, 0);
+}
+
+static void
+coord_limits_disk_after_cb(uv_work_t *w, int status)
+{
+	struct coord_disk_req *r = w->data;
+	struct coord *c = r->c;
 	const struct cfg_limits *l = &c->o->resolved->profile->limits;
 	_cleanup_free_ char *lim = cfg_size_text(l->disk), *msg = NULL;
+	bool moved = status == 0 && r->ok && (r->used > c->disk_used + COORD_DISK_MOVED ||
+	    r->used + COORD_DISK_MOVED < c->disk_used);
 
-	free(req);
+	if (status == 0 && r->ok)
+		c->disk_used = r->used;
+	free(r);
 	c->disk_busy = false;
+	coord_limits_next(c, moved);
 	if (status < 0 || c->stopping || c->limit_hit != NULL)
 		return;
 	if (l->disk > 0 && c->disk_used > l->disk) {
@@ -212,25 +260,75 @@ coord_limits_check(struct coord *c)
 }
 
 static void
-coord_limits_watch_cb(uv_timer_t *t)
+coord_limits_walk_cb(uv_timer_t *t)
 {
 	struct coord *c = t->data;
-	uv_work_t *req;
+	struct coord_disk_req *r;
 
 	if (c->stopping)
 		return;
+	/* A safety net for the counters no event reports (limits.h). */
 	coord_limits_check(c);
-	coord_dash_sample(c);
-	if (++c->limits_ticks % COORD_DISK_EVERY != 0 || c->disk_busy || c->disk_paths == NULL)
+	if (c->disk_busy || c->disk_paths == NULL) {
+		coord_limits_next(c, true);
 		return;
-	req = xcalloc(1, sizeof *req);
-	req->data = c;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->w.data = r;
+	r->c = c;
 	c->disk_busy = true;
-	if (uv_queue_work(c->loop, req, coord_limits_disk_work_cb, coord_limits_disk_after_cb)
+	if (uv_queue_work(c->loop, &r->w, coord_limits_disk_work_cb, coord_limits_disk_after_cb)
 	    != 0) {
 		c->disk_busy = false;
-		free(req);
+		free(r);
+		coord_limits_next(c, true);
 	}
+}
+
+/* The memory cgroup's eventfd: an OOM, or its use crossed a rung. */
+static void
+coord_limits_event_cb(uv_poll_t *p, int status, int events)
+{
+	struct coord *c = p->data;
+	uint64_t n;
+
+	(void)events;
+	if (status < 0 || (read(c->limits_efd, &n, sizeof n) < 0 && errno != EAGAIN)) {
+		/* Never again: the walk keeps its plain interval (coord_limits_next). */
+		uv_poll_stop(p);
+		return;
+	}
+	if (c->stopping)
+		return;
+	/* The OOM killer's count may lag its event: the walk soon reads it again. */
+	coord_limits_check(c);
+	c->disk_every_ms = COORD_DISK_MIN_MS;
+	if (c->limits_timer_on && uv_is_active((uv_handle_t *)&c->limits_timer) &&
+	    uv_timer_get_due_in(&c->limits_timer) > COORD_DISK_SOON_MS)
+		uv_timer_start(&c->limits_timer, coord_limits_walk_cb, COORD_DISK_SOON_MS, 0);
+}
+
+/* The eventfd on the loop; without it the walk keeps COORD_DISK_MIN_MS. */
+static void
+coord_limits_events(struct coord *c)
+{
+	const struct cfg_limits *l = &c->o->resolved->profile->limits;
+	lz_err_t err = LZ_ERR_INIT;
+
+	c->limits_efd = -1;
+	if (c->ldom.dir[LIMITS_MEMORY] == NULL)
+		return;
+	if ((c->limits_efd = limits_domain_eventfd(&c->ldom, l->memory, COORD_RUNG_BYTES,
+	    &err)) < 0) {
+		coord_log("resource limits: no memory cgroup events (%s): the disk walk keeps "
+		    "to every %d s", err.msg, COORD_DISK_MIN_MS / 1000);
+		lz_err_clear(&err);
+		return;
+	}
+	uv_poll_init(c->loop, &c->limits_poll, c->limits_efd);
+	c->limits_poll.data = c;
+	c->limits_poll_on = true;
+	uv_poll_start(&c->limits_poll, UV_READABLE, coord_limits_event_cb);
 }
 
 /* Asking podman for the container's writable layer: off the start-up
@@ -282,7 +380,7 @@ coord_limits_watch(struct coord *c)
 	r->c = c;
 	r->drv = c->drv;
 	r->container = xstrdup(c->a->container);
-	/* No disk check until the layer is known (the first is ticks away). */
+	/* No disk check until the layer is known (the first walk is 5 s away). */
 	c->disk_busy = true;
 	if (uv_queue_work(c->loop, &r->w, coord_limits_upper_work_cb,
 	    coord_limits_upper_after_cb) != 0) {
@@ -290,10 +388,12 @@ coord_limits_watch(struct coord *c)
 		free(r->container);
 		free(r);
 	}
+	coord_limits_events(c);
 	uv_timer_init(c->loop, &c->limits_timer);
 	c->limits_timer.data = c;
 	c->limits_timer_on = true;
-	uv_timer_start(&c->limits_timer, coord_limits_watch_cb, COORD_WATCH_MS, COORD_WATCH_MS);
+	c->disk_every_ms = COORD_DISK_MIN_MS;
+	uv_timer_start(&c->limits_timer, coord_limits_walk_cb, COORD_DISK_MIN_MS, 0);
 }
 
 void
@@ -302,6 +402,13 @@ coord_limits_close(struct coord *c)
 	if (c->limits_timer_on)
 		uv_close((uv_handle_t *)&c->limits_timer, NULL);
 	c->limits_timer_on = false;
+	/* The kernel drops the cgroup's events with the eventfd's last close. */
+	if (c->limits_poll_on) {
+		uv_close((uv_handle_t *)&c->limits_poll, NULL);
+		close(c->limits_efd);
+		c->limits_efd = -1;
+	}
+	c->limits_poll_on = false;
 }
 
 void

@@ -179,6 +179,8 @@ coord_status_after_cb(uv_work_t *req, int status)
 
 	(void)status;
 	if (!j->client->closing) {
+		/* The task backstop sends no event (coord-limits.c): read it now. */
+		coord_limits_check(j->c);
 		text = coord_status_text(j->c, j);
 		proto_encode_status(&b, text);
 		free(text);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,6 +238,49 @@ limits_domain_remove(const struct limits_host *h, const char *hash)
 		if (h->dir[i] != NULL)
 			d.dir[i] = xasprintf("%s/%s", h->dir[i], hash);
 	limits_domain_release(&d);
+}
+
+/* Register efd with the memory cgroup's cgroup.event_control for file
+ * (args: what follows the two fds, "" or a threshold). */
+static int
+limits_event_register(const char *dir, int efd, const char *file, const char *args,
+    lz_err_t *err)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, file);
+	_cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char line[96];
+
+	if (fd < 0)
+		return lz_err_sys(err, errno, "cannot open %s", p);
+	snprintf(line, sizeof line, "%d %d%s%s", efd, fd, args[0] != '\0' ? " " : "", args);
+	/* The kernel holds the eventfd, not fd: closing fd after this is fine. */
+	return limits_write(dir, "cgroup.event_control", line, err);
+}
+
+int
+limits_domain_eventfd(const struct limits_domain *d, uint64_t limit, uint64_t step,
+    lz_err_t *err)
+{
+	const char *dir = d->dir[LIMITS_MEMORY];
+	int efd, n = 0;
+	uint64_t at;
+	char v[32];
+
+	if (dir == NULL)
+		return lz_err_set(err, LZ_EINVAL, "no memory cgroup");
+	if ((efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+		return lz_err_sys(err, errno, "eventfd");
+	if (limits_event_register(dir, efd, "memory.oom_control", "", err) < 0)
+		goto fail;
+	for (at = step; step > 0 && at < limit && n < LIMITS_RUNGS_MAX; at += step, n++) {
+		snprintf(v, sizeof v, "%llu", (unsigned long long)at);
+		if (limits_event_register(dir, efd, "memory.usage_in_bytes", v, err) < 0)
+			goto fail;
+	}
+	return efd;
+fail:
+	close(efd);
+	return -1;
 }
 
 bool

@@ -14,10 +14,12 @@
  *     `podman run` inside it (`lazaret cgroup-exec`), so conmon, the gofer and
  *     runsc-sandbox (which holds all guest memory, tmpfs included) are in it.
  *     Past memory, the kernel's OOM killer stops the whole sandbox; the
- *     coordinator reads memory.oom_control and says so;
+ *     coordinator hears of it (an eventfd on memory.oom_control) and says so;
  *   - disk: no quota without root, so a watchdog: the coordinator adds up the
  *     Domain Root (State Anchor uppers, object store, worktree) and the
- *     container's writable layer every few seconds, in podman's user
+ *     container's writable layer (every 5 s while it grows, backing off to a
+ *     minute while it does not, at once when the memory cgroup's use climbs:
+ *     written files are page cache charged to it), in podman's user
  *     namespace so that no mode hides a byte (disk-usage.h), and stops the
  *     sandbox past the bound. That audit writes never starve on a full data_root is the
  *     store's reserve (state.db.reserve, backend/store/), not a stop here.
@@ -69,6 +71,18 @@ void limits_domain_remove(const struct limits_host *h, const char *hash);
  * (memory.usage_in_bytes, pids.current). -1 when not there. */
 long limits_domain_read(const struct limits_domain *d, enum limits_ctl ctl, const char *file,
     const char *key);
+
+/* An eventfd (nonblocking, close-on-exec; caller closes) the kernel signals
+ * when the domain's memory cgroup runs out of memory and whenever its use
+ * crosses a multiple of step bytes below limit (at most
+ * LIMITS_RUNGS_MAX of them, crossed either way): cgroup v1's
+ * cgroup.event_control on memory.oom_control and memory.usage_in_bytes.
+ * Files the sandbox writes are page cache charged to this cgroup, so a
+ * writer crosses rungs; an idle sandbox crosses none. -1 with err when
+ * there is no memory cgroup or the kernel refuses. */
+#define LIMITS_RUNGS_MAX	256
+int limits_domain_eventfd(const struct limits_domain *d, uint64_t limit, uint64_t step,
+    lz_err_t *err);
 
 /* Since setup: did the kernel kill for memory, did tasks hit the backstop? */
 bool limits_domain_oom(struct limits_domain *d);

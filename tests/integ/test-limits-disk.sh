@@ -15,14 +15,17 @@ profiles:
     image: localhost/lazaret-default:latest
     limits: {disk: 200m}
 YAML
-lz_domain ws
-lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon'"
 sessions_are() { lz status -w "$repo" 2>/dev/null | grep -q "sessions:    $1\$"; }
 status_has() { lz status -w "$repo" 2>/dev/null | grep -qF -- "$1"; }
 
 
-hidden_writer() { # where: a mode-000 directory there, 300 MiB written into it
-	local dir=$1
+# Each case in a workspace of its own: what the first wrote stays in its
+# Domain Root (/var is a State Anchor directory), and a domain that starts
+# past its bound is stopped at its first walk, before any writer.
+hidden_writer() { # workspace where: a mode-000 directory there, 300 MiB written into it
+	local dir=$2
+	lz_domain "$1"
+	lz_on_exit "timeout 10 pkill -KILL -u $LZ_USER -f -- '--workspace $canon'"
 	lz run -w "$repo" -- sleep 120 </dev/null >/dev/null 2>&1 &
 	wait_for 40 sessions_are 1 || fail "the domain did not start ($dir)"
 	lz_hold || fail "no holding client ($dir)"
@@ -36,12 +39,14 @@ hidden_writer() { # where: a mode-000 directory there, 300 MiB written into it
 	assert_contains "$out" "lazaret: disk limit 200m reached" "the user's terminal says why ($dir)"
 	wait_for 10 status_has "stopped:     disk limit 200m reached" || fail "status does not show the disk limit ($dir)"
 	assert_contains "$(lz audit -w "$repo")" "limit.disk" "the audit trail records it ($dir)"
-	timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
+	# stopped while the hold keeps the coordinator up (it goes 0.5 s after its
+	# last client, on a loaded machine before a stop sent after the hold ends)
 	lz stop -w "$repo" >/dev/null
+	timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
 }
 
 # the container's writable layer
-hidden_writer /var/hide
+hidden_writer ws-var /var/hide
 # the agent's checkout (the Domain Root's worktree)
-hidden_writer /workspace/hide
+hidden_writer ws-checkout /workspace/hide
 echo "test-limits-disk: all passed"
