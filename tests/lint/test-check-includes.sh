@@ -68,8 +68,8 @@ plant backend/common/policy/grant.c '#include "proto.h"' \
 	'backend/common/policy/grant.c:@N@: includes backend/common/wire/proto.h: common/policy/ reaches only common/base/'
 plant backend/host/proc.c '#include "store/store.h"' \
 	'backend/host/proc.c:@N@: includes backend/store/store.h: backend/host/ is below every backend part: it reaches only backend/common/'
-plant backend/sandbox/podman.c '#include "coord/coord.h"' \
-	'backend/sandbox/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
+plant backend/sandbox/podman/podman.c '#include "coord/coord.h"' \
+	'backend/sandbox/podman/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
 plant backend/net/net-image.c '#include "doctor/doctor.h"' \
 	'backend/net/net-image.c:@N@: includes backend/doctor/doctor.h: backend/doctor/ is above what it checks: nothing in backend/ reaches it'
 plant app/client/client.c '#include "wb/wb.h"' \
