@@ -23,7 +23,8 @@ CFLAGS_ALL = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) $(OPT) \
              $(INCS) \
              $(shell pkg-config --cflags $(PKGS)) $(CFLAGS) $(SANFLAGS)
 INCS       = $(addprefix -Ibackend/common/,base policy wire config trust) -Ibackend/common \
-             -Ibackend -Ivterm -Iwidgets -Iapp/client -Iapp
+             -Ibackend -Ivterm -Iwidgets -Iapp/client -Iapp \
+             -Iapp/wb -Iapp/wb/core -Iapp/wb/views
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lutil -lpthread $(LDLIBS)
 LDFLAGS_ALL = -pie $(SANFLAGS) $(LDFLAGS)
 
@@ -53,7 +54,7 @@ APP_MAINS   := app/cli/lazaret.c app/wb/workbench.c app/steps/lazaret-exec.c
 CLIENT_SRC  := $(wildcard app/client/*.c)
 STEPS_SRC   := $(filter-out $(APP_MAINS),$(wildcard app/steps/*.c))
 CLI_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/cli/*.c))
-WB_SRC      := $(filter-out $(APP_MAINS),$(wildcard app/wb/*.c))
+WB_SRC      := $(filter-out $(APP_MAINS),$(wildcard app/wb/*.c app/wb/core/*.c app/wb/views/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test-*.c)
 UNIT_HELP   := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
