@@ -70,6 +70,13 @@ plant backend/host/proc.c '#include "store/store.h"' \
 	'backend/host/proc.c:@N@: includes backend/store/store.h: backend/host/ is below every backend part: it reaches only backend/common/'
 plant backend/sandbox/podman/podman.c '#include "coord/coord.h"' \
 	'backend/sandbox/podman/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
+# the sub-rooms of backend/sandbox/: runsc, rootless, image, sentry < podman, mounts
+plant backend/sandbox/sentry/sentry.c '#include "sandbox/podman/podman.h"' \
+	'backend/sandbox/sentry/sentry.c:@N@: includes backend/sandbox/podman/podman.h: sandbox/sentry/ reaches no other sandbox sub-room'
+plant backend/sandbox/podman/rexec.c '#include "sandbox/mounts/overlay.h"' \
+	'backend/sandbox/podman/rexec.c:@N@: includes backend/sandbox/mounts/overlay.h: sandbox/podman/ reaches only runsc/ and rootless/ among the sandbox sub-rooms'
+plant backend/sandbox/driver.c '#include "sandbox/rootless/pause.h"' \
+	'backend/sandbox/driver.c:@N@: includes backend/sandbox/rootless/pause.h: the root files of backend/sandbox/ (driver, limits) reach none of its sub-rooms'
 plant backend/net/net-image.c '#include "doctor/doctor.h"' \
 	'backend/net/net-image.c:@N@: includes backend/doctor/doctor.h: backend/doctor/ is above what it checks: nothing in backend/ reaches it'
 plant app/client/client.c '#include "wb/wb.h"' \

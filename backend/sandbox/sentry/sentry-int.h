@@ -1,6 +1,6 @@
 /* sentry-int.h - what the Git Sentry's files share (sentry.c, sentry-util.c,
  * sentry-repo.c, sentry-import.c, sentry-fetch.c, sentry-refs.c, sentry-guard.c,
- * sentry-cfgz.c, sentry-workspace.c). Not for use outside backend/sandbox/. */
+ * sentry-cfgz.c, sentry-workspace.c). Not for use outside backend/sandbox/sentry/. */
 #ifndef LZ_SENTRY_INT_H
 #define LZ_SENTRY_INT_H
 
