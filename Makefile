@@ -23,7 +23,8 @@ CFLAGS_ALL = -std=c17 -D_GNU_SOURCE -DLZ_VERSION='"$(VERSION)"' $(WARN) $(OPT) \
              $(INCS) \
              $(shell pkg-config --cflags $(PKGS)) $(CFLAGS) $(SANFLAGS)
 INCS       = $(addprefix -Ibackend/common/,base policy wire config trust) -Ibackend/common \
-             -Ibackend -Ivterm -Iwidgets -Iapp/client -Iapp
+             -Ibackend -Ivterm -Iwidgets -Iapp/client -Iapp \
+             -Iapp/wb -Iapp/wb/core -Iapp/wb/views
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lutil -lpthread $(LDLIBS)
 LDFLAGS_ALL = -pie $(SANFLAGS) $(LDFLAGS)
 
@@ -37,6 +38,8 @@ endif
 # is five small libraries, bottom to top: base < policy < wire, config < trust.
 COMMON_ROOMS := base policy wire config trust
 BACKEND_ROOMS := coord sandbox escalation store net review doctor
+# backend/sandbox/ has sub-rooms, bottom to top: runsc, rootless, image, sentry < podman, mounts
+SANDBOX_ROOMS := runsc rootless image sentry podman mounts
 BASE_SRC    := $(wildcard backend/common/base/*.c backend/common/*.c)
 POLICY_SRC  := $(wildcard backend/common/policy/*.c)
 WIRE_SRC    := $(wildcard backend/common/wire/*.c)
@@ -44,14 +47,14 @@ CONFIG_SRC  := $(wildcard backend/common/config/*.c)
 TRUST_SRC   := $(wildcard backend/common/trust/*.c)
 COMMON_SRC  := $(BASE_SRC) $(POLICY_SRC) $(WIRE_SRC) $(CONFIG_SRC) $(TRUST_SRC)
 HOST_SRC    := $(wildcard backend/host/*.c)
-BACKEND_SRC := $(wildcard $(addsuffix /*.c,$(addprefix backend/,$(BACKEND_ROOMS))))
+BACKEND_SRC := $(wildcard $(addsuffix /*.c,$(addprefix backend/,$(BACKEND_ROOMS) $(addprefix sandbox/,$(SANDBOX_ROOMS)))))
 TERM_SRC    := $(filter-out vterm/term-draw.c,$(wildcard vterm/*.c))
 DRAW_SRC    := $(wildcard vterm/term-draw.c) $(wildcard widgets/*.c)
 APP_MAINS   := app/cli/lazaret.c app/wb/workbench.c app/steps/lazaret-exec.c
 CLIENT_SRC  := $(wildcard app/client/*.c)
 STEPS_SRC   := $(filter-out $(APP_MAINS),$(wildcard app/steps/*.c))
 CLI_SRC     := $(filter-out $(APP_MAINS),$(wildcard app/cli/*.c))
-WB_SRC      := $(filter-out $(APP_MAINS),$(wildcard app/wb/*.c))
+WB_SRC      := $(filter-out $(APP_MAINS),$(wildcard app/wb/*.c app/wb/core/*.c app/wb/views/*.c))
 UNIT_SRC    := $(wildcard tests/unit/test-*.c)
 UNIT_HELP   := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
@@ -157,7 +160,7 @@ $(BUILD)/lazaret-sidecar: $(call sobj,$(SIDE_SRC)) $(STATIC_LIBS)
 # lazaret's libraries to load (app/steps/lazaret-exec.c). The coordinator and
 # guard steps need the whole coordinator: lazaret and lazaret-workbench run them.
 EXEC_SRC    := $(filter-out app/steps/cmd-coordinator.c app/steps/cmd-guard.c,$(wildcard app/steps/*.c)) \
-               app/client/cli-usage.c $(addprefix backend/sandbox/,pause.c disk-usage.c runsc-call.c runsc-ctl.c)
+               app/client/cli-usage.c $(addprefix backend/sandbox/,rootless/pause.c disk-usage.c runsc/runsc-call.c runsc/runsc-ctl.c)
 $(BUILD)/lazaret-exec: $(call sobj,$(EXEC_SRC)) $(STATIC_LIBS)
 	@$(if $(Q),echo "  STATIC  $@")
 	$(Q)$(CC) -static -o $@ $(call sobj,$(EXEC_SRC)) $(SLINK)

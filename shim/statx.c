@@ -5,7 +5,7 @@
  * '/': Invalid argument`). gVisor has no automount points, so the flag
  * changes nothing there: on EINVAL with the flag set we ask again without
  * it. The coordinator mounts this object read-only into every sandbox and
- * names it in a read-only /etc/ld.so.preload (sandbox/preload.h), so the
+ * names it in a read-only /etc/ld.so.preload (sandbox/mounts/preload.h), so the
  * image on disk stays as it is.
  *
  * Built with -nostdlib: it must load into whatever glibc (or musl) the image

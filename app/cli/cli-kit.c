@@ -3,7 +3,7 @@
 #include "cli-kit.h"
 #include "config.h"
 #include "net/net-build.h"
-#include "sandbox/image.h"
+#include "sandbox/image/image.h"
 
 /* struct image_net is the image code's name for a struct net_build. */
 static int

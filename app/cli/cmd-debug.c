@@ -20,9 +20,9 @@
 #include "cli.h"
 #include "grants.h"
 #include "commands.h"
-#include "sandbox/overlay.h"
-#include "sandbox/podman.h"
-#include "sandbox/sentry.h"
+#include "sandbox/mounts/overlay.h"
+#include "sandbox/podman/podman.h"
+#include "sandbox/sentry/sentry.h"
 #include "xmalloc.h"
 
 #define DEBUG_USAGE "lazaret debug mounts|unmount [--profile P] [--workspace DIR] " \

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "doctor/doctor.h"
-#include "sandbox/image.h"
+#include "sandbox/image/image.h"
 #include "xmalloc.h"
 
 /* Until commands.h lists it (the lead's file). */

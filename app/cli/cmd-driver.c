@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "sandbox/driver.h"
-#include "sandbox/podman.h"
+#include "sandbox/podman/podman.h"
 #include "strv.h"
 #include "xmalloc.h"
 

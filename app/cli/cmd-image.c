@@ -8,7 +8,7 @@
 #include "cli-suggest.h"
 #include "commands.h"
 #include "config.h"
-#include "sandbox/image.h"
+#include "sandbox/image/image.h"
 #include "host/proc.h"
 #include "xmalloc.h"
 

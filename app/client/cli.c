@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sandbox/sentry.h"
+#include "sandbox/sentry/sentry.h"
 #include "client.h"
 #include "prefix.h"
 #include "xmalloc.h"

@@ -1,7 +1,7 @@
 /* cmd-ns-exec.c - lazaret ns-exec: the hidden step the overlays use instead
  * of `podman unshare`: join the user and mount namespaces of rootless
  * podman's pause process, then exec the command, as `podman unshare` does
- * but without podman's ~60-100 ms start-up (backend/sandbox/overlay.c).
+ * but without podman's ~60-100 ms start-up (backend/sandbox/mounts/overlay.c).
  * Anything that does not look like our own rootless namespace falls back to
  * `podman unshare COMMAND`, so the result is the same, only slower.
  * --ctty: make stdin (a terminal) the controlling terminal first, so that
@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "steps.h"
-#include "sandbox/pause.h"
+#include "sandbox/rootless/pause.h"
 
 #define NSEXEC_USAGE "lazaret ns-exec [--ctty] --pid PID -- COMMAND [ARG]..."
 

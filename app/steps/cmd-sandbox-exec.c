@@ -1,6 +1,6 @@
 /* cmd-sandbox-exec.c - lazaret sandbox-exec: the hidden step a session runs
  * instead of `runsc exec` when the sandbox's runsc is one whose control
- * calls Lazaret knows (backend/sandbox/runsc-ctl.h, rexec.c): the same
+ * calls Lazaret knows (backend/sandbox/runsc/runsc-ctl.h, rexec.c): the same
  * three calls runsc exec makes, without its ~30 ms of Go start-up.
  *
  * It reads the OCI process JSON (runsc exec --process) from fd 3, asks the
@@ -25,9 +25,9 @@
 #include "cli.h"
 #include "steps.h"
 #include "cred-fd.h"
-#include "sandbox/runsc-call.h"
+#include "sandbox/runsc/runsc-call.h"
 #include "surface-json.h"
-#include "sandbox/runsc-ctl.h"
+#include "sandbox/runsc/runsc-ctl.h"
 #include "sign.h"
 #include "xmalloc.h"
 

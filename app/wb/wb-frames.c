@@ -134,93 +134,141 @@ wb_frames_error(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t le
 	proto_error_clear(&e);
 }
 
+/* A handler: the payload p (len bytes) of a frame from conn. A payload that
+ * does not decode is dropped, as is a type without a row (OK to what we did
+ * not ask, and what newer coordinators send): news, not an error to show. */
+typedef void (*wb_frame_fn)(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len);
+
+#define WB_F_ESC_AUDIT	0x1	/* then ask again for the escalations' audit rows */
+
+struct wb_frame {
+	uint16_t type;
+	wb_frame_fn fn;
+	unsigned flags;
+};
+
+static void
+wb_f_snapshot(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	const uint8_t *snap;
+	size_t snap_len;
+	struct wb_tab *tab;
+	uint32_t id;
+
+	if (proto_decode_snapshot(p, len, &id, &snap, &snap_len, &err) == 0 &&
+	    (tab = wb_tabs_find(wb, conn, id)) != NULL)
+		wb_frames_snapshot(wb, tab, snap, snap_len);
+	lz_err_clear(&err);
+}
+
+static void
+wb_f_data(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	struct proto_data d;
+	struct wb_tab *tab;
+
+	if (proto_decode_data(p, len, &d, &err) < 0 ||
+	    (tab = wb_tabs_find(wb, conn, d.id)) == NULL) {
+		lz_err_clear(&err);
+		return;
+	}
+	/* Fed when drawn (wb_draw) or read (wb_input_cb): a burst in
+	 * big pieces, not one per frame. */
+	term_feed_later(tab->t, (const char *)d.data, d.len);
+	tabstate_output(&tab->ts, uv_now(wb->loop));
+	if (tab == wb_tabs_active(wb))
+		wb->dirty = true;
+}
+
+static void
+wb_f_exit(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	struct proto_exit e;
+	struct wb_tab *tab;
+
+	if (proto_decode_exit(p, len, &e, &err) < 0 ||
+	    (tab = wb_tabs_find(wb, conn, e.id)) == NULL) {
+		lz_err_clear(&err);
+		return;
+	}
+	wb_ui_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
+	    tab->profile, wb_tabs_base(tab->workspace));
+	wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
+	if (tab->quitting) {
+		tab->state = WB_TAB_EXITED;
+		wb_tabs_remove(wb, tab);
+	} else
+		wb_tabs_exited(wb, tab, e.status);
+}
+
+static void
+wb_f_withdrawn(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	lz_err_t err = LZ_ERR_INIT;
+	uint32_t id;
+
+	if (proto_decode_u32(p, len, &id, &err) == 0)
+		wb_esc_withdrawn(wb, conn, id);
+	lz_err_clear(&err);
+}
+
+static void
+wb_f_ok(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	(void)p;
+	(void)len;
+	/* The first OK after conn_up answers its ESC_LIST (sent first). */
+	if (wb_conn_esc_replay(conn)) {
+		wb_conn_set_esc_replay(conn, false);
+		wb_esc_replayed(wb, conn);
+	}
+}
+
+static void
+wb_f_netreq_summary(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
+{
+	(void)p;
+	(void)len;
+	wb_netreq_summary_frame(wb, conn);
+}
+
+/* Each frame a coordinator sends the workbench, and who hears it (as the
+ * coordinator's coord_frames[], git's commands[]). */
+static const struct wb_frame wb_frames[] = {
+	{ PROTO_SESSION,	wb_frames_session,	0 },
+	{ PROTO_SNAPSHOT,	wb_f_snapshot,		0 },
+	{ PROTO_DATA,		wb_f_data,		0 },
+	{ PROTO_SESSION_EXIT,	wb_f_exit,		0 },
+	{ PROTO_ERROR,		wb_frames_error,	0 },
+	{ ESC_CTL_PROMPT,	wb_esc_prompt_frame,	0 },
+	{ ESC_CTL_WITHDRAWN,	wb_f_withdrawn,		WB_F_ESC_AUDIT },
+	{ ESC_CTL_AUDIT,	wb_audit_frame,		0 },
+	{ PROTO_STATUS,		wb_status_frame,	0 },
+	{ PROTO_OK,		wb_f_ok,		0 },
+	{ NETCTL_EVENT,		wb_egress_frame,	0 },
+	{ NETREQ_ITEM,		wb_netreq_item_frame,	0 },
+	{ NETREQ_SUMMARY,	wb_f_netreq_summary,	0 },
+	{ NETREQ_RESULT,	wb_netreq_result_frame,	0 },
+};
+
 /* The connection's frame callback (wb_frames_hooks.frame). */
 static void
 wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *p,
     void *arg)
 {
 	struct wb *wb = arg;
-	struct proto_data d;
-	struct proto_exit e;
-	struct wb_tab *tab;
-	lz_err_t err = LZ_ERR_INIT;
-	const uint8_t *snap;
-	size_t snap_len;
-	uint32_t id;
+	size_t i;
 
-	switch (h->type) {
-	case PROTO_SESSION:
-		wb_frames_session(wb, conn, p, h->length);
-		break;
-	case PROTO_SNAPSHOT:
-		if (proto_decode_snapshot(p, h->length, &id, &snap, &snap_len, &err) == 0 &&
-		    (tab = wb_tabs_find(wb, conn, id)) != NULL)
-			wb_frames_snapshot(wb, tab, snap, snap_len);
-		break;
-	case PROTO_DATA:
-		if (proto_decode_data(p, h->length, &d, &err) < 0 ||
-		    (tab = wb_tabs_find(wb, conn, d.id)) == NULL)
-			break;
-		/* Fed when drawn (wb_draw) or read (wb_input_cb): a burst in
-		 * big pieces, not one per frame. */
-		term_feed_later(tab->t, (const char *)d.data, d.len);
-		tabstate_output(&tab->ts, uv_now(wb->loop));
-		if (tab == wb_tabs_active(wb))
-			wb->dirty = true;
-		break;
-	case PROTO_SESSION_EXIT:
-		if (proto_decode_exit(p, h->length, &e, &err) < 0 ||
-		    (tab = wb_tabs_find(wb, conn, e.id)) == NULL)
-			break;
-		wb_ui_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
-		    tab->profile, wb_tabs_base(tab->workspace));
-		wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
-		if (tab->quitting) {
-			tab->state = WB_TAB_EXITED;
-			wb_tabs_remove(wb, tab);
-		} else
-			wb_tabs_exited(wb, tab, e.status);
-		break;
-	case PROTO_ERROR:
-		wb_frames_error(wb, conn, p, h->length);
-		break;
-	case ESC_CTL_PROMPT:
-		wb_esc_prompt_frame(wb, conn, p, h->length);
-		break;
-	case ESC_CTL_WITHDRAWN:
-		if (proto_decode_u32(p, h->length, &id, &err) == 0)
-			wb_esc_withdrawn(wb, conn, id);
-		wb_esc_audit_request(wb);
-		break;
-	case ESC_CTL_AUDIT:
-		wb_audit_frame(wb, conn, p, h->length);
-		break;
-	case PROTO_STATUS:
-		wb_status_frame(wb, conn, p, h->length);
-		break;
-	case PROTO_OK:
-		/* The first OK after conn_up answers its ESC_LIST (sent first). */
-		if (wb_conn_esc_replay(conn)) {
-			wb_conn_set_esc_replay(conn, false);
-			wb_esc_replayed(wb, conn);
+	for (i = 0; i < sizeof wb_frames / sizeof wb_frames[0]; i++)
+		if (wb_frames[i].type == h->type) {
+			wb_frames[i].fn(wb, conn, p, h->length);
+			if (wb_frames[i].flags & WB_F_ESC_AUDIT)
+				wb_esc_audit_request(wb);
+			return;
 		}
-		break;
-	case NETCTL_EVENT:
-		wb_egress_frame(wb, conn, p, h->length);
-		break;
-	case NETREQ_ITEM:
-		wb_netreq_item_frame(wb, conn, p, h->length);
-		break;
-	case NETREQ_SUMMARY:
-		wb_netreq_summary_frame(wb, conn);
-		break;
-	case NETREQ_RESULT:
-		wb_netreq_result_frame(wb, conn, p, h->length);
-		break;
-	default:
-		break;		/* OK and what newer coordinators send */
-	}
-	lz_err_clear(&err);
 }
 
 static void

@@ -13,7 +13,7 @@
 #include "coord/coord-int.h"
 #include "coord/screen.h"
 #include "cred-fd.h"
-#include "sandbox/sentry-watch.h"
+#include "sandbox/sentry/sentry-watch.h"
 #include "store/audit.h"
 #include "jsonw.h"
 #include "strv.h"

@@ -8,7 +8,7 @@
 #include "coord/coord.h"
 #include "coord/coord-int.h"
 #include "sandbox/driver.h"
-#include "sandbox/sentry.h"
+#include "sandbox/sentry/sentry.h"
 #include "effcfg.h"
 #include "strv.h"
 #include "xmalloc.h"

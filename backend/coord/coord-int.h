@@ -15,7 +15,7 @@
 #include "proto.h"
 #include "sandbox/driver.h"
 #include "sandbox/limits.h"
-#include "sandbox/sentry.h"
+#include "sandbox/sentry/sentry.h"
 #include "store/store.h"
 
 struct coord_opts;

@@ -32,7 +32,7 @@
 #include "jsonw.h"
 #include "prefix.h"
 #include "sandbox/disk-usage.h"
-#include "sandbox/pause.h"
+#include "sandbox/rootless/pause.h"
 #include "store/audit.h"
 #include "strv.h"
 #include "xmalloc.h"

@@ -13,7 +13,7 @@
 #include "coord/coord-int.h"
 #include "jsonw.h"
 #include "review/review-live.h"
-#include "sandbox/sentry-follow.h"
+#include "sandbox/sentry/sentry-follow.h"
 #include "xmalloc.h"
 
 struct coord_sync {

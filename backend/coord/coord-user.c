@@ -5,7 +5,7 @@
  * drops to the user for the command and keeps a root end for `sudo`
  * (escalate/hold.c, escalate/sudo.c): runsc sets no_new_privs on every
  * process, so a setuid sudo cannot work. The files the user writes in are
- * host directories mapped with bindfs (sandbox/uidmap.c).
+ * host directories mapped with bindfs (sandbox/mounts/uidmap.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -15,9 +15,9 @@
 #include "coord/coord.h"
 #include "config.h"
 #include "prefix.h"
-#include "sandbox/overlay.h"
-#include "sandbox/passwd.h"
-#include "sandbox/uidmap.h"
+#include "sandbox/mounts/overlay.h"
+#include "sandbox/mounts/passwd.h"
+#include "sandbox/mounts/uidmap.h"
 #include "xmalloc.h"
 
 #define COORD_USER_SUDO_DST	"/usr/local/bin/sudo"

@@ -13,7 +13,7 @@
 #include "anchor.h"
 #include "config.h"
 #include "err.h"
-#include "sandbox/sentry.h"
+#include "sandbox/sentry/sentry.h"
 
 struct coord_opts {
 	const struct cfg *cfg;

@@ -1,7 +1,7 @@
 /* session.h - one shell or command in the sandbox (DESIGN "Sessions and PTYs").
  *
  * A session is the exec process the coordinator spawned (`runsc exec`
- * through sandbox/rexec.c, or `podman exec`), either on a PTY the
+ * through sandbox/podman/rexec.c, or `podman exec`), either on a PTY the
  * coordinator owns (tty sessions: the exec reads its window size from that
  * terminal) or on three pipes (no terminal: stdin, stdout and stderr stay
  * apart, EOF is forwarded). The session reads the output, feeds the

@@ -17,11 +17,11 @@
 
 #include "net/net-image.h"
 #include "doctor.h"
-#include "sandbox/runsc-ctl.h"
+#include "sandbox/runsc/runsc-ctl.h"
 #include "sandbox/limits.h"
 #include "sandbox/driver.h"
-#include "sandbox/podman.h"
-#include "sandbox/preload.h"
+#include "sandbox/podman/podman.h"
+#include "sandbox/mounts/preload.h"
 #include "host/proc.h"
 #include "prefix.h"
 #include "strv.h"
@@ -538,7 +538,7 @@ doctor_mnt_ro(struct drv_mount *m, const char *src, const char *dst)
 }
 
 /* --deep: GNU stat's statx(AT_NO_AUTOMOUNT), which this runsc refuses with
- * EINVAL, answered through the preloaded shim (sandbox/preload.h). */
+ * EINVAL, answered through the preloaded shim (sandbox/mounts/preload.h). */
 static void
 doctor_statx(struct doctor_ctx *c, bool tried, const char *out)
 {

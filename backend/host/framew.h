@@ -1,5 +1,5 @@
 /* framew.h - the one write queue of protocol frames on a libuv stream, for
- * both ends of a control connection (host/ctl-server.c, app/wb/wb-conn.c). */
+ * both ends of a control connection (host/ctl-server.c, app/wb/core/wb-conn.c). */
 #ifndef LZ_FRAMEW_H
 #define LZ_FRAMEW_H
 

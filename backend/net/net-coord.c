@@ -24,7 +24,7 @@
 #include "net/net-coord-int.h"
 #include "net/net-hostaddr.h"
 #include "net/net-image.h"
-#include "sandbox/storage.h"
+#include "sandbox/rootless/storage.h"
 #include "strv.h"
 #include "trace.h"
 #include "xmalloc.h"

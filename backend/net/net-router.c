@@ -13,8 +13,8 @@
 #include "net/net-coord-int.h"
 #include "net/net-hostaddr.h"
 #include "net/net-image.h"
-#include "sandbox/pause.h"
-#include "sandbox/storage.h"
+#include "sandbox/rootless/pause.h"
+#include "sandbox/rootless/storage.h"
 #include "strv.h"
 #include "xmalloc.h"
 

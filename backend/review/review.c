@@ -9,7 +9,7 @@
 
 #include "jsonw.h"
 #include "review/review.h"
-#include "sandbox/sentry.h"
+#include "sandbox/sentry/sentry.h"
 #include "xmalloc.h"
 
 static int

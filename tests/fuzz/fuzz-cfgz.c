@@ -5,11 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sandbox/sentry-int.h"
+#include "sandbox/sentry/sentry-int.h"
 #include "xmalloc.h"
 
 /* The parser is pure; built into this harness by itself. */
-#include "sandbox/sentry-cfgz.c"
+#include "sandbox/sentry/sentry-cfgz.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 
 /* backend/review and backend/sandbox are not in the fuzz build's shared
  * sources: compile the two pure files in. */
-#include "sandbox/overlay-images.c"
+#include "sandbox/rootless/overlay-images.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sandbox/sentry-int.h"
+#include "sandbox/sentry/sentry-int.h"
 #include "xmalloc.h"
 
 /* The parser is pure; built into this harness by itself. */
-#include "sandbox/sentry-refs.c"
+#include "sandbox/sentry/sentry-refs.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz-rexec.c - libFuzzer harness for what a session's runsc exec is built
- * from (sandbox/rexec-spec.c, rexec-conmon.c): config.json as podman wrote
+ * from (sandbox/podman/rexec-spec.c, rexec-conmon.c): config.json as podman wrote
  * it, conmon's command line, and JSON string arrays. Never a crash; a
  * parsed config always yields process JSON that parses again, with the
  * exec's args in it. */
@@ -10,8 +10,8 @@
 
 /* backend/review and backend/sandbox are not in the fuzz build's shared
  * sources: compile the pure files in. */
-#include "sandbox/rexec-spec.c"
-#include "sandbox/rexec-conmon.c"
+#include "sandbox/podman/rexec-spec.c"
+#include "sandbox/podman/rexec-conmon.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

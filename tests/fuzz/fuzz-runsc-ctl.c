@@ -1,5 +1,5 @@
 /* fuzz-runsc-ctl.c - libFuzzer harness for sandbox-exec's side of runsc's
- * control socket (sandbox/runsc-ctl.c): the process JSON it is handed, the
+ * control socket (sandbox/runsc/runsc-ctl.c): the process JSON it is handed, the
  * sandbox's replies and runsc's state file. Never a crash; a built call is
  * one whole JSON object that parses again; a reply's end is within it. */
 #include <stddef.h>
@@ -9,7 +9,7 @@
 
 /* backend/review and backend/sandbox are not in the fuzz build's shared
  * sources: compile the pure files in. */
-#include "sandbox/runsc-ctl.c"
+#include "sandbox/runsc/runsc-ctl.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

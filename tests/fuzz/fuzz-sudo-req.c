@@ -11,7 +11,7 @@
 #include "xmalloc.h"
 
 /* The passwd lookup is pure; built into this harness by itself. */
-#include "sandbox/passwd.c"
+#include "sandbox/mounts/passwd.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "wb/wb-mouse.c"
+#include "wb/core/wb-mouse.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-rexec.sh - sessions start with `runsc exec` straight into the sandbox
-# (backend/sandbox/rexec.c), not `podman exec`: the same probe run through
+# (backend/sandbox/podman/rexec.c), not `podman exec`: the same probe run through
 # lazaret and through a raw `podman exec` in the same container sees the
 # same uid/gid/groups, capabilities, no-new-privileges, limits, umask, cwd and
 # environment; the session credential is on no host command line, in no host

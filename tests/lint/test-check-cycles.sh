@@ -2,7 +2,8 @@
 # tests/lint/test-check-cycles.sh - make check: scripts/check-cycles names a
 # call circle planted between two objects of one folder (a calls b, b calls a),
 # lets pass one across folders and one named in KNOWN_CIRCLES, and says when an
-# entry of KNOWN_CIRCLES is no longer a circle.
+# entry of KNOWN_CIRCLES is no longer a circle; a part's sub-rooms are one part,
+# and a call up its FLOORS is named.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d /tmp/lz-check-cycles.XXXXXX)
@@ -36,5 +37,17 @@ expect "a smaller known entry does not cover it" 1 "call circle" KNOWN_CIRCLES="
 cc_o part/c.o 'int c_one(void); int c_one(void) { return 1; }'
 expect "an entry no longer needed is said" 0 \
 	"check-cycles: part:a.c,b.c,c.c is no longer a circle: drop it from KNOWN_CIRCLES" KNOWN_CIRCLES="part:a.c,b.c,c.c"
+# a part's sub-rooms are one part: a circle across them is named, file by sub-room
+rm -rf "$tmp/b"
+cc_o top/part/x/a.o 'int b_one(void); int a_one(void); int a_one(void) { return b_one(); }'
+cc_o top/part/y/b.o 'int b_one(void); int b_one(void) { return 1; }'
+expect "one way across sub-rooms is no circle" 0 "" KNOWN_CIRCLES= FLOORS=
+expect "a call up a floor is named" 1 \
+	"top/part: x/a.c -> y/b.c: b_one: a lower floor calls up (x<y)" KNOWN_CIRCLES= FLOORS="top/part:x<y"
+expect "a call down a floor passes" 0 "" KNOWN_CIRCLES= FLOORS="top/part:y<x"
+cc_o top/part/y/b.o 'int a_two(void); int b_one(void); int b_one(void) { return a_two(); }'
+cc_o top/part/x/c.o 'int a_one(void); int a_two(void); int a_two(void) { return a_one(); }'
+expect "a circle across sub-rooms is named" 1 \
+	"top/part: x/a.c x/c.c y/b.c: call circle" KNOWN_CIRCLES= FLOORS=
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "check-cycles: planted circles caught"

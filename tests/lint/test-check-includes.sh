@@ -43,16 +43,16 @@ plant widgets/theme.c '#include "coord/coord.h"' \
 	'widgets/theme.c:@N@: includes backend/coord/coord.h: widgets/ never reaches backend/ beyond backend/common/'
 plant vterm/term-sb.c '#include "widget.h"' \
 	'vterm/term-sb.c:@N@: includes widgets/widget.h: vterm/ never reaches widgets/ or app/'
-plant vterm/term.h '#include <wb/wb-state.h>' \
-	'vterm/term.h:@N@: includes app/wb/wb-state.h: vterm/ never reaches widgets/ or app/'
+plant vterm/term.h '#include <wb/core/wb-state.h>' \
+	'vterm/term.h:@N@: includes app/wb/core/wb-state.h: vterm/ never reaches widgets/ or app/'
 plant backend/common/base/paths.c '#include "store/store.h"' \
 	'backend/common/base/paths.c:@N@: includes backend/store/store.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
 plant backend/common/wire/proto.c '#include "../../coord/lock.h"' \
 	'backend/common/wire/proto.c:@N@: includes backend/coord/lock.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
 plant backend/common/base/err.h '#include "term.h"' \
 	'backend/common/base/err.h:@N@: includes vterm/term.h: backend/common/ reaches no other backend folder, nor app/, widgets/, vterm/'
-plant backend/coord/screen.c '#include "wb/wb-tab.h"' \
-	'backend/coord/screen.c:@N@: includes app/wb/wb-tab.h: backend/ never reaches app/ or widgets/'
+plant backend/coord/screen.c '#include "wb/core/wb-tab.h"' \
+	'backend/coord/screen.c:@N@: includes app/wb/core/wb-tab.h: backend/ never reaches app/ or widgets/'
 plant backend/store/audit.c '#include "theme.h"' \
 	'backend/store/audit.c:@N@: includes widgets/theme.h: backend/ never reaches app/ or widgets/'
 plant escalate/escalate.c '#include "coord/lock.h"' \
@@ -68,14 +68,21 @@ plant backend/common/policy/grant.c '#include "proto.h"' \
 	'backend/common/policy/grant.c:@N@: includes backend/common/wire/proto.h: common/policy/ reaches only common/base/'
 plant backend/host/proc.c '#include "store/store.h"' \
 	'backend/host/proc.c:@N@: includes backend/store/store.h: backend/host/ is below every backend part: it reaches only backend/common/'
-plant backend/sandbox/podman.c '#include "coord/coord.h"' \
-	'backend/sandbox/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
+plant backend/sandbox/podman/podman.c '#include "coord/coord.h"' \
+	'backend/sandbox/podman/podman.c:@N@: includes backend/coord/coord.h: no backend part reaches up into backend/coord/ (the runner and the control server are in backend/host/)'
+# the sub-rooms of backend/sandbox/: runsc, rootless, image, sentry < podman, mounts
+plant backend/sandbox/sentry/sentry.c '#include "sandbox/podman/podman.h"' \
+	'backend/sandbox/sentry/sentry.c:@N@: includes backend/sandbox/podman/podman.h: sandbox/sentry/ reaches no other sandbox sub-room'
+plant backend/sandbox/podman/rexec.c '#include "sandbox/mounts/overlay.h"' \
+	'backend/sandbox/podman/rexec.c:@N@: includes backend/sandbox/mounts/overlay.h: sandbox/podman/ reaches only runsc/ and rootless/ among the sandbox sub-rooms'
+plant backend/sandbox/driver.c '#include "sandbox/rootless/pause.h"' \
+	'backend/sandbox/driver.c:@N@: includes backend/sandbox/rootless/pause.h: the root files of backend/sandbox/ (driver, limits) reach none of its sub-rooms'
 plant backend/net/net-image.c '#include "doctor/doctor.h"' \
 	'backend/net/net-image.c:@N@: includes backend/doctor/doctor.h: backend/doctor/ is above what it checks: nothing in backend/ reaches it'
 plant app/client/client.c '#include "wb/wb.h"' \
 	'app/client/client.c:@N@: includes app/wb/wb.h: app/client/ is shared by the fronts: it reaches none of them'
-plant app/wb/wb-tab.c '#include "cli/cli-table.h"' \
-	'app/wb/wb-tab.c:@N@: includes app/cli/cli-table.h: app/wb/ never reaches app/cli/ (what both need is in app/client/)'
+plant app/wb/core/wb-tab.c '#include "cli/cli-table.h"' \
+	'app/wb/core/wb-tab.c:@N@: includes app/cli/cli-table.h: app/wb/ never reaches app/cli/ (what both need is in app/client/)'
 plant app/steps/cmd-step.c '#include "cli/commands.h"' \
 	'app/steps/cmd-step.c:@N@: includes app/cli/commands.h: app/steps/ never reaches app/cli/ or app/wb/'
 # the cycle term.c <-> term-sb.c that term-cell.h broke, planted back

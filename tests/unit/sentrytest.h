@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "anchor.h"
-#include "sandbox/sentry.h"
-#include "sandbox/sentry-int.h"
+#include "sandbox/sentry/sentry.h"
+#include "sandbox/sentry/sentry-int.h"
 
 extern char *st_tmp;	/* the test's private directory (st_setup_tmp) */
 

@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-#include "sandbox/image.h"
+#include "sandbox/image/image.h"
 #include "strv.h"
 
 /* Real output of `ldd /usr/bin/git /usr/bin/busybox /usr/bin/bash` on Debian 12,

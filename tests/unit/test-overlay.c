@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandbox/mountinfo.h"
-#include "sandbox/overlay.h"
-#include "sandbox/overlay-images.h"
+#include "sandbox/rootless/mountinfo.h"
+#include "sandbox/mounts/overlay.h"
+#include "sandbox/rootless/overlay-images.h"
 
 static void
 expect_name(const char *dir, const char *want)

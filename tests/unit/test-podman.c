@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandbox/podman.h"
+#include "sandbox/podman/podman.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -1,4 +1,4 @@
-/* test-rexec.c - what a session's `runsc exec` is given (sandbox/rexec.c,
+/* test-rexec.c - what a session's `runsc exec` is given (sandbox/podman/rexec.c,
  * rexec-spec.c): the process JSON built from a container's config.json as
  * podman exec would build it, and the reading of conmon's command line.
  * The real exec is exercised by tests/integ/test-rexec.sh. */
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "surface-json.h"
-#include "sandbox/rexec-spec.h"
-#include "sandbox/rexec.h"
+#include "sandbox/podman/rexec-spec.h"
+#include "sandbox/podman/rexec.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -1,5 +1,5 @@
 /* test-runsc-ctl.c - runsc's control calls as sandbox-exec sends and reads
- * them (sandbox/runsc-ctl.c). The expected texts are what runsc
+ * them (sandbox/runsc/runsc-ctl.c). The expected texts are what runsc
  * 0.0~20221219.0 itself sent on the socket (read with strace -s). The real
  * calls are exercised by tests/integ/test-rexec.sh. */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "surface-json.h"
-#include "sandbox/runsc-ctl.h"
+#include "sandbox/runsc/runsc-ctl.h"
 
 #define CID "4d10ed1af32f1f5a3433dd34cda8148acb6d68028df760db9758350b65c4a633"
 

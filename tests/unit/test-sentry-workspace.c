@@ -22,9 +22,9 @@
 
 #include "anchor.h"
 #include "host/proc.h"
-#include "sandbox/sentry.h"
-#include "sandbox/sentry-int.h"
-#include "sandbox/sentry-watch.h"
+#include "sandbox/sentry/sentry.h"
+#include "sandbox/sentry/sentry-int.h"
+#include "sandbox/sentry/sentry-watch.h"
 #include "sentrytest.h"
 #include "strv.h"
 #include "testutil.h"

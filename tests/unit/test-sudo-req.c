@@ -1,5 +1,5 @@
 /* test-sudo-req.c - the in-sandbox sudo's request (sudo-req.c) and the
- * passwd lookup that picks the agent user (sandbox/passwd.c). */
+ * passwd lookup that picks the agent user (sandbox/mounts/passwd.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sandbox/passwd.h"
+#include "sandbox/mounts/passwd.h"
 #include "sudo-req.h"
 #include "xmalloc.h"
 

@@ -13,7 +13,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-#include "wb/wb-egroup.h"
+#include "wb/views/wb-egroup.h"
 
 static struct netctl_event
 flow(const char *addr, unsigned port, const char *name, bool allowed, const char *rule, uint64_t ms)

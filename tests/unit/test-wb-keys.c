@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "strv.h"
-#include "wb/wb-keys.h"
+#include "wb/core/wb-keys.h"
 
 static int
 parse(const char *name)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "term.h"
-#include "wb/wb-layout.h"
+#include "wb/core/wb-layout.h"
 
 static void
 assert_rect(const struct wb_layout_rect *r, int y, int x, int h, int w)

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "wb/wb-mouse.h"
+#include "wb/core/wb-mouse.h"
 
 /* keys of s (bytes), parsed; returns the key count left. */
 static size_t

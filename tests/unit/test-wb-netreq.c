@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "strv.h"
-#include "wb/wb-netreq-text.h"
+#include "wb/views/wb-netreq-text.h"
 #include "xmalloc.h"
 
 static struct netreq_item

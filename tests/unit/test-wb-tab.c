@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "term.h"
-#include "wb/wb-state.h"
-#include "wb/wb-tab.h"
+#include "wb/core/wb-state.h"
+#include "wb/core/wb-tab.h"
 #include "widget.h"
 #include "xmalloc.h"
 

@@ -27,8 +27,8 @@
 #include "tabbar.h"
 #include "term-draw.h"
 #include "textview.h"
-#include "wb/wb-keys.h"
-#include "wb/wb-layout.h"
+#include "wb/core/wb-keys.h"
+#include "wb/core/wb-layout.h"
 #include "widget.h"
 #include "widgettest.h"
 
