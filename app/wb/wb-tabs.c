@@ -203,6 +203,18 @@ wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 	wb_tabs_save(wb);
 }
 
+/* A tab of the saved list (attach): its session, and the name the user gave it. */
+struct wb_tab *
+wb_tabs_restore(struct wb *wb, const struct wb_state_tab *saved, lz_err_t *err)
+{
+	struct wb_tab *tab;
+
+	tab = wb_tabs_add(wb, saved->profile, saved->workspace, saved->mode, saved->id, err);
+	if (tab != NULL && saved->title != NULL)
+		tab->title = xstrdup(saved->title);
+	return tab;
+}
+
 void
 wb_tabs_save(struct wb *wb)
 {
@@ -224,6 +236,7 @@ wb_tabs_save(struct wb *wb)
 		st[n].mode = tab->mode;
 		st[n].profile = tab->profile;
 		st[n].workspace = tab->workspace;
+		st[n].title = tab->title;
 		n++;
 	}
 	if (wb_state_write(wb->state_path, st, n, wb->panel_want, &err) < 0) {

@@ -225,6 +225,7 @@ void wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why);
 void wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn);
 void wb_tabs_remove(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_save(struct wb *wb);
+struct wb_tab *wb_tabs_restore(struct wb *wb, const struct wb_state_tab *saved, lz_err_t *err);
 struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
 void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close(struct wb *wb, struct wb_tab *tab);

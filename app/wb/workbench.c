@@ -434,8 +434,7 @@ main(int argc, char **argv)
 	wb.def_profile = profile;
 	wb.def_workspace = workspace;
 	for (i = 0; i < n_saved; i++)
-		if (wb_tabs_add(&wb, saved[i].profile, saved[i].workspace, saved[i].mode, saved[i].id,
-		    &err) == NULL) {
+		if (wb_tabs_restore(&wb, &saved[i], &err) == NULL) {
 			wb_ui_message(&wb, "%s", err.msg);
 			lz_err_clear(&err);
 		}
