@@ -147,6 +147,7 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 	const uint8_t *snap;
 	size_t snap_len;
 	uint32_t id;
+	bool limit;
 
 	switch (h->type) {
 	case PROTO_SESSION:
@@ -172,14 +173,20 @@ wb_frames_cb(struct wb_conn *conn, const struct proto_header *h, const uint8_t *
 		if (proto_decode_exit(p, h->length, &e, &err) < 0 ||
 		    (tab = wb_tabs_find(wb, conn, e.id)) == NULL)
 			break;
-		wb_ui_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
-		    tab->profile, wb_tabs_base(tab->workspace));
-		wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
+		limit = (e.flags & PROTO_EXIT_LIMIT) != 0;
+		wb_ui_log(wb, e.status != 0 || limit, "session %u exited %d%s %s:%s", e.id,
+		    e.status, limit ? " (limit)" : "", tab->profile, wb_tabs_base(tab->workspace));
+		if (limit)
+			wb_ui_message(wb, "%s: the sandbox was stopped at a limit (lazaret status "
+			    "says which)", tab->profile);
+		else
+			wb_ui_message(wb, "%s: session exited with status %d", tab->profile,
+			    e.status);
 		if (tab->quitting) {
 			tab->state = WB_TAB_EXITED;
 			wb_tabs_remove(wb, tab);
 		} else
-			wb_tabs_exited(wb, tab, e.status);
+			wb_tabs_exited(wb, tab, e.status, limit);
 		break;
 	case PROTO_ERROR:
 		wb_frames_error(wb, conn, p, h->length);

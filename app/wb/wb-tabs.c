@@ -144,17 +144,19 @@ wb_tabs_release_conn(struct wb *wb, struct wb_conn *conn)
 }
 
 /* The tab's program ended: the tab stays with its last screen and status
- * until closed (tmux's remain-on-exit). */
+ * until closed (tmux's remain-on-exit). limit: its sandbox was stopped at a
+ * limit, the tab's word is "limit" (the coordinator's message to the
+ * terminal above says which). */
 void
-wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status)
+wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status, bool limit)
 {
 	char *line;
 
 	tab->state = WB_TAB_EXITED;
 	tab->status = status;
-	tabstate_exited(&tab->ts, status, false);
-	line = xasprintf("\r\n\033[7m[exited with status %d; prefix x closes this tab]\033[m",
-	    status);
+	tabstate_exited(&tab->ts, status, limit);
+	line = xasprintf("\r\n\033[7m[%s %d; prefix x closes this tab]\033[m",
+	    limit ? "stopped at a limit, status" : "exited with status", status);
 	term_feed(tab->t, line, strlen(line));
 	free(line);
 	wb_tabs_save(wb);

@@ -214,7 +214,7 @@ extern const struct wb_hooks wb_frames_hooks;
 int wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err);
 /* The tab's program ended: the tab stays with its last screen and status
  * until closed (tmux's remain-on-exit). */
-void wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status);
+void wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status, bool limit);
 void wb_tabs_send_resize(struct wb_tab *tab);
 const char *wb_tabs_base(const char *path);
 struct wb_tab *wb_tabs_active(struct wb *wb);

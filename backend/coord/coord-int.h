@@ -217,7 +217,7 @@ char *coord_limits_text(const struct coord *c);
 
 /* ---- coord-dash.c: the dashboard's row (`lazaret ls`, the workbench's w) ---- */
 
-/* A session's word (tabstate.h): approval, input or running. */
+/* A session's word (tabstate.h): limit, approval, input or running. */
 const char *coord_dash_session_state(struct coord *c, struct session *s);
 /* Sample the CPU counter (the watchdog's tick). */
 void coord_dash_sample(struct coord *c);

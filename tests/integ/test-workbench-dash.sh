@@ -5,7 +5,9 @@
 # approval, one running a command), s sorts, Enter goes to the domain's
 # tab; prefix , names a tab; SIGHUP reads the configuration again (a new
 # prefix key works at once) and prefix : source-file does too; the tabs'
-# names come back after detach and attach (tmux keeps them).
+# names come back after detach and attach (tmux keeps them); a tab whose
+# sandbox the memory limit stopped reads "limit" in the tab bar, as its
+# domain does in `lazaret ls` and the dashboard.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wb.sh"
 [ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
@@ -21,6 +23,7 @@ lz_config <<YAML
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 bar() { pane | head -1; }
 bar_has() { bar | grep -qF -- "$1"; }
@@ -92,6 +95,7 @@ workbench:
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 wbpid=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk -v w="$repo_a" '$2 ~ /lazaret-workbench$/ && index($0, w) { print $1 }' | head -1)
 [ -n "$wbpid" ] || fail "no workbench process found"
@@ -112,6 +116,7 @@ lz_config <<YAML
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 "${TM[@]}" send-keys -t wb C-b :
 wait_for 5 pane_has ": _" || show_fail "prefix : opened no command line"
@@ -132,3 +137,24 @@ wb_reattach C-b 160 40
 wait_for 30 bar_has "1:build-agent" || show_fail "attach lost the name of tab 1 (prefix ,)"
 assert_contains "$(bar)" "0:lead agent" "attach keeps the name of tab 0 (: rename-tab)"
 note "ok: both tabs' names are back after detach and attach"
+
+# --- the memory limit stops dash-b's sandbox: its tab reads "limit"
+# (tab 0's request, shown first after attach, denied from the CLI)
+id=$(lz escalations --pending --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
+lz escalations deny "$id" >/dev/null 2>&1 </dev/null || fail "deny failed"
+wait_for 10 pane_has "Esc: back to the tab" || show_fail "no armed notice for the request decided elsewhere"
+"${TM[@]}" send-keys -t wb Escape
+wait_for 5 pane_lacks "Request closed" || show_fail "Esc did not put the notice away"
+lz_hold || fail "no holding client for dash-b"	# its status stays readable after the stop
+"${TM[@]}" send-keys -t wb C-a 1
+"${TM[@]}" send-keys -t wb C-c
+"${TM[@]}" send-keys -t wb "clear; head -c 600000000 /dev/zero | tail >/dev/null; echo survived" Enter
+"${TM[@]}" send-keys -t wb C-a 0
+wait_for 60 bar_has " 1:build-agent limit" || show_fail "the tab stopped at the memory limit does not read limit"
+assert_not_contains "$(bar)" "exited" "no tab reads exited"
+wait_for 10 eval '[ "$(ls_state "$hash_b" | cut -d" " -f1)" = limit ]' || fail "ls: dash-b is not limit: $(lz ls)"
+"${TM[@]}" send-keys -t wb C-a w
+wait_for 10 eval 'pane | grep -F "$hash_b" | grep -q limit' || show_fail "the dashboard does not show dash-b's limit"
+"${TM[@]}" send-keys -t wb q
+note "ok: the tab, lazaret ls and the dashboard say limit"
+timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true
