@@ -34,7 +34,7 @@ wb_egroup_clean(char *out, const char *s, size_t n)
 {
 	size_t i;
 
-	for (i = 0; s[i] != '\0' && i < n; i++)
+	for (i = 0; i < n && s[i] != '\0'; i++)
 		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
 	strcpy(out + i, s[i] != '\0' ? "..." : "");
 }
