@@ -8,8 +8,8 @@
 # (one waiting for approval), the escalation prompt, an egress request with
 # its grant preview, the Egress list grouped by destination, the review
 # view with a flagged Makefile, the audit detail view, the timeline, the key
-# help in context, the first start's tour, each theme, and the cockpit at
-# 80x24. Network traffic goes only to a network namespace this script
+# help in context, the dashboard of every domain (prefix w), the first
+# start's tour, each theme, and the cockpit at 80x24. Network traffic goes only to a network namespace this script
 # makes (10.217.N.0/29): it needs root for that, as the tests do.
 #
 # Rendering: render-ansi.py draws the captured cells with Pillow and DejaVu
@@ -85,6 +85,11 @@ panel() { # focus the side panel (on the queue: an escalation waits)
 esc() { # Esc, then a pause: Esc and a key in one read is Alt+key
 	keys Escape
 	sleep 0.5
+}
+later() { # the request waiting at attach is shown first: put it away for later
+	wait_for 10 pane_has "Enter: approve & run" || fail "attach did not show the waiting request"
+	esc
+	wait_for 5 pane_lacks "Enter: approve & run" || fail "Esc did not put the request away"
 }
 new_tab() { # workspace name
 	keys C-a c
@@ -171,10 +176,16 @@ keys q
 sleep 0.5
 esc
 
-# 8. The dashboard (issue 28 item 4) once this workbench has one: a hook.
-if "$T/bin/lazaret-workbench" --help 2>&1 | grep -q dashboard; then
-	note "the dashboard exists: add its key here (screenshots/make-screenshots.sh, step 8)"
-fi
+# 8. The dashboard (prefix w): the three domains, who needs you on top.
+keys C-a w
+wait_for 10 pane_has "Domains (" || fail "prefix w did not open the dashboard"
+for h in "$webhash" "$apihash" "$docshash"; do
+	wait_for 10 pane_has "$h" || fail "the dashboard lacks domain $h"
+done
+wait_for 10 eval 'pane | grep -F "$docshash" | grep -q approval' || fail "the dashboard lacks docs' approval"
+shot workbench-dashboard 160 45
+keys q
+wait_for 5 pane_lacks "Domains (" || fail "q did not close the dashboard"
 
 # 9. The same cockpit at 80x24: the panel over the tab, then the tabs alone.
 "${TM[@]}" resize-window -t wb -x 80 -y 24
@@ -204,8 +215,9 @@ wait_for 10 pane_has "detached" || fail "no detach"
 for th in light high-contrast; do
 	start 160 45 attach --theme "$th"
 	wait_for 30 pane_has "2:default agent-docs" || fail "attach with theme $th"
+	later
 	wait_for 10 pane_has "Escalations (" || fail "no panel with theme $th"
-	wait_for 30 pane_has "flagged: Makefile" || fail "no review counts with theme $th"
+	wait_for 30 pane_has "flagged: Makefile" || { pane; fail "no review counts with theme $th"; }
 	keys C-a Tab
 	shot "workbench-theme-$th" 160 45 "$([ "$th" = light ] && echo light)"
 	esc
@@ -214,4 +226,5 @@ for th in light high-contrast; do
 done
 start 160 45 attach
 wait_for 30 pane_has "2:default agent-docs" || fail "final attach"
+later
 for _ in 1 2 3; do keys C-a x y; sleep 2; done

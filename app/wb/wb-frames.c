@@ -188,20 +188,26 @@ wb_f_exit(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
 	lz_err_t err = LZ_ERR_INIT;
 	struct proto_exit e;
 	struct wb_tab *tab;
+	bool limit;
 
 	if (proto_decode_exit(p, len, &e, &err) < 0 ||
 	    (tab = wb_tabs_find(wb, conn, e.id)) == NULL) {
 		lz_err_clear(&err);
 		return;
 	}
-	wb_ui_log(wb, e.status != 0, "session %u exited %d %s:%s", e.id, e.status,
-	    tab->profile, wb_tabs_base(tab->workspace));
-	wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
+	limit = (e.flags & PROTO_EXIT_LIMIT) != 0;
+	wb_ui_log(wb, e.status != 0 || limit, "session %u exited %d%s %s:%s", e.id,
+	    e.status, limit ? " (limit)" : "", tab->profile, wb_tabs_base(tab->workspace));
+	if (limit)
+		wb_ui_message(wb, "%s: the sandbox was stopped at a limit (lazaret status "
+		    "says which)", tab->profile);
+	else
+		wb_ui_message(wb, "%s: session exited with status %d", tab->profile, e.status);
 	if (tab->quitting) {
 		tab->state = WB_TAB_EXITED;
 		wb_tabs_remove(wb, tab);
 	} else
-		wb_tabs_exited(wb, tab, e.status);
+		wb_tabs_exited(wb, tab, e.status, limit);
 }
 
 static void

@@ -214,7 +214,7 @@ extern const struct wb_hooks wb_frames_hooks;
 int wb_tabs_connect(struct wb *wb, struct wb_tab *tab, lz_err_t *err);
 /* The tab's program ended: the tab stays with its last screen and status
  * until closed (tmux's remain-on-exit). */
-void wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status);
+void wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status, bool limit);
 void wb_tabs_send_resize(struct wb_tab *tab);
 const char *wb_tabs_base(const char *path);
 struct wb_tab *wb_tabs_active(struct wb *wb);
@@ -225,6 +225,7 @@ void wb_tabs_fail(struct wb *wb, struct wb_tab *tab, const char *why);
 void wb_tabs_conn_drop(struct wb *wb, struct wb_conn *conn);
 void wb_tabs_remove(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_save(struct wb *wb);
+struct wb_tab *wb_tabs_restore(struct wb *wb, const struct wb_state_tab *saved, lz_err_t *err);
 struct wb_tab *wb_tabs_add(struct wb *wb, const char *profile, const char *workspace, const char *mode, uint32_t attach_id, lz_err_t *err);
 void wb_tabs_fit(struct wb *wb, struct wb_tab *tab);
 void wb_tabs_close(struct wb *wb, struct wb_tab *tab);

@@ -491,8 +491,7 @@ wb_start_ui(struct wb *wb, const struct wb_opts *o, const struct wb_saved *sv)
 	wb->def_profile = o->profile;
 	wb->def_workspace = o->workspace;
 	for (i = 0; i < sv->n; i++)
-		if (wb_tabs_add(wb, sv->tabs[i].profile, sv->tabs[i].workspace, sv->tabs[i].mode,
-		    sv->tabs[i].id, &err) == NULL) {
+		if (wb_tabs_restore(wb, &sv->tabs[i], &err) == NULL) {
 			wb_ui_message(wb, "%s", err.msg);
 			lz_err_clear(&err);
 		}

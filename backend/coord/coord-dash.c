@@ -68,6 +68,8 @@ coord_dash_input(struct coord *c, struct session *s)
 const char *
 coord_dash_session_state(struct coord *c, struct session *s)
 {
+	if (c->limit_hit != NULL)
+		return tabstate_name(TABSTATE_LIMIT);	/* a session the limit ends */
 	if (esc_coord_waiting(c->esc, s->uuid) > 0)
 		return tabstate_name(TABSTATE_APPROVAL);
 	return tabstate_name(coord_dash_input(c, s) ? TABSTATE_INPUT : TABSTATE_RUNNING);

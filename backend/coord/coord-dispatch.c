@@ -167,7 +167,7 @@ coord_secret_safe(const struct coord *c)
 static void
 coord_exit_finish(struct coord *c, struct session *s, bool finished)
 {
-	struct proto_exit e = { s->id, s->status };
+	struct proto_exit e = { s->id, s->status, c->limit_hit != NULL ? PROTO_EXIT_LIMIT : 0 };
 	struct proto_buf b = { 0 };
 	size_t i;
 

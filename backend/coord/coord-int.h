@@ -220,7 +220,7 @@ char *coord_limits_text(const struct coord *c);
 
 /* ---- coord-dash.c: the dashboard's row (`lazaret ls`, the workbench's w) ---- */
 
-/* A session's word (tabstate.h): approval, input or running. */
+/* A session's word (tabstate.h): limit, approval, input or running. */
 const char *coord_dash_session_state(struct coord *c, struct session *s);
 /* The row (proto.h PROTO_STATUS_ROW) with the container's state; caller frees. */
 char *coord_dash_row(struct coord *c, const char *container_state);

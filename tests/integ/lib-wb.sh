@@ -19,6 +19,14 @@ show_fail() { pane; fail "$1"; }
 type_line() { "${TM[@]}" send-keys -t wb -l "$1"; "${TM[@]}" send-keys -t wb Enter; }
 # a tmux pane command: the workbench, then its exit status, kept on screen
 wb_line() { echo "$(as_user_line lazaret-workbench "$@"); echo wb-rc=\$?; sleep 600"; }
+# Detach the workbench in session wb (prefix key $1), then attach it again
+# in a new session wb of $2 columns and $3 rows.
+wb_reattach() {
+	"${TM[@]}" send-keys -t wb "$1" d
+	wait_for 10 pane_has "wb-rc=0" || show_fail "prefix d did not detach"
+	"${TM[@]}" kill-session -t wb
+	"${TM[@]}" new-session -d -s wb -x "$2" -y "$3" -c "$T" "$(wb_line attach)"
+}
 # The request view's code ("a K7M Enter: approve & run"), once it is armed.
 wb_code() { pane | grep -o 'a [A-Z0-9][A-Z0-9][A-Z0-9] Enter: ' | head -1 | cut -c3-5; }
 # In the open request view: wait until it takes keys, then a, its code, Enter

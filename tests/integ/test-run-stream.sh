@@ -57,10 +57,7 @@ note "ok: a stopped client holds the flood back; ^C ends it once the client runs
 wait_for 60 pane_has "/workspace#" || show_fail "no workbench prompt"
 "${TM[@]}" send-keys -t wb "seq -f 'S%gS' 1 300000; echo SNAP-\$((6*7))" Enter
 wait_for 120 pane_has "SNAP-42" || show_fail "the burst did not end"
-"${TM[@]}" send-keys -t wb C-a d
-wait_for 10 pane_has "wb-rc=0" || show_fail "detach failed"
-"${TM[@]}" kill-session -t wb
-"${TM[@]}" new-session -d -s wb -x 80 -y 24 -c "$T" "$(wb_line attach)"
+wb_reattach C-a 80 24
 wait_for 30 pane_has "SNAP-42" || show_fail "attach did not bring the screen back"
 tail_rows=$(pane | grep -E '^S[0-9]+S *$' | sed 's/ *$//' | tail -3 | tr '\n' ' ')
 assert_eq "$tail_rows" "S299998S S299999S S300000S " "the attached screen ends with the burst's last lines"

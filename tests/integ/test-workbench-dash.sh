@@ -4,7 +4,10 @@
 # workbench's prefix w list two domains with their states (one waiting for
 # approval, one running a command), s sorts, Enter goes to the domain's
 # tab; prefix , names a tab; SIGHUP reads the configuration again (a new
-# prefix key works at once) and prefix : source-file does too.
+# prefix key works at once) and prefix : source-file does too; the tabs'
+# names come back after detach and attach (tmux keeps them); a tab whose
+# sandbox the memory limit stopped reads "limit" in the tab bar, as its
+# domain does in `lazaret ls` and the dashboard.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wb.sh"
 [ -x "$T/bin/lazaret-escalate" ] || skip "lazaret-escalate not built"
@@ -20,6 +23,7 @@ lz_config <<YAML
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 bar() { pane | head -1; }
 bar_has() { bar | grep -qF -- "$1"; }
@@ -53,7 +57,8 @@ note "ok: lazaret ls and the session list show both domains with their states"
 
 # --- prefix w: the same rows in the workbench
 "${TM[@]}" send-keys -t wb C-a w
-wait_for 10 pane_has "Domains (2)" || show_fail "prefix w did not open the dashboard with two domains"
+# (every live domain of the user: another test's may be listed beside ours)
+wait_for 10 pane_has "Domains (" || show_fail "prefix w did not open the dashboard"
 wait_for 10 eval 'pane | grep -F "$hash_a" | grep -q approval' || show_fail "the dashboard lacks dash-a's approval"
 pane | grep -F "$hash_b" | grep -q running || show_fail "the dashboard lacks dash-b running"
 assert_contains "$(pane | grep -F "$hash_a")" "$repo_a" "the row names its workspace"
@@ -62,13 +67,16 @@ first=$(pane | grep -nF -e "$hash_a" -e "$hash_b" | head -1)
 assert_contains "$first" "$hash_a" "the domain waiting for approval heads the list"
 "${TM[@]}" send-keys -t wb s
 wait_for 5 pane_has "sorted by DOMAIN" || show_fail "s did not sort by DOMAIN"
-# The selection stays on dash-a's row; j moves to dash-b's when it sorts after
-# it. Enter goes to that domain's tab (the status line names the tab's domain).
-"${TM[@]}" send-keys -t wb j
+# The selection stays on dash-a's row; j (or k) row by row to dash-b's, over
+# any other domain between them. Enter goes to that domain's tab (the status
+# line names the tab's domain).
+row() { pane | grep -nF "$1" | head -1 | cut -d: -f1; }
+rows=$(( $(row "$hash_b") - $(row "$hash_a") ))
+key=j; [ "$rows" -gt 0 ] || { key=k; rows=$((-rows)); }
+for _ in $(seq "$rows"); do "${TM[@]}" send-keys -t wb "$key"; done
 "${TM[@]}" send-keys -t wb Enter
-wait_for 5 pane_lacks "Domains (2)" || show_fail "Enter did not leave the dashboard"
-if [[ "$hash_a" < "$hash_b" ]]; then want="[default:dash-b]"; else want="[default:dash-a]"; fi
-wait_for 5 pane_has "$want" || show_fail "Enter did not go to the selected domain's tab [$want]"
+wait_for 5 pane_lacks "Domains (" || show_fail "Enter did not leave the dashboard"
+wait_for 5 pane_has "[default:dash-b]" || show_fail "Enter did not go to the selected domain's tab (dash-b)"
 note "ok: prefix w lists both domains, sorts, and Enter goes to a tab"
 
 # --- prefix , names the tab
@@ -87,11 +95,14 @@ workbench:
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 wbpid=$(timeout 10 ps -u "$LZ_USER" -o pid=,args= | awk -v w="$repo_a" '$2 ~ /lazaret-workbench$/ && index($0, w) { print $1 }' | head -1)
 [ -n "$wbpid" ] || fail "no workbench process found"
 kill -HUP "$wbpid"
 wait_for 5 pane_has "configuration reloaded" || show_fail "SIGHUP did not reload the configuration"
+# (after the 5 s message that says so)
+wait_for 10 pane_has "C-b: c new" || show_fail "the status line's hints do not name the new prefix"
 "${TM[@]}" send-keys -t wb C-b c
 wait_for 5 pane_has "New sandbox tab" || show_fail "the reloaded prefix C-b does not work"
 "${TM[@]}" send-keys -t wb Escape
@@ -105,6 +116,7 @@ lz_config <<YAML
 profiles:
   default:
     image: localhost/lazaret-default:latest
+    limits: {memory: 300m}
 YAML
 "${TM[@]}" send-keys -t wb C-b :
 wait_for 5 pane_has ": _" || show_fail "prefix : opened no command line"
@@ -112,3 +124,37 @@ wait_for 5 pane_has ": _" || show_fail "prefix : opened no command line"
 "${TM[@]}" send-keys -t wb Enter
 wait_for 5 pane_has "configuration reloaded" || show_fail "source-file did not reload"
 note "ok: prefix : source-file reloads"
+
+# --- the tabs' names are kept across detach and attach, as tmux keeps them
+# (the prefix is still C-b: like tmux's, a file without it leaves it as it is)
+"${TM[@]}" send-keys -t wb C-b 0
+"${TM[@]}" send-keys -t wb C-b :
+wait_for 5 pane_has ": _" || show_fail "prefix : opened no command line"
+"${TM[@]}" send-keys -t wb -l "rename-tab lead agent"
+"${TM[@]}" send-keys -t wb Enter
+wait_for 5 bar_has "0:lead agent" || show_fail ": rename-tab did not name tab 0"
+wb_reattach C-b 160 40
+wait_for 30 bar_has "1:build-agent" || show_fail "attach lost the name of tab 1 (prefix ,)"
+assert_contains "$(bar)" "0:lead agent" "attach keeps the name of tab 0 (: rename-tab)"
+note "ok: both tabs' names are back after detach and attach"
+
+# --- the memory limit stops dash-b's sandbox: its tab reads "limit"
+# (tab 0's request, shown first after attach, denied from the CLI)
+id=$(lz escalations --pending --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
+lz escalations deny "$id" >/dev/null 2>&1 </dev/null || fail "deny failed"
+wait_for 10 pane_has "Esc: back to the tab" || show_fail "no armed notice for the request decided elsewhere"
+"${TM[@]}" send-keys -t wb Escape
+wait_for 5 pane_lacks "Request closed" || show_fail "Esc did not put the notice away"
+lz_hold || fail "no holding client for dash-b"	# its status stays readable after the stop
+"${TM[@]}" send-keys -t wb C-a 1
+"${TM[@]}" send-keys -t wb C-c
+"${TM[@]}" send-keys -t wb "clear; head -c 600000000 /dev/zero | tail >/dev/null; echo survived" Enter
+"${TM[@]}" send-keys -t wb C-a 0
+wait_for 60 bar_has " 1:build-agent limit" || show_fail "the tab stopped at the memory limit does not read limit"
+assert_not_contains "$(bar)" "exited" "no tab reads exited"
+wait_for 10 eval '[ "$(ls_state "$hash_b" | cut -d" " -f1)" = limit ]' || fail "ls: dash-b is not limit: $(lz ls)"
+"${TM[@]}" send-keys -t wb C-a w
+wait_for 10 eval 'pane | grep -F "$hash_b" | grep -q limit' || show_fail "the dashboard does not show dash-b's limit"
+"${TM[@]}" send-keys -t wb q
+note "ok: the tab, lazaret ls and the dashboard say limit"
+timeout 10 pkill -u "$LZ_USER" -f "hold.py $sock" || true

@@ -298,7 +298,7 @@ test_proto_trailing_bytes_are_refused(void **state)
 	struct proto_header h;
 	struct proto_exit e;
 	const uint8_t *p;
-	uint8_t pl[9] = { 0 };
+	uint8_t pl[13] = { 0 };
 	lz_err_t err = LZ_ERR_INIT;
 
 	(void)state;
@@ -318,7 +318,7 @@ test_proto_data_and_exit_round_trip(void **state)
 	struct proto_buf b = { 0 };
 	struct proto_header h;
 	struct proto_data d;
-	struct proto_exit e = { 4, -7 }, eo;
+	struct proto_exit e = { 4, -7, PROTO_EXIT_LIMIT }, eo;
 	const uint8_t *p;
 	lz_err_t err = LZ_ERR_INIT;
 	size_t first;
@@ -337,7 +337,26 @@ test_proto_data_and_exit_round_trip(void **state)
 	assert_int_equal(parse(&b, b.len, &h, &p, &err), PROTO_FRAME);
 	assert_int_equal(proto_decode_exit(p, h.length, &eo, &err), 0);
 	assert_int_equal(eo.status, -7);
+	assert_int_equal(eo.flags, PROTO_EXIT_LIMIT);
 	proto_buf_clear(&b);
+}
+
+/* A coordinator started before the exit's flags sends 8 bytes: no flag;
+ * a cut flags word is refused. */
+static void
+test_proto_exit_without_flags_from_an_older_coordinator(void **state)
+{
+	uint8_t pl[11] = { 0, 0, 0, 3, 0, 0, 0, 137, 0, 0, 0 };
+	struct proto_exit e;
+	lz_err_t err = LZ_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(proto_decode_exit(pl, 8, &e, &err), 0);
+	assert_int_equal(e.id, 3);
+	assert_int_equal(e.status, 137);
+	assert_int_equal(e.flags, 0);
+	assert_int_equal(proto_decode_exit(pl, sizeof pl, &e, &err), -1);
+	lz_err_clear(&err);
 }
 
 static void
@@ -685,6 +704,7 @@ main(void)
 		cmocka_unit_test(test_proto_nul_inside_string_is_refused),
 		cmocka_unit_test(test_proto_trailing_bytes_are_refused),
 		cmocka_unit_test(test_proto_data_and_exit_round_trip),
+		cmocka_unit_test(test_proto_exit_without_flags_from_an_older_coordinator),
 		cmocka_unit_test(test_proto_data_rejects_unknown_stream),
 		cmocka_unit_test(test_proto_error_and_status_text_round_trip),
 		cmocka_unit_test(test_proto_note_round_trips_and_cuts_text),

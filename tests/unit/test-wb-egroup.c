@@ -168,6 +168,35 @@ test_wb_egroup_keeps_a_bounded_number_of_rows(void **state)
 	wb_egroup_free(g);
 }
 
+/* A refused brokered request as a notice: the credential, method and path
+ * and why; the agent's control bytes made harmless, a long path cut. */
+static void
+test_wb_egroup_refused_text_is_bounded_and_printable(void **state)
+{
+	struct netctl_event e = { .kind = NETCTL_EV_BROKER, .allowed = 0, .proto = 403 };
+	char *t;
+
+	(void)state;
+	snprintf(e.name, sizeof e.name, "DELETE /v1/admin");
+	snprintf(e.rule, sizeof e.rule, "credential testapi up 0 down 0: outside the allow list");
+	t = wb_egroup_refused_text(&e);
+	assert_string_equal(t, "broker refused testapi: DELETE /v1/admin (outside the allow list)");
+	free(t);
+	snprintf(e.name, sizeof e.name, "GET /a\033[2J\r\n\x7f\xc3\xa9%0200d", 7);
+	snprintf(e.rule, sizeof e.rule, "credential testapi up 0 down 0");
+	t = wb_egroup_refused_text(&e);
+	assert_non_null(strstr(t, "GET /a?[2J?????000"));
+	assert_null(strchr(t, '\033'));
+	assert_int_equal(strlen(t), strlen("broker refused testapi: ") + 80 + 3);
+	assert_string_equal(t + strlen(t) - 3, "...");
+	free(t);
+	e.allowed = 1;
+	assert_null(wb_egroup_refused_text(&e));
+	e.allowed = 0;
+	e.kind = NETCTL_EV_FLOW;
+	assert_null(wb_egroup_refused_text(&e));
+}
+
 int
 main(void)
 {
@@ -175,6 +204,7 @@ main(void)
 		cmocka_unit_test(test_wb_egroup_fifty_flows_to_three_destinations_are_three_rows),
 		cmocka_unit_test(test_wb_egroup_names_group_addresses_and_verdicts_stay_apart),
 		cmocka_unit_test(test_wb_egroup_keeps_a_bounded_number_of_rows),
+		cmocka_unit_test(test_wb_egroup_refused_text_is_bounded_and_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -202,6 +202,14 @@ test_wb_tab_modified_keys_from_terminfo_reach_the_pty(void **state)
 	term_free(t);
 }
 
+/* A state file's path in a new directory made from template dir. */
+static char *
+wb_state_tmp(char *dir)
+{
+	assert_non_null(mkdtemp(dir));
+	return xasprintf("%s/workbench.tabs", dir);
+}
+
 static void
 test_wb_state_round_trips_and_skips_bad_lines(void **state)
 {
@@ -217,8 +225,7 @@ test_wb_state_round_trips_and_skips_bad_lines(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	path = xasprintf("%s/workbench.tabs", dir);
+	path = wb_state_tmp(dir);
 	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(panel, -1);
@@ -251,6 +258,50 @@ test_wb_state_round_trips_and_skips_bad_lines(void **state)
 	free(path);
 }
 
+/* A tab's name (prefix ,) comes back with it; a name with a control
+ * character (not one the rename leaves) is dropped, the tab kept; a
+ * workspace with a tab in it is not saved (it would read back as another). */
+static void
+test_wb_state_keeps_tab_names(void **state)
+{
+	char dir[] = "/tmp/test-wb-state.XXXXXX", *path;
+	struct wb_state_tab in[3] = {
+		{ 3, (char *)"isolated", (char *)"default", (char *)"/p", (char *)"build \xc3\xa9" },
+		{ 4, (char *)"isolated", (char *)"default", (char *)"/q", NULL },
+		{ 5, (char *)"isolated", (char *)"default", (char *)"/r\tname", NULL },
+	};
+	struct wb_state_tab *out;
+	lz_err_t err = LZ_ERR_INIT;
+	size_t n;
+	int panel;
+	FILE *f;
+
+	(void)state;
+	path = wb_state_tmp(dir);
+	assert_int_equal(wb_state_write(path, in, 3, true, &err), 0);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].workspace, "/p");
+	assert_string_equal(out[0].title, "build \xc3\xa9");
+	assert_string_equal(out[1].workspace, "/q");
+	assert_null(out[1].title);
+	wb_state_tabs_free(out, n);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("6\tisolated\tx\t/a\tbad\x1b[2Jname\n7\tisolated\tx\t/b\t\n", f);
+	fclose(f);
+	assert_int_equal(wb_state_read(path, &out, &n, &panel, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].workspace, "/a");
+	assert_null(out[0].title);
+	assert_string_equal(out[1].workspace, "/b");
+	assert_null(out[1].title);
+	wb_state_tabs_free(out, n);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -259,6 +310,7 @@ main(void)
 		cmocka_unit_test(test_wb_tab_cap_suffix_names_the_modifiers),
 		cmocka_unit_test(test_wb_tab_modified_keys_from_terminfo_reach_the_pty),
 		cmocka_unit_test(test_wb_state_round_trips_and_skips_bad_lines),
+		cmocka_unit_test(test_wb_state_keeps_tab_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,15 +45,32 @@ wb_state_tabs_free(struct wb_state_tab *tabs, size_t n)
 		free(tabs[i].mode);
 		free(tabs[i].profile);
 		free(tabs[i].workspace);
+		free(tabs[i].title);
 	}
 	free(tabs);
 }
 
-/* One line "id\tmode\tprofile\tworkspace"; false when malformed. */
+/* A name as the rename left it (wb-cmd.c): no control character, not empty,
+ * bounded; anything else in the file is not ours and is dropped. */
+static bool
+wb_state_title_ok(const char *s)
+{
+	const unsigned char *p;
+
+	if (s[0] == '\0' || strlen(s) > WB_STATE_TITLE_MAX)
+		return false;
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* One line "id\tmode\tprofile\tworkspace[\tname]"; false when malformed
+ * (a bad name alone drops the name, not the tab). */
 static bool
 wb_state_parse_line(char *line, struct wb_state_tab *t)
 {
-	char *f[4], *end, *s = line;
+	char *f[4], *end, *s = line, *title;
 	unsigned long id;
 	int i;
 
@@ -65,7 +82,9 @@ wb_state_parse_line(char *line, struct wb_state_tab *t)
 			*s++ = '\0';
 		}
 	}
-	if (strchr(f[3], '\t') != NULL || f[3][0] != '/' || f[2][0] == '\0')
+	if ((title = strchr(f[3], '\t')) != NULL)
+		*title++ = '\0';	/* tabs are control characters: none in a name */
+	if (f[3][0] != '/' || f[2][0] == '\0')
 		return false;
 	if (strcmp(f[1], "isolated") != 0 && strcmp(f[1], "direct") != 0)
 		return false;
@@ -77,6 +96,7 @@ wb_state_parse_line(char *line, struct wb_state_tab *t)
 	t->mode = xstrdup(f[1]);
 	t->profile = xstrdup(f[2]);
 	t->workspace = xstrdup(f[3]);
+	t->title = title != NULL && wb_state_title_ok(title) ? xstrdup(title) : NULL;
 	return true;
 }
 
@@ -166,9 +186,15 @@ wb_state_write(const char *path, const struct wb_state_tab *tabs, size_t n, bool
 		goto out;
 	}
 	fprintf(f, "panel\t%s\n", panel ? "shown" : "hidden");
-	for (i = 0; i < n; i++)
-		fprintf(f, "%u\t%s\t%s\t%s\n", tabs[i].id, tabs[i].mode, tabs[i].profile,
-		    tabs[i].workspace);
+	for (i = 0; i < n; i++) {
+		/* A path with a tab or a newline would read back as another path
+		 * (or a name): such a tab is not kept. */
+		if (strpbrk(tabs[i].workspace, "\t\n") != NULL)
+			continue;
+		fprintf(f, "%u\t%s\t%s\t%s%s%s\n", tabs[i].id, tabs[i].mode, tabs[i].profile,
+		    tabs[i].workspace, tabs[i].title != NULL ? "\t" : "",
+		    tabs[i].title != NULL ? tabs[i].title : "");
+	}
 	if (fflush(f) != 0 || fsync(fd) < 0) {
 		lz_err_sys(err, errno, "cannot write %s", tmp);
 		fclose(f);

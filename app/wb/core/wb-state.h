@@ -1,6 +1,7 @@
 /* wb-state.h - the workbench's open tabs, recorded for `lazaret-workbench
  * attach`: $XDG_RUNTIME_DIR/lazaret/workbench.tabs, one tab a line,
- * "session-id TAB mode TAB profile TAB workspace", and "panel TAB shown" or
+ * "session-id TAB mode TAB profile TAB workspace", with "TAB name" after it
+ * for a tab the user named (prefix ,), and "panel TAB shown" or
  * "panel TAB hidden" (the side panel's visibility). Written whole to a
  * temporary file and renamed, so a reader never sees half of it.
  */
@@ -19,12 +20,14 @@
 #include "err.h"
 
 #define WB_STATE_MAX	(256u * 1024)	/* larger files are refused */
+#define WB_STATE_TITLE_MAX	256	/* bytes of a tab's name (32 columns of UTF-8, with room) */
 
 struct wb_state_tab {
 	uint32_t id;
 	char *mode;
 	char *profile;
 	char *workspace;
+	char *title;		/* the user's name for the tab, or NULL */
 };
 
 /* The state file's path (caller frees); -1 without XDG_RUNTIME_DIR. */

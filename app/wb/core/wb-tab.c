@@ -2,10 +2,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wb-tab.h"
 #include "widget.h"
 #include "xmalloc.h"
+
+uint64_t
+wb_tab_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 int
 wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
@@ -32,6 +42,7 @@ wb_tab_new(const char *profile, const char *workspace, const char *mode, int row
 	tab->t = t;
 	tab->state = WB_TAB_STARTING;
 	tabstate_init(&tab->ts);
+	tab->refused_seen_ms = wb_tab_wall_ms();
 	*out = tab;
 	return 0;
 }

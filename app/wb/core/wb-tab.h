@@ -13,6 +13,8 @@
 #include "tabstate.h"
 #include "term.h"
 
+#define WB_NEED_FLASH_MS	700	/* a background tab's title flashes this long */
+
 struct wb_conn;
 
 enum wb_tab_state {
@@ -44,8 +46,14 @@ struct wb_tab {
 	char *title;		/* the user's name for it (prefix ,); NULL: none */
 	bool front;		/* the active tab (as of wb_need_update): the user sees it */
 	uint64_t seen_ms;	/* uv_now when it was last the active tab */
+	/* Broker refusals (wb-egress.c), wall clock ms: the newest seen (from
+	 * the tab's start: older ones are history, not news), and the last of
+	 * the burst going on (0: none yet). */
+	uint64_t refused_seen_ms, refused_burst_ms;
 };
 
+/* The wall clock in ms (an egress event's time_ms is one). */
+uint64_t wb_tab_wall_ms(void);
 /* A tab with a rows x cols terminal keeping history lines of scrollback. */
 int wb_tab_new(const char *profile, const char *workspace, const char *mode, int rows, int cols,
     size_t history, struct wb_tab **out, lz_err_t *err);

@@ -144,17 +144,19 @@ wb_tabs_release_conn(struct wb *wb, struct wb_conn *conn)
 }
 
 /* The tab's program ended: the tab stays with its last screen and status
- * until closed (tmux's remain-on-exit). */
+ * until closed (tmux's remain-on-exit). limit: its sandbox was stopped at a
+ * limit, the tab's word is "limit" (the coordinator's message to the
+ * terminal above says which). */
 void
-wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status)
+wb_tabs_exited(struct wb *wb, struct wb_tab *tab, int status, bool limit)
 {
 	char *line;
 
 	tab->state = WB_TAB_EXITED;
 	tab->status = status;
-	tabstate_exited(&tab->ts, status, false);
-	line = xasprintf("\r\n\033[7m[exited with status %d; prefix x closes this tab]\033[m",
-	    status);
+	tabstate_exited(&tab->ts, status, limit);
+	line = xasprintf("\r\n\033[7m[%s %d; prefix x closes this tab]\033[m",
+	    limit ? "stopped at a limit, status" : "exited with status", status);
 	term_feed(tab->t, line, strlen(line));
 	free(line);
 	wb_tabs_save(wb);
@@ -203,6 +205,18 @@ wb_tabs_remove(struct wb *wb, struct wb_tab *tab)
 	wb_tabs_save(wb);
 }
 
+/* A tab of the saved list (attach): its session, and the name the user gave it. */
+struct wb_tab *
+wb_tabs_restore(struct wb *wb, const struct wb_state_tab *saved, lz_err_t *err)
+{
+	struct wb_tab *tab;
+
+	tab = wb_tabs_add(wb, saved->profile, saved->workspace, saved->mode, saved->id, err);
+	if (tab != NULL && saved->title != NULL)
+		tab->title = xstrdup(saved->title);
+	return tab;
+}
+
 void
 wb_tabs_save(struct wb *wb)
 {
@@ -224,6 +238,7 @@ wb_tabs_save(struct wb *wb)
 		st[n].mode = tab->mode;
 		st[n].profile = tab->profile;
 		st[n].workspace = tab->workspace;
+		st[n].title = tab->title;
 		n++;
 	}
 	if (wb_state_write(wb->state_path, st, n, wb->panel_want, &err) < 0) {

@@ -114,6 +114,9 @@ wb_cmd_reload(struct wb *wb, const char *file, lz_err_t *err)
 		cfg_free(cfg);
 		return -1;
 	}
+	/* The status line names the prefix: say the new one. */
+	free(wb->hints);
+	wb->hints = wb_keys_hints(wb->keys, NULL, 0);
 	wb->old_cfgs = xreallocarray(wb->old_cfgs, wb->n_old_cfgs + 1, sizeof *wb->old_cfgs);
 	wb->old_cfgs[wb->n_old_cfgs++] = wb->cfg;
 	wb->cfg = cfg;

@@ -109,10 +109,17 @@ wb_dash_cmp(const void *pa, const void *pb)
 	return c != 0 ? c : strcmp(a->hash, b->hash);
 }
 
-static void
-wb_dash_sort(struct wb_dash *d)
+/* The selected row's domain (owned), or NULL. */
+static char *
+wb_dash_selected(const struct wb_dash *d)
 {
-	char *keep = d->sel < d->n ? xstrdup(d->r[d->sel].hash) : NULL;
+	return d->sel < d->n ? xstrdup(d->r[d->sel].hash) : NULL;
+}
+
+/* Sort, the selection staying on keep's domain (freed here). */
+static void
+wb_dash_sort_keep(struct wb_dash *d, char *keep)
+{
 	size_t i;
 
 	wb_dash_sort_now = d->sort;
@@ -135,6 +142,12 @@ wb_dash_sort(struct wb_dash *d)
 }
 
 static void
+wb_dash_sort(struct wb_dash *d)
+{
+	wb_dash_sort_keep(d, wb_dash_selected(d));
+}
+
+static void
 wb_dash_work_cb(uv_work_t *w)
 {
 	struct wb_dash_job *j = w->data;
@@ -154,13 +167,17 @@ wb_dash_after_cb(uv_work_t *w, int status)
 	(void)status;
 	d->busy = false;
 	if (d->open) {
+		/* A refresh keeps the selection on its domain, whatever rows came
+		 * or went above it (k9s): Enter opens what the user chose. */
+		char *keep = wb_dash_selected(d);
+
 		wb_dash_rows_free(d->r, d->n);
 		d->r = j->r;
 		d->n = j->n;
 		free(d->error);
 		d->error = j->error;
 		d->loaded = true;
-		wb_dash_sort(d);
+		wb_dash_sort_keep(d, keep);
 		d->wb->dirty = true;
 	} else {
 		wb_dash_rows_free(j->r, j->n);

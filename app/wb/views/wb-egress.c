@@ -14,6 +14,8 @@
 #include "wb-egroup.h"
 #include "xmalloc.h"
 
+#define WB_EGRESS_QUIET_MS	5000	/* a refusal after this long without one is a new burst */
+
 static struct wb_egroup *
 wb_egress_groups(struct wb *wb)
 {
@@ -85,6 +87,39 @@ wb_egress_request(struct wb *wb, struct wb_tab *tab)
 	wb_conn_send(tab->conn, &b);
 }
 
+/* A request the broker refused is news at once, whichever tab is in front
+ * (issue 26 item 4): a status-line message naming the tab, the credential,
+ * method and path (the message is what every user looks at; the Egress
+ * list shows only the active domain), the tab's title flashing when it is
+ * in the background (as when it starts to need the user), and a line in
+ * the workbench's log. Once per burst: a refusal WB_EGRESS_QUIET_MS after
+ * the last one starts a new burst; an agent retrying in a loop is one
+ * notice, its count in the Egress list. */
+static void
+wb_egress_refused(struct wb *wb, struct wb_conn *conn, const struct netctl_event *e)
+{
+	struct wb_tab *tab = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t i, at = 0;
+	bool burst;
+
+	for (i = 0; i < wb->n_tabs && tab == NULL; i++)
+		if (wb->tabs[i]->conn == conn)
+			tab = wb->tabs[at = i];
+	if (tab == NULL || (text = wb_egroup_refused_text(e)) == NULL ||
+	    e->time_ms <= tab->refused_seen_ms)
+		return;		/* older than the tab, or sent again (a tab switch asks again) */
+	tab->refused_seen_ms = e->time_ms;
+	burst = tab->refused_burst_ms != 0 && e->time_ms - tab->refused_burst_ms < WB_EGRESS_QUIET_MS;
+	tab->refused_burst_ms = e->time_ms;
+	if (burst)
+		return;
+	wb_ui_message(wb, "tab %zu %s: %s", at, tab->title != NULL ? tab->title : tab->profile, text);
+	wb_ui_log(wb, true, "tab %zu %s", at, text);
+	if (tab != wb_tabs_active(wb))
+		tab->flash_until = uv_now(wb->loop) + WB_NEED_FLASH_MS;
+}
+
 void
 wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t len)
 {
@@ -92,10 +127,14 @@ wb_egress_frame(struct wb *wb, struct wb_conn *conn, const uint8_t *p, size_t le
 	struct netctl_event e;
 	lz_err_t err = LZ_ERR_INIT;
 
-	if (netctl_decode_event(p, len, &e, &err) < 0 || tab == NULL || tab->conn != conn) {
+	if (netctl_decode_event(p, len, &e, &err) < 0) {
 		lz_err_clear(&err);
 		return;
 	}
+	if (e.kind == NETCTL_EV_BROKER && !e.allowed)
+		wb_egress_refused(wb, conn, &e);
+	if (tab == NULL || tab->conn != conn)
+		return;
 	/* a new destination has a new audit row: the Audit list asks again soon */
 	if (wb_egroup_add(wb_egress_groups(wb), &e))
 		wb->audit_stale = true;

@@ -24,6 +24,40 @@ struct wb_egroup {
 	size_t n, cap;
 };
 
+#define WB_EGROUP_REQ_MAX	80	/* bytes of "METHOD /path" in a notice */
+#define WB_EGROUP_WHY_MAX	100	/* bytes of the reason */
+
+/* n bytes of s at most into out (size n + 4), the agent's bytes made
+ * printable ASCII; "..." marks a cut. */
+static void
+wb_egroup_clean(char *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i] != '\0'; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	strcpy(out + i, s[i] != '\0' ? "..." : "");
+}
+
+char *
+wb_egroup_refused_text(const struct netctl_event *e)
+{
+	char cred[40] = "?", req[WB_EGROUP_REQ_MAX + 4], why[WB_EGROUP_WHY_MAX + 4] = "";
+	const char *w;
+
+	if (e->kind != NETCTL_EV_BROKER || e->allowed)
+		return NULL;
+	/* rule: "credential NAME up N down N[: why]" (side-broker.c); the
+	 * credential's name is the user's, from the profile */
+	(void)sscanf(e->rule, "credential %39s", cred);
+	wb_egroup_clean(cred, cred, 36);
+	wb_egroup_clean(req, e->name[0] != '\0' ? e->name : "?", WB_EGROUP_REQ_MAX);
+	if ((w = strstr(e->rule, ": ")) != NULL)
+		wb_egroup_clean(why, w + 2, WB_EGROUP_WHY_MAX);
+	return xasprintf("broker refused %s: %s%s%s%s", cred, req, why[0] != '\0' ? " (" : "",
+	    why, why[0] != '\0' ? ")" : "");
+}
+
 struct wb_egroup *
 wb_egroup_new(void)
 {

@@ -38,4 +38,11 @@ size_t wb_egroup_count_shown(const struct wb_egroup *, bool blocked_only);
 /* Row i of those shown as text (caller frees); *blocked: its verdict. */
 char *wb_egroup_row(const struct wb_egroup *, size_t i, bool blocked_only, bool *blocked);
 
+/* A brokered request the broker refused (allow list, ref rule, Host...), as
+ * a notice: "broker refused testapi: DELETE /v1/admin (why)". The method,
+ * path and reason are the agent's bytes: every byte that is not printable
+ * ASCII becomes '?', and each is cut to a bound. NULL for any other event.
+ * Caller frees. */
+char *wb_egroup_refused_text(const struct netctl_event *e);
+
 #endif

@@ -23,7 +23,6 @@
 #include "xmalloc.h"
 
 #define WB_NEED_TICK_MS		200	/* how often the tabs are looked at */
-#define WB_NEED_FLASH_MS	700	/* a background tab's title flashes this long */
 #define WB_NEED_SEEN_MS		1500	/* a tab left this recently was seen: no notice */
 
 /* Waiting at an input line? Not while the user reads its history. */

@@ -297,6 +297,7 @@ proto_encode_exit(struct proto_buf *b, const struct proto_exit *e)
 
 	proto_put32(b, e->id);
 	proto_put32(b, (uint32_t)e->status);
+	proto_put32(b, e->flags);
 	proto_end(b, at);
 }
 
@@ -308,6 +309,8 @@ proto_decode_exit(const uint8_t *p, size_t len, struct proto_exit *out, lz_err_t
 	proto_rd_init(&r, p, len);
 	out->id = proto_rd_u32(&r);
 	out->status = (int32_t)proto_rd_u32(&r);
+	/* The flags came later: a coordinator started before them sends none. */
+	out->flags = r.left > 0 ? proto_rd_u32(&r) : 0;
 	return proto_rd_end(&r, "SESSION_EXIT", err);
 }
 

@@ -209,7 +209,9 @@ struct proto_resize {
 struct proto_exit {
 	uint32_t id;
 	int32_t status;		/* exit status, or 128+signal */
+	uint32_t flags;		/* PROTO_EXIT_*; absent (0) from an older coordinator */
 };
+#define PROTO_EXIT_LIMIT	1u	/* the domain's sandbox was stopped at a limit */
 
 /* NOTE: what a client saw that the audit trail must hold (terminal reports
  * discarded while an escalation prompt was up; how a decision was made).
