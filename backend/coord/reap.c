@@ -108,7 +108,8 @@ reap_step(lz_err_t *first, lz_err_t *e)
 
 /* One audit row in the dead coordinator's store (nobody else holds it now). */
 static void
-reap_audit(const struct anchor *a, const char *why, char *const *ctrs, const char *failed)
+reap_audit(const struct anchor *a, const char *why, char *const *ctrs, const char *import,
+    const char *failed)
 {
 	struct store *st = NULL;
 	lz_err_t err = LZ_ERR_INIT;
@@ -126,6 +127,10 @@ reap_audit(const struct anchor *a, const char *why, char *const *ctrs, const cha
 	for (i = 0; ctrs != NULL && ctrs[i] != NULL; i++)
 		lz_jsonw_str(&w, ctrs[i]);
 	lz_jsonw_arr_close(&w);
+	/* what the last import left out, as the coordinator's teardown audits it */
+	if (import != NULL) {
+		lz_jsonw_key(&w, "import"); lz_jsonw_str(&w, import);
+	}
 	lz_jsonw_key(&w, "complete"); lz_jsonw_bool(&w, failed == NULL);
 	if (failed != NULL) {
 		lz_jsonw_key(&w, "error"); lz_jsonw_str(&w, failed);
@@ -178,13 +183,13 @@ reap_domain(const struct anchor *a, const struct drv_ops *drv, const char *why,
 		reap_step(&first, &e);
 	if (note != NULL)
 		fprintf(stderr, "lazaret: domain %s: %s\n", a->hash, note);
-	free(note);
 	if (esc_coord_reap(a) < 0) {
 		lz_err_set(&e, EBUSY, "cannot remove the escalation socket or TLS files of "
 		    "domain %s", a->hash);
 		reap_step(&first, &e);
 	}
-	reap_audit(a, why, ctrs, first.msg);
+	reap_audit(a, why, ctrs, note, first.msg);
+	free(note);
 	lz_strv_free(ctrs);
 	if (first.msg != NULL) {
 		*err = first;
