@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "netreq-text.h"
 #include "reqview.h"
@@ -53,15 +52,6 @@ struct wb_netview {
 	bool sent;
 	struct textview *tv;
 };
-
-static uint64_t
-wb_netreq_wall_ms(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-}
 
 static struct wb_netreq *
 wb_netreq_find(struct wb *wb, struct wb_conn *conn, uint32_t id)
@@ -128,7 +118,7 @@ size_t
 wb_netreq_panel(struct wb *wb, struct sidelist_item *items, char **texts, size_t max)
 {
 	struct wb_tab *tab = wb_tabs_active(wb);
-	uint64_t now = wb_netreq_wall_ms();
+	uint64_t now = wb_tab_wall_ms();
 	size_t n = 0;
 
 	/* Pending first (oldest first), then the decided ones, newest first. */
@@ -198,7 +188,7 @@ wb_netreq_view_build(struct wb *wb)
 
 	if (r == NULL)
 		return;
-	lines = wb_netreq_detail(&r->it, v->c, v->n, v->sel, v->scope, wb_netreq_wall_ms());
+	lines = wb_netreq_detail(&r->it, v->c, v->n, v->sel, v->scope, wb_tab_wall_ms());
 	if (v->broad_stage) {
 		lz_strv_push(&lines, "");
 		lz_strv_pushf(&lines, "BROAD: %s", v->broad[0] != '\0' ? v->broad :
